@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const flag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const envSchema = z.object({
+  DATA_DIR: z.string().default('./.data'),
+  DATABASE_URL: z.string().url().optional(),
+  PG_PORT: port.optional(),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: port.default(8443),
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  TLS_CERT_FILE: z.string().optional(),
+  TLS_KEY_FILE: z.string().optional(),
+  TRUST_PROXY: flag,
+  ALLOW_PRIVATE_NETWORK_URLS: flag,
+  FILES_SIGNING_SECRET: z.string().min(32).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  STORAGE: z.enum(['local', 's3']).default('local'),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: flag,
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+});
+
+export interface Config {
+  dataDir: string;
+  databaseUrl: string | undefined;
+  /** Embedded Postgres port; undefined = the default, moved automatically when taken. */
+  pgPort: number | undefined;
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  trustProxy: boolean;
+  allowPrivateNetworkUrls: boolean;
+  filesSigningSecret: string | undefined;
+  logLevel: string;
+  storage: 'local' | 's3';
+  s3: {
+    bucket: string;
+    region: string;
+    endpoint: string | undefined;
+    accessKeyId: string;
+    secretAccessKey: string;
+    forcePathStyle: boolean;
+  } | undefined;
+  workerConcurrency: number;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
+  const parsed = envSchema.safeParse(stripEmpty(env));
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
+    throw new Error('invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE go together');
+  }
+  let s3: Config['s3'];
+  if (e.STORAGE === 's3') {
+    if (!e.S3_BUCKET || !e.S3_ACCESS_KEY_ID || !e.S3_SECRET_ACCESS_KEY) {
+      throw new Error('invalid configuration: STORAGE=s3 needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY');
+    }
+    s3 = {
+      bucket: e.S3_BUCKET,
+      region: e.S3_REGION,
+      endpoint: e.S3_ENDPOINT,
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: e.S3_FORCE_PATH_STYLE,
+    };
+  }
+  return Object.freeze({
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    pgPort: e.PG_PORT,
+    host: e.HOST,
+    port: e.PORT,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `https://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    tlsCertFile: e.TLS_CERT_FILE,
+    tlsKeyFile: e.TLS_KEY_FILE,
+    trustProxy: e.TRUST_PROXY,
+    allowPrivateNetworkUrls: e.ALLOW_PRIVATE_NETWORK_URLS,
+    filesSigningSecret: e.FILES_SIGNING_SECRET,
+    logLevel: e.LOG_LEVEL,
+    storage: e.STORAGE,
+    s3,
+    workerConcurrency: e.WORKER_CONCURRENCY,
+  });
+}
+
+/** An exported-but-empty variable means "unset", as shells and .env files tend to produce. */
+function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
+  return out;
+}

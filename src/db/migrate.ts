@@ -1,0 +1,57 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Logger, runMigrations as runWorkerMigrations } from 'graphile-worker';
+import type pg from 'pg';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
+// Any constant works; it only has to be the same in every adforge process.
+const LOCK_ID = 0x6164666f;
+
+/** Applies our forward-only SQL migrations, then graphile-worker's own schema. Safe to run from many processes at once. */
+export async function migrate(pool: pg.Pool, log: (line: string) => void = () => {}): Promise<string[]> {
+  const files = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f)).sort();
+  const client = await pool.connect();
+  const applied: string[] = [];
+  try {
+    await client.query('select pg_advisory_lock($1)', [LOCK_ID]);
+    await client.query(
+      'create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())',
+    );
+    const done = new Set(
+      (await client.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name),
+    );
+    for (const file of files) {
+      if (done.has(file)) continue;
+      const sql = await fs.readFile(path.join(MIGRATIONS_DIR, file), 'utf8');
+      await client.query('begin');
+      try {
+        await client.query(sql);
+        await client.query('insert into schema_migrations (name) values ($1)', [file]);
+        await client.query('commit');
+      } catch (e) {
+        await client.query('rollback');
+        throw new Error(`migration ${file} failed: ${(e as Error).message}`);
+      }
+      applied.push(file);
+      log(`applied migration ${file}`);
+    }
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [LOCK_ID]).catch(() => {});
+    client.release();
+  }
+  await runWorkerMigrations({ pgPool: pool, logger: silentWorkerLogger() });
+  return applied;
+}
+
+export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
+  const files = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f));
+  const exists = await pool.query(`select to_regclass('schema_migrations') is not null as ok`);
+  if (!exists.rows[0]?.ok) return files;
+  const done = new Set((await pool.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name));
+  return files.filter((f) => !done.has(f));
+}
+
+function silentWorkerLogger(): Logger {
+  return new Logger(() => () => {});
+}

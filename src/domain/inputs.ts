@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { TIERS } from './tiers.ts';
+
+// Lengths the spec leaves open ("not shown"); ours, listed in the README's API notes.
+export const MAX = {
+  productName: 200,
+  productDescription: 5000,
+  productCategory: 100,
+  url: 2048,
+  avatarName: 50,
+  avatarDescription: 500,
+  brandText: 2000,
+} as const;
+
+const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
+
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .refine((s) => [...s].length <= max, `must be at most ${max} characters`);
+
+export const httpUrl = z
+  .string()
+  .trim()
+  .max(MAX.url, `must be at most ${MAX.url} characters`)
+  .pipe(z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }));
+
+const queryInt = (min: number, max: number, dflt: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, `must be an integer between ${min} and ${max}`)
+    .transform(Number)
+    .pipe(z.number().min(min, `must be an integer between ${min} and ${max}`).max(max, `must be an integer between ${min} and ${max}`))
+    .default(dflt);
+
+export const pageQuery = z.object({
+  limit: queryInt(1, 100, 20),
+  offset: queryInt(0, 1_000_000_000, 0),
+});
+export type Page = z.output<typeof pageQuery>;
+
+export const uuid = z.uuid({ message: 'must be a UUID' });
+
+export const productCreate = z.object({
+  name: text(MAX.productName),
+  description: text(MAX.productDescription),
+  category: text(MAX.productCategory),
+  image_url: httpUrl,
+  price: z
+    .number()
+    .finite()
+    .min(0, 'must not be negative')
+    .max(1e12, 'must be at most 1000000000000')
+    .nullish(),
+  currency: z
+    .string()
+    .trim()
+    .transform((c) => c.toUpperCase())
+    .refine((c) => ISO_4217.has(c), 'must be an ISO 4217 currency code, e.g. USD')
+    .default('USD'),
+  link: httpUrl.nullish(),
+});
+export type ProductCreate = z.output<typeof productCreate>;
+
+export const customAvatarCreate = z.object({
+  name: text(MAX.avatarName),
+  image_url: httpUrl,
+  description: z
+    .string()
+    .trim()
+    .refine((s) => [...s].length <= MAX.avatarDescription, `must be at most ${MAX.avatarDescription} characters`)
+    .nullish(),
+  gender: z.enum(['male', 'female']).nullish(),
+  age_group: z.enum(['kid', 'young_adult', 'adult', 'senior']).nullish(),
+});
+export type CustomAvatarCreate = z.output<typeof customAvatarCreate>;
+
+const hexColor = z.string().trim().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour like #1A2B3C');
+const optionalText = z
+  .string()
+  .trim()
+  .refine((s) => [...s].length <= MAX.brandText, `must be at most ${MAX.brandText} characters`)
+  .nullish();
+
+export const brandCreate = z.object({
+  name: text(MAX.productName),
+  description: optionalText,
+  industry: optionalText,
+  website_url: httpUrl.nullish(),
+  brand_voice: optionalText,
+  target_audience: optionalText,
+  brand_color_primary: hexColor.nullish(),
+  brand_color_accent: hexColor.nullish(),
+  logo_url: httpUrl.nullish(),
+  reference_image_url: httpUrl.nullish(),
+});
+export type BrandCreate = z.output<typeof brandCreate>;
+
+export const teamCreate = z.object({
+  name: text(200),
+  tier: z.enum(TIERS).default('starter'),
+  credits_limit: z.number().int().min(0).max(2_000_000_000).optional(),
+});
+export type TeamCreate = z.output<typeof teamCreate>;
+
+export const creditsLimit = z.number().int().min(0).max(2_000_000_000);

@@ -1,0 +1,35 @@
+import type { Db } from '../db/pool.ts';
+import type { ApiKeyRow, Team } from '../db/types.ts';
+
+export async function insertApiKey(
+  db: Db,
+  k: { team_id: string; key_digest: Buffer; key_hint: string; webhook_url: string | null; webhook_secret: string },
+): Promise<ApiKeyRow> {
+  return db.insertInto('api_keys').values(k).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findActiveKeyByDigest(
+  db: Db,
+  digest: Buffer,
+): Promise<{ key_id: string; team_id: string; tier: Team['tier'] } | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('teams', 'teams.id', 'api_keys.team_id')
+    .select(['api_keys.id as key_id', 'api_keys.team_id', 'teams.tier'])
+    .where('api_keys.key_digest', '=', digest)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {
+  return db
+    .updateTable('api_keys')
+    .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.fn<Date>('now')) }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function setWebhookUrl(db: Db, id: string, url: string | null): Promise<ApiKeyRow | undefined> {
+  return db.updateTable('api_keys').set({ webhook_url: url }).where('id', '=', id).returningAll().executeTakeFirst();
+}

@@ -1,0 +1,21 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../db/pool.ts';
+import type { BrandRow, BrandsTable } from '../db/types.ts';
+import type { Page } from '../domain/inputs.ts';
+import { fetchPage, type PageOf } from './paging.ts';
+
+export function listBrands(db: Db, teamId: string, page: Page): Promise<PageOf<BrandRow>> {
+  return fetchPage(
+    db.selectFrom('brands').where('team_id', '=', teamId),
+    (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'),
+    page,
+  );
+}
+
+export function insertBrand(db: Db, b: Insertable<BrandsTable>): Promise<BrandRow> {
+  return db.insertInto('brands').values(b).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findBrand(db: Db, teamId: string, id: string): Promise<BrandRow | undefined> {
+  return db.selectFrom('brands').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+}

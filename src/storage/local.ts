@@ -1,0 +1,166 @@
+import { randomUUID } from 'node:crypto';
+import type { ReadStream } from 'node:fs';
+import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../domain/errors.ts';
+import { type LinkCheck, nowInSeconds, signLink, verifyLink } from './signing.ts';
+import { assertValidKey, isValidKey, resolveLinkTtl, type Storage, type StoredObject } from './storage.ts';
+
+export interface LocalStorageOptions {
+  /** Usually `${DATA_DIR}/files`. */
+  root: string;
+  /** Origin the signed links point at, e.g. `https://ads.example.com`. */
+  publicBaseUrl: string;
+  signingSecret: string;
+}
+
+export interface LocalObjectStream {
+  stream: ReadStream;
+  size: number;
+  contentType: string;
+}
+
+export interface LocalStorage extends Storage {
+  readonly kind: 'local';
+  /** Checks a link's signature and expiry without touching the disk. */
+  verifyLink(key: string, expires: string, signature: string, now?: number): LinkCheck;
+  /** For serving large files without buffering them; null when missing. */
+  openStream(key: string): Promise<LocalObjectStream | null>;
+}
+
+interface ContentTypeSidecar {
+  contentType: string;
+}
+
+const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
+// Temp files live inside the root so rename() stays on one filesystem and is atomic.
+const TEMP_DIR_NAME = '.tmp';
+
+// A directory where a key's file would be (key `a` while `a/b` exists) also means "no object here".
+const NO_OBJECT_CODES = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ERR_FS_EISDIR']);
+const isMissingFile = (e: unknown): boolean =>
+  typeof e === 'object' && e !== null && 'code' in e && NO_OBJECT_CODES.has(String(e.code));
+
+/**
+ * The content type goes into a sidecar rather than being guessed from the extension because the
+ * caller knows the real type (sniffed from the bytes), keys need not carry an extension, and S3
+ * stores it per object too, so both backends hand back the same thing. The sidecar is a dot-file
+ * beside the data file; keys cannot have dot-segments, so it can never collide with a key.
+ */
+export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
+  const root = path.resolve(options.root);
+  const tempDir = path.join(root, TEMP_DIR_NAME);
+  const baseUrl = options.publicBaseUrl.replace(/\/+$/, '');
+  const secret = options.signingSecret;
+  if (secret.length === 0) throw new AppError('validation_error', 'local storage needs a non-empty signing secret');
+
+  const dataPath = (key: string): string => {
+    assertValidKey(key);
+    const resolved = path.resolve(root, key);
+    // Key validation already forbids this; the check keeps a future validation slip from escaping the root.
+    if (!resolved.startsWith(root + path.sep)) throw new AppError('validation_error', 'storage key escapes the root');
+    return resolved;
+  };
+  const sidecarPath = (file: string): string => path.join(path.dirname(file), `.${path.basename(file)}.meta.json`);
+
+  async function writeAtomically(target: string, bytes: Buffer | string): Promise<void> {
+    await mkdir(tempDir, { recursive: true });
+    const temp = path.join(tempDir, `${randomUUID()}.tmp`);
+    try {
+      const handle = await open(temp, 'wx');
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await mkdir(path.dirname(target), { recursive: true });
+      await rename(temp, target);
+    } catch (e) {
+      await rm(temp, { force: true });
+      throw e;
+    }
+  }
+
+  async function readContentType(file: string): Promise<string> {
+    try {
+      const sidecar = JSON.parse(await readFile(sidecarPath(file), 'utf8')) as Partial<ContentTypeSidecar>;
+      return typeof sidecar.contentType === 'string' ? sidecar.contentType : FALLBACK_CONTENT_TYPE;
+    } catch (e) {
+      if (isMissingFile(e) || e instanceof SyntaxError) return FALLBACK_CONTENT_TYPE;
+      throw e;
+    }
+  }
+
+  return {
+    kind: 'local',
+
+    async put(key, bytes, contentType) {
+      const file = dataPath(key);
+      const sidecar: ContentTypeSidecar = { contentType };
+      // Sidecar first: until the data file lands a reader sees "missing", never bytes without their type.
+      await writeAtomically(sidecarPath(file), JSON.stringify(sidecar));
+      await writeAtomically(file, bytes);
+    },
+
+    async get(key): Promise<StoredObject | null> {
+      const file = dataPath(key);
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(file);
+      } catch (e) {
+        if (isMissingFile(e)) return null;
+        throw e;
+      }
+      return { bytes, contentType: await readContentType(file) };
+    },
+
+    async delete(key) {
+      const file = dataPath(key);
+      // Data first, so the object vanishes in one step even if removing the sidecar fails.
+      for (const target of [file, sidecarPath(file)]) {
+        try {
+          await rm(target, { force: true });
+        } catch (e) {
+          if (!isMissingFile(e)) throw e;
+        }
+      }
+    },
+
+    async signedUrl(key, ttlSeconds) {
+      assertValidKey(key);
+      const expires = nowInSeconds() + resolveLinkTtl(ttlSeconds);
+      const signature = signLink(key, expires, secret);
+      return `${baseUrl}/files/${key}?expires=${expires}&signature=${signature}`;
+    },
+
+    verifyLink(key, expires, signature, now) {
+      if (!isValidKey(key)) return { ok: false, reason: 'invalid_signature' };
+      return verifyLink({ key, expires, signature }, secret, now);
+    },
+
+    async openStream(key) {
+      const file = dataPath(key);
+      let handle: FileHandle;
+      try {
+        handle = await open(file, 'r');
+      } catch (e) {
+        if (isMissingFile(e)) return null;
+        throw e;
+      }
+      try {
+        // Size and stream come from the same open handle, so a concurrent replace cannot mix two versions.
+        const stats = await handle.stat();
+        if (!stats.isFile()) {
+          await handle.close();
+          return null;
+        }
+        const contentType = await readContentType(file);
+        return { stream: handle.createReadStream(), size: stats.size, contentType };
+      } catch (e) {
+        await handle.close();
+        throw e;
+      }
+    },
+  };
+}

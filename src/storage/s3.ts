@@ -1,0 +1,100 @@
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { AppError } from '../domain/errors.ts';
+import { assertValidKey, resolveLinkTtl, type Storage, type StoredObject } from './storage.ts';
+
+export interface S3StorageOptions {
+  bucket: string;
+  region: string;
+  /** For R2, MinIO and friends; omit for AWS. */
+  endpoint?: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** MinIO and most self-hosted servers need `bucket` in the path rather than the host name. */
+  forcePathStyle?: boolean;
+  /** Host that browsers reach when it differs from the one the server talks to (e.g. `minio:9000` inside compose). */
+  publicEndpoint?: string;
+}
+
+export interface S3Storage extends Storage {
+  readonly kind: 's3';
+}
+
+const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
+
+function clientConfig(options: S3StorageOptions, endpoint: string | undefined): S3ClientConfig {
+  return {
+    region: options.region,
+    ...(endpoint ? { endpoint } : {}),
+    forcePathStyle: options.forcePathStyle ?? false,
+    credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey },
+    // Newer SDKs add CRC checksums to every request by default, which several S3-compatible servers reject.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  };
+}
+
+const isNotFound = (e: unknown): boolean => {
+  if (typeof e !== 'object' || e === null) return false;
+  const named = 'name' in e && (e.name === 'NoSuchKey' || e.name === 'NotFound');
+  const meta = '$metadata' in e ? (e.$metadata as { httpStatusCode?: number } | undefined) : undefined;
+  return named || meta?.httpStatusCode === 404;
+};
+
+function storageFailure(operation: string, e: unknown): AppError {
+  const name = e instanceof Error ? e.name : 'unknown error';
+  const failure = new AppError('external_service_error', `object storage ${operation} failed (${name})`);
+  failure.cause = e;
+  return failure;
+}
+
+export function createS3Storage(options: S3StorageOptions): S3Storage {
+  const client = new S3Client(clientConfig(options, options.endpoint));
+  // Presigning is local computation, so a second client just to sign for the public host costs nothing.
+  const presignClient = options.publicEndpoint
+    ? new S3Client(clientConfig(options, options.publicEndpoint))
+    : client;
+  const Bucket = options.bucket;
+
+  return {
+    kind: 's3',
+
+    async put(key, bytes, contentType) {
+      assertValidKey(key);
+      try {
+        await client.send(new PutObjectCommand({ Bucket, Key: key, Body: bytes, ContentType: contentType }));
+      } catch (e) {
+        throw storageFailure('put', e);
+      }
+    },
+
+    async get(key): Promise<StoredObject | null> {
+      assertValidKey(key);
+      try {
+        const response = await client.send(new GetObjectCommand({ Bucket, Key: key }));
+        if (!response.Body) return null;
+        const bytes = Buffer.from(await response.Body.transformToByteArray());
+        return { bytes, contentType: response.ContentType ?? FALLBACK_CONTENT_TYPE };
+      } catch (e) {
+        if (isNotFound(e)) return null;
+        throw storageFailure('get', e);
+      }
+    },
+
+    async delete(key) {
+      assertValidKey(key);
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket, Key: key }));
+      } catch (e) {
+        if (isNotFound(e)) return;
+        throw storageFailure('delete', e);
+      }
+    },
+
+    async signedUrl(key, ttlSeconds) {
+      assertValidKey(key);
+      const expiresIn = resolveLinkTtl(ttlSeconds);
+      return getSignedUrl(presignClient, new GetObjectCommand({ Bucket, Key: key }), { expiresIn });
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { AppError } from '../domain/errors.ts';
+
+export interface StoredObject {
+  bytes: Buffer;
+  contentType: string;
+}
+
+/** Where generated and uploaded media live; keys look like `products/<uuid>.png`. */
+export interface Storage {
+  put(key: string, bytes: Buffer, contentType: string): Promise<void>;
+  /** null when the key holds nothing. */
+  get(key: string): Promise<StoredObject | null>;
+  /** Deleting a missing key is not an error. */
+  delete(key: string): Promise<void>;
+  /** A link anyone can GET until it expires; ttl defaults to an hour. */
+  signedUrl(key: string, ttlSeconds?: number): Promise<string>;
+}
+
+export const DEFAULT_LINK_TTL_SECONDS = 3600;
+// S3 refuses presigned links longer than a week; local links follow the same cap so both backends agree.
+export const MAX_LINK_TTL_SECONDS = 7 * 24 * 3600;
+
+const MAX_KEY_LENGTH = 1024;
+const KEY_CHARS = /^[A-Za-z0-9._/-]+$/;
+
+/**
+ * Segments starting with '.' are refused: that excludes '.' and '..', and reserves dot-names
+ * for the local backend's temp files and content-type sidecars.
+ */
+export function isValidKey(key: string): boolean {
+  if (key.length === 0 || key.length > MAX_KEY_LENGTH || !KEY_CHARS.test(key)) return false;
+  if (key.includes('..')) return false;
+  return key.split('/').every((segment) => segment.length > 0 && !segment.startsWith('.'));
+}
+
+export function assertValidKey(key: string): void {
+  if (!isValidKey(key)) {
+    throw new AppError('validation_error', `invalid storage key: ${JSON.stringify(key.slice(0, 100))}`);
+  }
+}
+
+export function resolveLinkTtl(ttlSeconds: number = DEFAULT_LINK_TTL_SECONDS): number {
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_LINK_TTL_SECONDS) {
+    throw new AppError('validation_error', `link ttl must be a whole number of seconds between 1 and ${MAX_LINK_TTL_SECONDS}`);
+  }
+  return ttlSeconds;
+}
