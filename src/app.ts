@@ -1,0 +1,62 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/connect.ts';
+import { migrate } from './db/migrate.ts';
+import { createAuthService } from './services/auth.ts';
+import { createAvatarService } from './services/avatars.ts';
+import { filesSigningSecret, seedPlatformAvatars } from './services/bootstrap.ts';
+import { createBrandService } from './services/brands.ts';
+import type { Deps } from './services/context.ts';
+import { createCreditService } from './services/credits.ts';
+import { createProductService } from './services/products.ts';
+import { createImageFetcher } from './services/remote-images.ts';
+import { createTeamService } from './services/teams.ts';
+import { createStorage } from './storage/from-config.ts';
+
+export interface App extends Deps {
+  database: Database;
+  services: ReturnType<typeof buildServices>;
+  close: () => Promise<void>;
+}
+
+function buildServices(deps: Deps) {
+  return {
+    auth: createAuthService(deps),
+    teams: createTeamService(deps),
+    credits: createCreditService(deps),
+    products: createProductService(deps),
+    brands: createBrandService(deps),
+    avatars: createAvatarService(deps),
+  };
+}
+
+/** Opens the database, brings the schema up to date and builds every service once. */
+export async function buildApp(config: Readonly<Config>, log: Logger, opts: { seed?: boolean } = {}): Promise<App> {
+  const database = await openDatabase(config, (line) => log.info(line));
+  try {
+    await migrate(database.pool, (line) => log.info(line));
+    const db = database.db;
+    const storage = createStorage({
+      storage: config.storage,
+      dataDir: config.dataDir,
+      publicBaseUrl: config.publicBaseUrl,
+      signingSecret: await filesSigningSecret({ db, config }),
+      ...(config.s3 ? { s3: config.s3 } : {}),
+    });
+    const deps: Deps = {
+      config,
+      db,
+      storage,
+      log,
+      fetchImage: createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }),
+    };
+    if (opts.seed !== false) await seedPlatformAvatars(deps);
+    return { ...deps, database, services: buildServices(deps), close: database.close };
+  } catch (e) {
+    await database.close().catch(() => {});
+    throw e;
+  }
+}
+
+export const filesRoot = (config: Pick<Config, 'dataDir'>) => path.join(config.dataDir, 'files');

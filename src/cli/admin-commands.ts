@@ -1,0 +1,104 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { print } from './output.ts';
+import { withApp } from './with-app.ts';
+
+type Json = { json?: boolean };
+
+const int = (v: string): number => {
+  if (!/^\d+$/.test(v)) throw new InvalidArgumentError('must be a whole number');
+  return Number(v);
+};
+
+export function registerAdminCommands(program: Command): void {
+  const team = program.command('team').description('teams');
+  team
+    .command('create')
+    .requiredOption('--name <name>')
+    .option('--tier <tier>', 'free | starter | pro | business', 'starter')
+    .option('--credits <limit>', 'credits for the current period (default: by tier)', int)
+    .option('--json', 'print one JSON object')
+    .action((o: Json & { name: string; tier: string; credits?: number }) =>
+      withApp(o, async (app) =>
+        print({ ...(await app.services.teams.createTeam({ name: o.name, tier: o.tier, credits_limit: o.credits })) }, o),
+      ),
+    );
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .requiredOption('--team <team_id>')
+    .option('--webhook-url <url>')
+    .option('--json', 'print one JSON object')
+    .action((o: Json & { team: string; webhookUrl?: string }) =>
+      withApp(o, async (app) => print({ ...(await app.services.teams.createKey(o.team, { webhook_url: o.webhookUrl ?? null })) }, o)),
+    );
+  key
+    .command('revoke <key_id>')
+    .option('--json', 'print one JSON object')
+    .action((id: string, o: Json) => withApp(o, async (app) => print({ ...(await app.services.teams.revokeKey(id)) }, o)));
+  key
+    .command('set-webhook <key_id> <url>')
+    .description('set the webhook URL of a key ("none" removes it)')
+    .option('--json', 'print one JSON object')
+    .action((id: string, url: string, o: Json) =>
+      withApp(o, async (app) => print({ ...(await app.services.teams.setWebhook(id, url === 'none' ? null : url)) }, o)),
+    );
+
+  const brand = program.command('brand').description("a team's brands");
+  brand
+    .command('create')
+    .requiredOption('--team <team_id>')
+    .requiredOption('--name <name>')
+    .option('--description <text>')
+    .option('--industry <text>')
+    .option('--website-url <url>')
+    .option('--brand-voice <text>')
+    .option('--target-audience <text>')
+    .option('--brand-color-primary <hex>')
+    .option('--brand-color-accent <hex>')
+    .option('--logo-url <url>')
+    .option('--reference-image-url <url>')
+    .option('--json', 'print one JSON object')
+    .action((o: Json & Record<string, string | undefined>) =>
+      withApp(o, async (app) => {
+        const team = await app.services.teams.getTeam(o.team!);
+        const brand = await app.services.brands.create(team.id, {
+          name: o.name,
+          description: o.description,
+          industry: o.industry,
+          website_url: o.websiteUrl,
+          brand_voice: o.brandVoice,
+          target_audience: o.targetAudience,
+          brand_color_primary: o.brandColorPrimary,
+          brand_color_accent: o.brandColorAccent,
+          logo_url: o.logoUrl,
+          reference_image_url: o.referenceImageUrl,
+        });
+        print({ ...brand }, o);
+      }),
+    );
+
+  const credits = program.command('credits').description("a team's credits");
+  credits
+    .command('set')
+    .requiredOption('--team <team_id>')
+    .requiredOption('--limit <n>', 'the credit limit of the current period', int)
+    .option('--json', 'print one JSON object')
+    .action((o: Json & { team: string; limit: number }) =>
+      withApp(o, async (app) => {
+        await app.services.credits.setLimit(o.team, o.limit);
+        print({ ...(await app.services.teams.getTeam(o.team)) }, o);
+      }),
+    );
+  credits
+    .command('reset')
+    .description('start a new billing period: credits_used goes back to 0')
+    .requiredOption('--team <team_id>')
+    .option('--json', 'print one JSON object')
+    .action((o: Json & { team: string }) =>
+      withApp(o, async (app) => {
+        await app.services.credits.resetPeriod(o.team);
+        print({ ...(await app.services.teams.getTeam(o.team)) }, o);
+      }),
+    );
+}

@@ -1,0 +1,10 @@
+import { Command } from 'commander';
+import { registerAdminCommands } from './admin-commands.ts';
+import { registerRunCommands } from './run-commands.ts';
+
+const program = new Command('adforge')
+  .description('adforge: AI advertising media service (REST /api/v1 over HTTPS, jobs, admin)')
+  .showHelpAfterError();
+registerRunCommands(program);
+registerAdminCommands(program);
+await program.parseAsync(process.argv);

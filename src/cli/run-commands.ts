@@ -1,0 +1,91 @@
+import type { Command } from 'commander';
+import { buildApp, type App } from '../app.ts';
+import { loadConfig } from '../config.ts';
+import { migrate } from '../db/migrate.ts';
+import { openDatabase } from '../db/connect.ts';
+import { startHttpServer, type HttpServer } from '../http/server.ts';
+import { createLogger } from '../log.ts';
+import { ensureDemoTeam } from '../services/bootstrap.ts';
+import { startWorker } from '../worker.ts';
+import { print, printError } from './output.ts';
+
+type Role = { http: boolean; worker: boolean; demo: boolean };
+
+/** Runs until SIGINT/SIGTERM, then drains: the listener first, then the worker, then the database. */
+async function runService(role: Role): Promise<void> {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  let app: App | undefined;
+  let http: HttpServer | undefined;
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  const shutdown = async (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    await http?.close().catch((e: unknown) => log.error({ err: e }, 'http close'));
+    await worker?.stop().catch((e: unknown) => log.error({ err: e }, 'worker stop'));
+    await app?.close().catch((e: unknown) => log.error({ err: e }, 'database close'));
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  try {
+    app = await buildApp(config, log, { seed: role.http });
+    if (role.worker) worker = await startWorker(app);
+    if (role.http) http = await startHttpServer(app);
+  } catch (e) {
+    log.fatal({ err: e }, 'failed to start');
+    process.stderr.write(`adforge: ${(e as Error).message}\n`);
+    await app?.close().catch(() => {});
+    process.exit(1);
+  }
+  if (http) {
+    const base = `https://localhost:${http.port}`;
+    log.info({ port: http.port }, 'listening');
+    process.stdout.write(`\nadforge is running\n  REST     ${base}/api/v1\n  health   ${base}/healthz\n`);
+    if (!config.tlsCertFile) process.stdout.write(`  TLS      self-signed certificate in ${config.dataDir}/tls (curl -k)\n`);
+  }
+  if (role.demo) {
+    const demo = await ensureDemoTeam(app);
+    if (demo) {
+      process.stdout.write(
+        `\nA demo team was created (Starter tier). Its API key is shown only this once:\n\n  ${demo.key}\n\n` +
+          `  team id         ${demo.team_id}\n  webhook secret  ${demo.webhook_secret}\n\n` +
+          `Try: curl -k -H "Authorization: Bearer ${demo.key}" https://localhost:${http?.port ?? config.port}/api/v1/products\n\n`,
+      );
+    }
+  }
+}
+
+export function registerRunCommands(program: Command): void {
+  program
+    .command('start')
+    .description('run the HTTPS server and a worker in one process (first start: a demo team and key)')
+    .action(() => runService({ http: true, worker: true, demo: true }));
+  program
+    .command('serve')
+    .description('run the HTTPS server only')
+    .action(() => runService({ http: true, worker: false, demo: false }));
+  program
+    .command('worker')
+    .description('run a job worker only')
+    .action(() => runService({ http: false, worker: true, demo: false }));
+  program
+    .command('migrate')
+    .description('apply pending database migrations and exit')
+    .option('--json', 'print one JSON object')
+    .action(async (o: { json?: boolean }) => {
+      const config = loadConfig();
+      const log = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
+      let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
+      try {
+        database = await openDatabase(config, (line) => log.info(line));
+        const applied = await migrate(database.pool, (line) => log.info(line));
+        print({ applied }, o);
+      } catch (e) {
+        printError(e, o);
+        process.exitCode = 1;
+      } finally {
+        await database?.close().catch(() => {});
+      }
+    });
+}

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { startEmbeddedPostgres } from './embedded.ts';
+import { createDb, createPool, type Db } from './pool.ts';
+
+export const EMBEDDED_DATABASE = 'adforge';
+
+export interface Database {
+  url: string;
+  pool: pg.Pool;
+  db: Db;
+  embedded: boolean;
+  close: () => Promise<void>;
+}
+
+/** DATABASE_URL when set; otherwise the embedded cluster under DATA_DIR/pg, started or attached to. */
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPort'>,
+  log: (line: string) => void,
+  poolSize = 10,
+): Promise<Database> {
+  let url = config.databaseUrl;
+  let stopEmbedded = async () => {};
+  if (!url) {
+    const pgHandle = await startEmbeddedPostgres({ dir: path.join(config.dataDir, 'pg'), port: config.pgPort, log });
+    stopEmbedded = pgHandle.stop;
+    await ensureDatabase(pgHandle.url('postgres'), EMBEDDED_DATABASE);
+    url = pgHandle.url(EMBEDDED_DATABASE);
+  }
+  const pool = createPool(url, poolSize);
+  const db = createDb(pool);
+  return {
+    url,
+    pool,
+    db,
+    embedded: !config.databaseUrl,
+    close: async () => {
+      await db.destroy();
+      await stopEmbedded();
+    },
+  };
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client(adminUrl);
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount === 0) {
+      await client.query(`create database ${client.escapeIdentifier(name)}`).catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e; // another process created it first
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,47 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, errorStatus, type ErrorCode } from '../domain/errors.ts';
+
+// Fastify's own failures (parsing, content type, body size) translated to the spec's codes.
+function fromFastify(e: FastifyError): AppError | null {
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('validation_error', 'Content-Type must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('validation_error', 'the request body is empty; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('validation_error', 'the request body is not valid JSON');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('validation_error', 'the request body is too large');
+  }
+  if (e instanceof SyntaxError || (e.statusCode === 400 && /JSON/i.test(e.message))) {
+    return new AppError('validation_error', 'the request body is not valid JSON');
+  }
+  const status = e.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const code = (Object.keys(errorStatus) as ErrorCode[]).find((c) => errorStatus[c] === status) ?? 'validation_error';
+    return new AppError(code, e.message);
+  }
+  return null;
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const known = error instanceof AppError ? error : fromFastify(error);
+    if (known) {
+      if (known.status >= 500) request.log.error({ err: error }, 'request failed');
+      return reply.status(known.status).headers(known.headers).send(known.toBody());
+    }
+    request.log.error({ err: error }, 'internal error');
+    return reply
+      .status(500)
+      .send(new AppError('internal_error', `Internal server error (request id ${request.id})`).toBody());
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    return reply
+      .status(404)
+      .send(new AppError('not_found', `No route for ${request.method} ${path}`).toBody());
+  });
+}

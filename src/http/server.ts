@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import type { App } from '../app.ts';
+import type { LocalStorage } from '../storage/local.ts';
+import { createEdge } from './edge.ts';
+import { installErrorHandling } from './errors.ts';
+import { registerFileRoutes } from './files-route.ts';
+import { registerRestV1 } from './rest/v1/index.ts';
+import { loadTls } from './tls.ts';
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
+
+/** The Fastify application without a listener: the edge feeds it requests that arrived over TLS. */
+export async function buildHttpApp(app: App): Promise<{ fastify: FastifyInstance; handler: Handler }> {
+  let handler: Handler | undefined;
+  const fastify = Fastify({
+    loggerInstance: app.log as FastifyBaseLogger,
+    trustProxy: app.config.trustProxy,
+    genReqId: () => randomUUID(),
+    serverFactory: (h) => {
+      handler = h;
+      // Fastify wants a server object; connections reach it only through the edge.
+      return http.createServer(h);
+    },
+  });
+  fastify.removeContentTypeParser('text/plain');
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(fastify);
+
+  fastify.get('/healthz', async (_req, reply) => {
+    // Fails until the schema exists; the listener opens only after migrations anyway.
+    await sql`select count(*) from schema_migrations`.execute(app.db);
+    return reply.send({ status: 'ok' });
+  });
+  if ((app.storage as Partial<LocalStorage>).kind === 'local') {
+    registerFileRoutes(fastify, { storage: app.storage as LocalStorage });
+  }
+  await fastify.register(registerRestV1(app), { prefix: '/api/v1' });
+  await fastify.ready();
+  return { fastify, handler: handler! };
+}
+
+export interface HttpServer {
+  port: number;
+  fastify: FastifyInstance;
+  close: () => Promise<void>;
+}
+
+export async function startHttpServer(app: App, opts: { port?: number; host?: string } = {}): Promise<HttpServer> {
+  const tls = await loadTls(app.config);
+  const { fastify, handler } = await buildHttpApp(app);
+  const edge = createEdge({ key: tls.key, cert: tls.cert, trustProxy: app.config.trustProxy, handler });
+  const port = await edge.listen(opts.port ?? app.config.port, opts.host ?? app.config.host);
+  return {
+    port,
+    fastify,
+    close: async () => {
+      await edge.close();
+      await fastify.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../domain/errors.ts';
+import { customAvatarCreate } from '../domain/inputs.ts';
+import { parseInput } from '../domain/validate.ts';
+import type { AvatarRow } from '../db/types.ts';
+import {
+  deleteCustomAvatar,
+  insertAvatar,
+  listCustomAvatars,
+  listPlatformAvatars,
+} from '../repositories/avatars.ts';
+import type { Deps, Principal } from './context.ts';
+import { isForeignKeyViolation, requireUuid } from './ids.ts';
+
+export interface PlatformAvatar {
+  id: string;
+  name: string;
+  thumbnail_url: string;
+  gender: 'male' | 'female' | null;
+  age_group: string | null;
+  avatar_type: 'platform';
+}
+
+export interface CustomAvatar extends Omit<PlatformAvatar, 'avatar_type'> {
+  avatar_type: 'custom';
+  description: string | null;
+  created_at: string;
+}
+
+export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps, 'db' | 'storage' | 'fetchImage' | 'log'>) {
+  async function platformView(row: AvatarRow): Promise<PlatformAvatar> {
+    return {
+      id: row.id,
+      name: row.name,
+      thumbnail_url: await storage.signedUrl(row.image_key),
+      gender: row.gender,
+      age_group: row.age_group,
+      avatar_type: 'platform',
+    };
+  }
+
+  async function customView(row: AvatarRow): Promise<CustomAvatar> {
+    return {
+      id: row.id,
+      name: row.name,
+      thumbnail_url: await storage.signedUrl(row.image_key),
+      gender: row.gender,
+      age_group: row.age_group,
+      avatar_type: 'custom',
+      description: row.description,
+      created_at: row.created_at.toISOString(),
+    };
+  }
+
+  return {
+    async listPlatform(): Promise<{ data: PlatformAvatar[] }> {
+      return { data: await Promise.all((await listPlatformAvatars(db)).map(platformView)) };
+    },
+
+    async listCustom(p: Principal): Promise<{ data: CustomAvatar[] }> {
+      return { data: await Promise.all((await listCustomAvatars(db, p.teamId)).map(customView)) };
+    },
+
+    async createCustom(p: Principal, body: unknown): Promise<CustomAvatar> {
+      const input = parseInput(customAvatarCreate, body);
+      const image = await fetchImage(input.image_url, 'image_url');
+      const id = randomUUID();
+      const imageKey = `avatars/${p.teamId}/${id}.${image.ext}`;
+      await storage.put(imageKey, image.bytes, image.mime);
+      try {
+        const row = await insertAvatar(db, {
+          id,
+          team_id: p.teamId,
+          avatar_type: 'custom',
+          name: input.name,
+          description: input.description ?? null,
+          gender: input.gender ?? null,
+          age_group: input.age_group ?? null,
+          image_key: imageKey,
+          image_source_url: input.image_url,
+        });
+        return customView(row);
+      } catch (e) {
+        await storage.delete(imageKey).catch(() => {});
+        throw e;
+      }
+    },
+
+    async removeCustom(p: Principal, id: unknown): Promise<void> {
+      let row: AvatarRow | undefined;
+      try {
+        row = await deleteCustomAvatar(db, p.teamId, requireUuid(id));
+      } catch (e) {
+        if (isForeignKeyViolation(e)) {
+          throw new AppError('conflict', 'Custom avatar is used by one or more video generations');
+        }
+        throw e;
+      }
+      if (!row) throw new AppError('not_found', 'Custom avatar not found');
+      await storage.delete(row.image_key).catch((e: unknown) => log.warn({ err: e, key: row.image_key }, 'orphaned avatar image'));
+    },
+  };
+}
+export type AvatarService = ReturnType<typeof createAvatarService>;

@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import { PLATFORM_AVATARS } from '../domain/catalogue/platform-avatars.ts';
+import { renderPortraitPng } from '../media/portrait.ts';
+import { upsertPlatformAvatar } from '../repositories/avatars.ts';
+import { settingOnce } from '../repositories/settings.ts';
+import type { Deps } from './context.ts';
+import { createTeamService, type CreatedKey } from './teams.ts';
+
+/** Idempotent: runs at every start, so a wiped file store gets its thumbnails back. */
+export async function seedPlatformAvatars({ db, storage }: Pick<Deps, 'db' | 'storage'>): Promise<void> {
+  for (const a of PLATFORM_AVATARS) {
+    const imageKey = `avatars/platform/${a.id}.png`;
+    await upsertPlatformAvatar(db, {
+      id: a.id,
+      team_id: null,
+      avatar_type: 'platform',
+      name: a.name,
+      gender: a.gender,
+      age_group: a.age_group,
+      image_key: imageKey,
+    });
+    if (!(await storage.get(imageKey))) await storage.put(imageKey, await renderPortraitPng(a.look), 'image/png');
+  }
+}
+
+/** The secret for /files links, shared through the database by every node unless set in the environment. */
+export async function filesSigningSecret({ db, config }: Pick<Deps, 'db' | 'config'>): Promise<string> {
+  return config.filesSigningSecret ?? settingOnce(db, 'files_signing_secret', randomBytes(32).toString('hex'));
+}
+
+/**
+ * The first start of a new installation makes a demo team (Starter tier) and one key.
+ * Returns the key only to the process that made it; later starts get null.
+ */
+export async function ensureDemoTeam({ db }: Pick<Deps, 'db'>): Promise<(CreatedKey & { team_name: string }) | null> {
+  const teams = createTeamService({ db });
+  const claim = await db
+    .insertInto('settings')
+    .values({ name: 'demo_team', value: 'pending' })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .returning('name')
+    .executeTakeFirst();
+  if (!claim) return null;
+  const team = await teams.createTeam({ name: 'Demo team', tier: 'starter' });
+  const key = await teams.createKey(team.id);
+  await db.updateTable('settings').set({ value: team.id }).where('name', '=', 'demo_team').execute();
+  return { ...key, team_name: team.name };
+}

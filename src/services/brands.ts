@@ -1,0 +1,49 @@
+import { AppError } from '../domain/errors.ts';
+import { brandCreate, pageQuery } from '../domain/inputs.ts';
+import { parseInput } from '../domain/validate.ts';
+import type { BrandRow } from '../db/types.ts';
+import { findBrand, insertBrand, listBrands } from '../repositories/brands.ts';
+import type { Deps, Principal } from './context.ts';
+import { requireUuid } from './ids.ts';
+import { paginated, type Paginated } from './paging.ts';
+
+export type Brand = Omit<BrandRow, 'team_id' | 'created_at'> & { created_at: string };
+
+function view({ team_id: _team, created_at, ...rest }: BrandRow): Brand {
+  return { ...rest, created_at: created_at.toISOString() };
+}
+
+export function createBrandService({ db }: Pick<Deps, 'db'>) {
+  return {
+    async list(p: Principal, query: unknown): Promise<Paginated<Brand>> {
+      const page = parseInput(pageQuery, query);
+      const { rows, total } = await listBrands(db, p.teamId, page);
+      return paginated(rows.map(view), total, page);
+    },
+
+    async get(p: Principal, id: unknown): Promise<Brand> {
+      const row = await findBrand(db, p.teamId, requireUuid(id));
+      if (!row) throw new AppError('not_found', 'Brand not found');
+      return view(row);
+    },
+
+    async create(teamId: string, body: unknown): Promise<Brand> {
+      const b = parseInput(brandCreate, body);
+      const row = await insertBrand(db, {
+        team_id: teamId,
+        name: b.name,
+        description: b.description ?? '',
+        industry: b.industry ?? '',
+        website_url: b.website_url ?? null,
+        brand_voice: b.brand_voice ?? null,
+        target_audience: b.target_audience ?? null,
+        brand_color_primary: b.brand_color_primary ?? null,
+        brand_color_accent: b.brand_color_accent ?? null,
+        logo_url: b.logo_url ?? null,
+        reference_image_url: b.reference_image_url ?? null,
+      });
+      return view(row);
+    },
+  };
+}
+export type BrandService = ReturnType<typeof createBrandService>;

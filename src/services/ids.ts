@@ -1,0 +1,15 @@
+import { AppError } from '../domain/errors.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A path id that cannot be a UUID is a malformed parameter (400), not a missing resource. */
+export function requireUuid(value: unknown, field = 'id'): string {
+  if (typeof value !== 'string' || !UUID.test(value)) {
+    throw new AppError('validation_error', `${field}: must be a UUID`);
+  }
+  return value.toLowerCase();
+}
+
+export function isForeignKeyViolation(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23503';
+}

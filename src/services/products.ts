@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { AppError } from '../domain/errors.ts';
+import { pageQuery, productCreate } from '../domain/inputs.ts';
+import { parseInput } from '../domain/validate.ts';
+import type { ProductRow } from '../db/types.ts';
+import { deleteProduct, findProduct, insertProduct, listProducts } from '../repositories/products.ts';
+import type { Deps, Principal } from './context.ts';
+import { isForeignKeyViolation, requireUuid } from './ids.ts';
+import { paginated, type Paginated } from './paging.ts';
+
+export interface Product {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  image_url: string;
+  price: number | null;
+  currency: string;
+  link: string | null;
+  created_at: string;
+}
+
+export function createProductService({ db, storage, fetchImage, log }: Pick<Deps, 'db' | 'storage' | 'fetchImage' | 'log'>) {
+  async function view(row: ProductRow): Promise<Product> {
+    return {
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      category: row.category,
+      image_url: await storage.signedUrl(row.image_key),
+      price: row.price,
+      currency: row.currency,
+      link: row.link,
+      created_at: row.created_at.toISOString(),
+    };
+  }
+
+  return {
+    async list(p: Principal, query: unknown): Promise<Paginated<Product>> {
+      const page = parseInput(pageQuery, query);
+      const { rows, total } = await listProducts(db, p.teamId, page);
+      return paginated(await Promise.all(rows.map(view)), total, page);
+    },
+
+    async get(p: Principal, id: unknown): Promise<Product> {
+      const row = await findProduct(db, p.teamId, requireUuid(id));
+      if (!row) throw new AppError('not_found', 'Product not found');
+      return view(row);
+    },
+
+    /** The image is fetched and stored before the row exists; a failed insert removes it again. */
+    async create(p: Principal, body: unknown): Promise<Product> {
+      const input = parseInput(productCreate, body);
+      const image = await fetchImage(input.image_url, 'image_url');
+      const id = randomUUID();
+      const imageKey = `products/${p.teamId}/${id}.${image.ext}`;
+      await storage.put(imageKey, image.bytes, image.mime);
+      try {
+        const row = await insertProduct(db, {
+          id,
+          team_id: p.teamId,
+          name: input.name,
+          description: input.description,
+          category: input.category,
+          image_key: imageKey,
+          image_source_url: input.image_url,
+          price: input.price ?? null,
+          currency: input.currency,
+          link: input.link ?? null,
+        });
+        return view(row);
+      } catch (e) {
+        await storage.delete(imageKey).catch(() => {});
+        throw e;
+      }
+    },
+
+    async remove(p: Principal, id: unknown): Promise<void> {
+      let row: ProductRow | undefined;
+      try {
+        row = await deleteProduct(db, p.teamId, requireUuid(id));
+      } catch (e) {
+        if (isForeignKeyViolation(e)) {
+          throw new AppError('conflict', 'Product has associated generations; delete those first');
+        }
+        throw e;
+      }
+      if (!row) throw new AppError('not_found', 'Product not found');
+      await storage.delete(row.image_key).catch((e: unknown) => log.warn({ err: e, key: row.image_key }, 'orphaned product image'));
+    },
+  };
+}
+export type ProductService = ReturnType<typeof createProductService>;

@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { AppError } from '../domain/errors.ts';
+import { apiKeyHint, digestApiKey, generateApiKey } from '../domain/api-keys.ts';
+import { httpUrl, teamCreate } from '../domain/inputs.ts';
+import { DEFAULT_CREDITS } from '../domain/tiers.ts';
+import { parseInput } from '../domain/validate.ts';
+import type { Team } from '../db/types.ts';
+import { insertApiKey, revokeApiKey, setWebhookUrl } from '../repositories/api-keys.ts';
+import { findTeam, insertTeam } from '../repositories/teams.ts';
+import type { Deps } from './context.ts';
+import { requireUuid } from './ids.ts';
+
+export interface TeamView {
+  id: string;
+  name: string;
+  tier: Team['tier'];
+  credits_limit: number;
+  credits_used: number;
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  webhook_secret: string;
+  team_id: string;
+}
+
+export interface KeyView {
+  id: string;
+  team_id: string;
+  hint: string;
+  webhook_url: string | null;
+  revoked_at: string | null;
+}
+
+const teamView = (t: Team): TeamView => ({
+  id: t.id,
+  name: t.name,
+  tier: t.tier,
+  credits_limit: t.credits_limit,
+  credits_used: t.credits_used,
+});
+
+const webhookUrl = z.object({ webhook_url: httpUrl.nullish() });
+
+/** Administration of teams and keys: the CLI's side of what the spec calls "the dashboard". */
+export function createTeamService({ db }: Pick<Deps, 'db'>) {
+  return {
+    async createTeam(input: unknown): Promise<TeamView> {
+      const t = parseInput(teamCreate, input);
+      const team = await insertTeam(db, {
+        name: t.name,
+        tier: t.tier,
+        credits_limit: t.credits_limit ?? DEFAULT_CREDITS[t.tier],
+      });
+      return teamView(team);
+    },
+
+    async getTeam(id: string): Promise<TeamView> {
+      const team = await findTeam(db, requireUuid(id, 'team'));
+      if (!team) throw new AppError('not_found', 'Team not found');
+      return teamView(team);
+    },
+
+    /** The only moment the key exists in clear text: only its SHA-256 digest is stored. */
+    async createKey(teamId: string, opts: { webhook_url?: string | null } = {}): Promise<CreatedKey> {
+      const team = await findTeam(db, requireUuid(teamId, 'team'));
+      if (!team) throw new AppError('not_found', 'Team not found');
+      const { webhook_url } = parseInput(webhookUrl, opts);
+      const key = generateApiKey();
+      const webhookSecret = `whsec_${randomBytes(32).toString('base64url')}`;
+      const row = await insertApiKey(db, {
+        team_id: team.id,
+        key_digest: digestApiKey(key),
+        key_hint: apiKeyHint(key),
+        webhook_url: webhook_url ?? null,
+        webhook_secret: webhookSecret,
+      });
+      return { id: row.id, key, webhook_secret: webhookSecret, team_id: team.id };
+    },
+
+    async revokeKey(keyId: string): Promise<KeyView> {
+      const row = await revokeApiKey(db, requireUuid(keyId, 'key'));
+      if (!row) throw new AppError('not_found', 'API key not found');
+      return keyView(row);
+    },
+
+    async setWebhook(keyId: string, url: string | null): Promise<KeyView> {
+      const { webhook_url } = parseInput(webhookUrl, { webhook_url: url });
+      const row = await setWebhookUrl(db, requireUuid(keyId, 'key'), webhook_url ?? null);
+      if (!row) throw new AppError('not_found', 'API key not found');
+      return keyView(row);
+    },
+  };
+}
+export type TeamService = ReturnType<typeof createTeamService>;
+
+function keyView(row: { id: string; team_id: string; key_hint: string; webhook_url: string | null; revoked_at: Date | null }): KeyView {
+  return {
+    id: row.id,
+    team_id: row.team_id,
+    hint: row.key_hint,
+    webhook_url: row.webhook_url,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+  };
+}
