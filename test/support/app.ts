@@ -1,0 +1,116 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { Agent, request } from 'undici';
+import { buildApp, type App } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startHttpServer, type HttpServer } from '../../src/http/server.ts';
+import { loadTls } from '../../src/http/tls.ts';
+import { createLogger } from '../../src/log.ts';
+import { cloneTemplateDatabase } from './database.ts';
+import { freePort } from './net.ts';
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  text: string;
+}
+
+export interface TestService {
+  app: App;
+  http: HttpServer;
+  baseUrl: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string;
+  logLines: string[];
+  /** A request over real TLS, the server's certificate checked against its own CA. */
+  api: (method: string, path: string, opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }) => Promise<ApiResponse>;
+  fetchUrl: (url: string) => Promise<{ status: number; bytes: Buffer; headers: Record<string, string | string[] | undefined> }>;
+  team: (opts?: { tier?: string; credits?: number; name?: string }) => Promise<{ teamId: string; key: string; keyId: string; webhookSecret: string }>;
+  close: () => Promise<void>;
+}
+
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const database = await cloneTemplateDatabase();
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-test-data-'));
+  const port = await freePort();
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_BASE_URL: `https://127.0.0.1:${port}`,
+    ALLOW_PRIVATE_NETWORK_URLS: 'true',
+    ...env,
+  });
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logLines.push(String(chunk));
+      cb();
+    },
+  });
+  const log = createLogger('info', sink);
+  const app = await buildApp(config, log);
+  const http = await startHttpServer(app);
+  const tls = await loadTls(config);
+  const dispatcher = new Agent({ connect: { ca: tls.cert } });
+  const baseUrl = `https://127.0.0.1:${http.port}`;
+
+  const api: TestService['api'] = async (method, p, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await request(`${baseUrl}${p}`, { method: method as 'GET', headers, body, dispatcher });
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.statusCode, headers: res.headers, body: parsed, text };
+  };
+
+  const fetchUrl: TestService['fetchUrl'] = async (url) => {
+    const res = await request(url, { dispatcher });
+    return { status: res.statusCode, headers: res.headers, bytes: Buffer.from(await res.body.arrayBuffer()) };
+  };
+
+  const team: TestService['team'] = async (opts = {}) => {
+    const t = await app.services.teams.createTeam({
+      name: opts.name ?? 'Test team',
+      tier: opts.tier ?? 'starter',
+      credits_limit: opts.credits ?? 1000,
+    });
+    const k = await app.services.teams.createKey(t.id);
+    return { teamId: t.id, key: k.key, keyId: k.id, webhookSecret: k.webhook_secret };
+  };
+
+  return {
+    app,
+    http,
+    baseUrl,
+    port: http.port,
+    dataDir,
+    databaseUrl: database.url,
+    logLines,
+    api,
+    fetchUrl,
+    team,
+    close: async () => {
+      await http.close();
+      await dispatcher.close();
+      await app.close();
+      await database.drop();
+      await fs.rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
