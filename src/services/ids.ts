@@ -10,6 +10,8 @@ export function requireUuid(value: unknown, field = 'id'): string {
   return value.toLowerCase();
 }
 
+/** 23503 for a NO ACTION reference, 23001 for ON DELETE RESTRICT: either way the row is still in use. */
 export function isForeignKeyViolation(e: unknown): boolean {
-  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23503';
+  const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+  return code === '23503' || code === '23001';
 }

@@ -34,6 +34,7 @@ export default async function setup(project: TestProject) {
 
   const pool = new pg.Pool({ connectionString: withDatabase(adminUrl, template), max: 2 });
   pool.on('error', () => {});
+  pool.on('connect', (c) => c.on('error', () => {}));
   await migrate(pool);
   await pool.end();
 
