@@ -1,0 +1,379 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/app.ts';
+import { CLI_BIN, runCli, stdoutJson, type CliResult } from '../support/cli-run.ts';
+import { cloneTemplateDatabase } from '../support/database.ts';
+
+const KEY_FORMAT = /^service_sk_[0-9A-Za-z]{38}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MISSING_TEAM = '00000000-0000-4000-8000-000000000000';
+
+let database: Awaited<ReturnType<typeof cloneTemplateDatabase>>;
+let dataDir: string;
+let sql: pg.Pool;
+
+beforeAll(async () => {
+  database = await cloneTemplateDatabase();
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-cli-'));
+  sql = new pg.Pool({ connectionString: database.url, max: 2 });
+});
+afterAll(async () => {
+  await sql?.end();
+  await database?.drop();
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+function adforge(args: string[], env: Record<string, string> = {}, opts: { entry?: string; databaseUrl?: string } = {}): Promise<CliResult> {
+  return runCli(
+    args,
+    { DATABASE_URL: opts.databaseUrl ?? database.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env },
+    opts.entry ? { entry: opts.entry } : {},
+  );
+}
+
+/** A command that must succeed: its stdout parsed as the one JSON object it prints. */
+async function ok(args: string[], opts: { databaseUrl?: string } = {}): Promise<any> {
+  const r = await adforge([...args, '--json'], {}, opts);
+  expect(r.code, `adforge ${args.join(' ')}\n${r.stdout}\n${r.stderr}`).toBe(0);
+  return stdoutJson(r);
+}
+
+async function newTeam(extra: string[] = [], opts: { databaseUrl?: string } = {}): Promise<string> {
+  return (await ok(['team', 'create', '--name', 'Acme', ...extra], opts)).id;
+}
+
+function expectFailure(r: CliResult, code: string, message?: RegExp): void {
+  expect(r.code, `expected a non-zero exit\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).not.toBe(0);
+  const body = stdoutJson(r);
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error.code).toBe(code);
+  expect(typeof body.error.message).toBe('string');
+  if (message) expect(body.error.message).toMatch(message);
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+describe('adforge team create', () => {
+  it('prints one JSON object {id,name,tier,credits_limit,credits_used}, Starter tier by default', async () => {
+    const r = await adforge(['team', 'create', '--name', 'Acme Inc', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toHaveLength(1);
+    const team = stdoutJson(r);
+    expect(Object.keys(team).sort()).toEqual(['credits_limit', 'credits_used', 'id', 'name', 'tier']);
+    expect(team).toEqual({ id: expect.stringMatching(UUID), name: 'Acme Inc', tier: 'starter', credits_limit: 1000, credits_used: 0 });
+    const row = await sql.query('select name, tier, credits_limit, credits_used from teams where id = $1', [team.id]);
+    expect(row.rows).toEqual([{ name: 'Acme Inc', tier: 'starter', credits_limit: 1000, credits_used: 0 }]);
+  });
+
+  it('takes --tier and --credits', async () => {
+    const team = await ok(['team', 'create', '--name', 'Big', '--tier', 'business', '--credits', '250']);
+    expect(team).toMatchObject({ name: 'Big', tier: 'business', credits_limit: 250, credits_used: 0 });
+  });
+
+  it('refuses an unknown tier: validation_error naming the tier, non-zero exit, no team stored', async () => {
+    const r = await adforge(['team', 'create', '--name', 'Gold team', '--tier', 'gold', '--json']);
+    expectFailure(r, 'validation_error', /tier/);
+    const rows = await sql.query(`select 1 from teams where name = 'Gold team'`);
+    expect(rows.rowCount).toBe(0);
+  });
+
+  it('without --json, reports the error on stderr and exits non-zero', async () => {
+    const r = await adforge(['team', 'create', '--name', 'Gold team', '--tier', 'gold']);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^adforge: tier: /m);
+  });
+
+  it('refuses --credits that is not a whole number before touching the database', async () => {
+    const r = await adforge(['team', 'create', '--name', 'X', '--credits', '12.5', '--json']);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/--credits.*whole number/s);
+  });
+});
+
+describe('adforge key create', () => {
+  let teamId: string;
+  beforeAll(async () => {
+    teamId = await newTeam();
+  });
+
+  it('prints {id,key,webhook_secret,team_id} with a service_sk_ key', async () => {
+    const created = await ok(['key', 'create', '--team', teamId]);
+    expect(Object.keys(created).sort()).toEqual(['id', 'key', 'team_id', 'webhook_secret']);
+    expect(created.id).toMatch(UUID);
+    expect(created.key).toMatch(KEY_FORMAT);
+    expect(created.webhook_secret).toEqual(expect.any(String));
+    expect(created.webhook_secret.length).toBeGreaterThanOrEqual(32);
+    expect(created.team_id).toBe(teamId);
+  });
+
+  it('stores only the SHA-256 digest of the key, never the key itself', async () => {
+    const created = await ok(['key', 'create', '--team', teamId]);
+    const row = await sql.query<{ key_digest: Buffer }>('select key_digest from api_keys where id = $1', [created.id]);
+    expect(row.rows[0]!.key_digest.equals(sha256(created.key))).toBe(true);
+    const all = await sql.query<{ t: string }>('select k::text as t from api_keys k');
+    expect(all.rowCount).toBeGreaterThan(0);
+    for (const { t } of all.rows) {
+      expect(t).not.toContain(created.key);
+      expect(t).not.toContain(created.key.slice('service_sk_'.length));
+    }
+  });
+
+  it('keeps --webhook-url on the key', async () => {
+    const created = await ok(['key', 'create', '--team', teamId, '--webhook-url', 'https://hooks.example.com/adforge']);
+    const row = await sql.query('select webhook_url, webhook_secret from api_keys where id = $1', [created.id]);
+    expect(row.rows).toEqual([{ webhook_url: 'https://hooks.example.com/adforge', webhook_secret: created.webhook_secret }]);
+  });
+
+  it('refuses a webhook URL that is not http(s)', async () => {
+    const r = await adforge(['key', 'create', '--team', teamId, '--webhook-url', 'ftp://example.com/x', '--json']);
+    expectFailure(r, 'validation_error', /webhook_url/);
+  });
+
+  it('answers not_found for an unknown team and creates nothing', async () => {
+    const r = await adforge(['key', 'create', '--team', MISSING_TEAM, '--json']);
+    expectFailure(r, 'not_found', /team/i);
+    const rows = await sql.query('select 1 from api_keys where team_id = $1', [MISSING_TEAM]);
+    expect(rows.rowCount).toBe(0);
+  });
+
+  it('answers validation_error for a team id that is not a UUID', async () => {
+    const r = await adforge(['key', 'create', '--team', 'acme', '--json']);
+    expectFailure(r, 'validation_error', /team/);
+  });
+});
+
+describe('adforge key revoke and key set-webhook', () => {
+  let teamId: string;
+  beforeAll(async () => {
+    teamId = await newTeam();
+  });
+
+  it('key revoke marks the key revoked', async () => {
+    const { id } = await ok(['key', 'create', '--team', teamId]);
+    const r = await adforge(['key', 'revoke', id]);
+    expect(r.code, r.stderr).toBe(0);
+    const row = await sql.query<{ revoked_at: Date | null }>('select revoked_at from api_keys where id = $1', [id]);
+    expect(row.rows[0]!.revoked_at).toBeInstanceOf(Date);
+  });
+
+  it('key revoke --json shows the key without its secret', async () => {
+    const created = await ok(['key', 'create', '--team', teamId]);
+    const shown = await ok(['key', 'revoke', created.id]);
+    expect(shown).toMatchObject({ id: created.id, team_id: teamId, revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(JSON.stringify(shown)).not.toContain(created.key);
+    expect(JSON.stringify(shown)).not.toContain(created.webhook_secret);
+  });
+
+  it('key revoke of an unknown key answers not_found', async () => {
+    const r = await adforge(['key', 'revoke', MISSING_TEAM, '--json']);
+    expectFailure(r, 'not_found');
+  });
+
+  it('key set-webhook sets the URL, and "none" clears it', async () => {
+    const { id } = await ok(['key', 'create', '--team', teamId]);
+    const webhookOf = async () => (await sql.query('select webhook_url from api_keys where id = $1', [id])).rows[0]!.webhook_url;
+
+    const set = await adforge(['key', 'set-webhook', id, 'https://example.com/hook']);
+    expect(set.code, set.stderr).toBe(0);
+    expect(await webhookOf()).toBe('https://example.com/hook');
+
+    const cleared = await ok(['key', 'set-webhook', id, 'none']);
+    expect(cleared.webhook_url).toBeNull();
+    expect(await webhookOf()).toBeNull();
+  });
+
+  it('key set-webhook refuses an invalid URL and keeps the old one', async () => {
+    const { id } = await ok(['key', 'create', '--team', teamId, '--webhook-url', 'https://example.com/old']);
+    const r = await adforge(['key', 'set-webhook', id, 'not a url', '--json']);
+    expectFailure(r, 'validation_error', /webhook_url/);
+    const row = await sql.query('select webhook_url from api_keys where id = $1', [id]);
+    expect(row.rows[0]!.webhook_url).toBe('https://example.com/old');
+  });
+});
+
+describe('adforge brand create', () => {
+  let teamId: string;
+  beforeAll(async () => {
+    teamId = await newTeam();
+  });
+
+  it('prints the brand with the API field names', async () => {
+    const brand = await ok([
+      'brand', 'create', '--team', teamId, '--name', 'Acme Coffee',
+      '--description', 'Small-batch roasters',
+      '--industry', 'Food & drink',
+      '--website-url', 'https://acme.example.com',
+      '--brand-voice', 'warm, witty',
+      '--target-audience', 'commuters',
+      '--brand-color-primary', '#112233',
+      '--brand-color-accent', '#abc',
+      '--logo-url', 'https://acme.example.com/logo.png',
+      '--reference-image-url', 'https://acme.example.com/ref.jpg',
+    ]);
+    expect(Object.keys(brand).sort()).toEqual(
+      [
+        'id', 'name', 'description', 'industry', 'website_url', 'brand_voice', 'target_audience',
+        'brand_color_primary', 'brand_color_accent', 'logo_url', 'reference_image_url', 'created_at',
+      ].sort(),
+    );
+    expect(brand).toEqual({
+      id: expect.stringMatching(UUID),
+      name: 'Acme Coffee',
+      description: 'Small-batch roasters',
+      industry: 'Food & drink',
+      website_url: 'https://acme.example.com',
+      brand_voice: 'warm, witty',
+      target_audience: 'commuters',
+      brand_color_primary: '#112233',
+      brand_color_accent: '#abc',
+      logo_url: 'https://acme.example.com/logo.png',
+      reference_image_url: 'https://acme.example.com/ref.jpg',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/),
+    });
+    expect(new Date(brand.created_at).toISOString()).toBe(brand.created_at);
+    const row = await sql.query('select team_id from brands where id = $1', [brand.id]);
+    expect(row.rows).toEqual([{ team_id: teamId }]);
+  });
+
+  it('needs only --team and --name', async () => {
+    const brand = await ok(['brand', 'create', '--team', teamId, '--name', 'Plain']);
+    expect(brand).toMatchObject({ name: 'Plain', website_url: null, brand_color_primary: null, logo_url: null });
+  });
+
+  it('refuses a colour that is not hex and stores nothing', async () => {
+    const r = await adforge(['brand', 'create', '--team', teamId, '--name', 'Off colour', '--brand-color-primary', 'blue', '--json']);
+    expectFailure(r, 'validation_error', /brand_color_primary/);
+    const rows = await sql.query(`select 1 from brands where name = 'Off colour'`);
+    expect(rows.rowCount).toBe(0);
+  });
+
+  it('answers not_found for an unknown team', async () => {
+    const r = await adforge(['brand', 'create', '--team', MISSING_TEAM, '--name', 'Nobody', '--json']);
+    expectFailure(r, 'not_found');
+  });
+});
+
+describe('adforge credits', () => {
+  it('credits set changes the limit of the current period and prints the team', async () => {
+    const teamId = await newTeam();
+    const team = await ok(['credits', 'set', '--team', teamId, '--limit', '750']);
+    expect(team).toEqual({ id: teamId, name: 'Acme', tier: 'starter', credits_limit: 750, credits_used: 0 });
+    const row = await sql.query('select credits_limit from teams where id = $1', [teamId]);
+    expect(row.rows[0]!.credits_limit).toBe(750);
+  });
+
+  it('credits set refuses a limit below credits_used with validation_error', async () => {
+    const teamId = await newTeam();
+    await sql.query('update teams set credits_used = 40 where id = $1', [teamId]);
+    const r = await adforge(['credits', 'set', '--team', teamId, '--limit', '39', '--json']);
+    expectFailure(r, 'validation_error', /limit/);
+    const row = await sql.query('select credits_limit from teams where id = $1', [teamId]);
+    expect(row.rows[0]!.credits_limit).toBe(1000);
+  });
+
+  it('credits reset starts a new period: credits_used 0, the old usage kept in the ledger', async () => {
+    const teamId = await newTeam();
+    await sql.query('update teams set credits_used = 40 where id = $1', [teamId]);
+    const team = await ok(['credits', 'reset', '--team', teamId]);
+    expect(team).toMatchObject({ id: teamId, credits_used: 0, credits_limit: 1000 });
+    const row = await sql.query('select credits_used from teams where id = $1', [teamId]);
+    expect(row.rows[0]!.credits_used).toBe(0);
+    const ledger = await sql.query(`select amount from credit_ledger where team_id = $1 and kind = 'period_reset'`, [teamId]);
+    expect(ledger.rows).toEqual([{ amount: -40 }]);
+  });
+
+  it('credits reset of an unknown team answers not_found', async () => {
+    const r = await adforge(['credits', 'reset', '--team', MISSING_TEAM, '--json']);
+    expectFailure(r, 'not_found');
+  });
+});
+
+describe('adforge migrate', () => {
+  it('prints {"applied":[]} on a database that is up to date', async () => {
+    const r = await adforge(['migrate', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(stdoutJson(r)).toEqual({ applied: [] });
+  });
+});
+
+describe('secrets in output', () => {
+  it('key create with LOG_LEVEL=debug shows the key and webhook secret once on stdout and never on stderr', async () => {
+    const teamId = await newTeam();
+    const r = await adforge(['key', 'create', '--team', teamId, '--json'], { LOG_LEVEL: 'debug' });
+    expect(r.code, r.stderr).toBe(0);
+    const created = stdoutJson(r);
+    expect(r.stdout.split(created.key)).toHaveLength(2);
+    expect(r.stdout.split(created.webhook_secret)).toHaveLength(2);
+    expect(r.stderr).not.toContain(created.key);
+    expect(r.stderr).not.toContain(created.webhook_secret);
+  });
+
+  it('key create without --json prints the key on stdout and nothing secret on stderr', async () => {
+    const teamId = await newTeam();
+    const r = await adforge(['key', 'create', '--team', teamId], { LOG_LEVEL: 'debug' });
+    expect(r.code, r.stderr).toBe(0);
+    const key = r.stdout.match(/service_sk_[0-9A-Za-z]+/)?.[0];
+    expect(key).toMatch(KEY_FORMAT);
+    expect(r.stdout).toMatch(/^team_id\s+[0-9a-f-]{36}$/m);
+    expect(r.stderr).not.toContain(key!);
+    expect(r.stderr).not.toMatch(/whsec_/);
+  });
+});
+
+describe('bin/adforge.js', () => {
+  it('runs the CLI: team create --json prints the team', async () => {
+    const r = await adforge(['team', 'create', '--name', 'Via bin', '--json'], {}, { entry: CLI_BIN });
+    expect(r.code, r.stderr).toBe(0);
+    expect(stdoutJson(r)).toMatchObject({ name: 'Via bin', tier: 'starter', credits_used: 0 });
+  });
+});
+
+describe('keys made by the CLI, used against a running service on the same database', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(() => svc?.close());
+
+  const on = () => ({ databaseUrl: svc.databaseUrl });
+
+  it('authenticate GET /api/v1/account/credits', async () => {
+    const teamId = await newTeam(['--credits', '300'], on());
+    const { key } = await ok(['key', 'create', '--team', teamId], on());
+    const res = await svc.api('GET', '/api/v1/account/credits', { key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ credits_used: 0, credits_limit: 300, credits_remaining: 300 });
+  });
+
+  it('stop working once revoked: 401 unauthorized', async () => {
+    const teamId = await newTeam([], on());
+    const { id, key } = await ok(['key', 'create', '--team', teamId], on());
+    expect((await svc.api('GET', '/api/v1/account/credits', { key })).status).toBe(200);
+    await ok(['key', 'revoke', id], on());
+    const res = await svc.api('GET', '/api/v1/account/credits', { key });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: { code: 'unauthorized', message: 'Missing or invalid API key' } });
+  });
+
+  it('of a free-tier team get 403 forbidden', async () => {
+    const teamId = await newTeam(['--tier', 'free'], on());
+    const { key } = await ok(['key', 'create', '--team', teamId], on());
+    const res = await svc.api('GET', '/api/v1/account/credits', { key });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('forbidden');
+  });
+
+  it('see a limit changed by credits set at once', async () => {
+    const teamId = await newTeam([], on());
+    const { key } = await ok(['key', 'create', '--team', teamId], on());
+    await ok(['credits', 'set', '--team', teamId, '--limit', '42'], on());
+    const res = await svc.api('GET', '/api/v1/account/credits', { key });
+    expect(res.body).toEqual({ credits_used: 0, credits_limit: 42, credits_remaining: 42 });
+  });
+});
