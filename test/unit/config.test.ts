@@ -1,0 +1,219 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+
+const s3Env = { STORAGE: 's3', S3_BUCKET: 'media', S3_ACCESS_KEY_ID: 'AKIDEXAMPLE', S3_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI' };
+
+function configError(env: NodeJS.ProcessEnv): string {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error(`expected loadConfig(${JSON.stringify(env)}) to throw`);
+}
+
+describe('loadConfig defaults', () => {
+  const config = loadConfig({});
+
+  it('resolves DATA_DIR to an absolute path ending in .data (relative to the working directory)', () => {
+    expect(path.isAbsolute(config.dataDir)).toBe(true);
+    expect(path.basename(config.dataDir)).toBe('.data');
+    expect(config.dataDir).toBe(path.resolve(process.cwd(), '.data'));
+  });
+
+  it('listens on 0.0.0.0:8443 and advertises https://localhost:8443', () => {
+    expect(config.port).toBe(8443);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.publicBaseUrl).toBe('https://localhost:8443');
+  });
+
+  it('stores files locally, without S3 settings', () => {
+    expect(config.storage).toBe('local');
+    expect(config.s3).toBeUndefined();
+  });
+
+  it('does not trust proxies and does not allow private-network URLs', () => {
+    expect(config.trustProxy).toBe(false);
+    expect(config.allowPrivateNetworkUrls).toBe(false);
+  });
+
+  it('leaves database, TLS and signing settings unset, logs at info with 4 workers', () => {
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.pgPort).toBeUndefined();
+    expect(config.tlsCertFile).toBeUndefined();
+    expect(config.tlsKeyFile).toBeUndefined();
+    expect(config.filesSigningSecret).toBeUndefined();
+    expect(config.logLevel).toBe('info');
+    expect(config.workerConcurrency).toBe(4);
+  });
+
+  it('reads only the environment it is given', () => {
+    expect(loadConfig({ PATH: '/usr/bin', HOME: '/root', UNRELATED: 'x' })).toEqual(config);
+  });
+});
+
+describe('loadConfig values', () => {
+  it('keeps an absolute DATA_DIR and resolves a relative one', () => {
+    expect(loadConfig({ DATA_DIR: '/var/lib/adforge' }).dataDir).toBe('/var/lib/adforge');
+    expect(loadConfig({ DATA_DIR: 'state/x' }).dataDir).toBe(path.resolve('state/x'));
+  });
+
+  it('derives the default public base URL from PORT', () => {
+    const config = loadConfig({ PORT: '9443' });
+    expect(config.port).toBe(9443);
+    expect(config.publicBaseUrl).toBe('https://localhost:9443');
+  });
+
+  it('takes PUBLIC_BASE_URL as given, without trailing slashes', () => {
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://ads.example.com' }).publicBaseUrl).toBe('https://ads.example.com');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://ads.example.com/' }).publicBaseUrl).toBe('https://ads.example.com');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://ads.example.com/base///' }).publicBaseUrl).toBe('https://ads.example.com/base');
+  });
+
+  it('refuses a PUBLIC_BASE_URL that is not a URL, naming it', () => {
+    expect(configError({ PUBLIC_BASE_URL: 'ads.example.com' })).toMatch(/^\s*PUBLIC_BASE_URL:/m);
+  });
+
+  it.each(['TRUST_PROXY', 'ALLOW_PRIVATE_NETWORK_URLS', 'S3_FORCE_PATH_STYLE'] as const)('parses the %s flag: "true" and "1" are true, "false" and "0" false', (name) => {
+    const read = (value: string): boolean => {
+      const config = loadConfig({ ...s3Env, [name]: value });
+      if (name === 'TRUST_PROXY') return config.trustProxy;
+      if (name === 'ALLOW_PRIVATE_NETWORK_URLS') return config.allowPrivateNetworkUrls;
+      return config.s3!.forcePathStyle;
+    };
+    expect(read('true')).toBe(true);
+    expect(read('1')).toBe(true);
+    expect(read('false')).toBe(false);
+    expect(read('0')).toBe(false);
+  });
+
+  it.each(['yes', 'no', 'on', 'TRUE', '2', ' true'])('refuses the flag value %j, naming the variable', (value) => {
+    expect(configError({ TRUST_PROXY: value })).toMatch(/^\s*TRUST_PROXY:/m);
+  });
+
+  it.each(['0', '1', '80', '65535'])('accepts PORT %s', (value) => {
+    expect(loadConfig({ PORT: value }).port).toBe(Number(value));
+  });
+
+  it.each(['abc', '65536', '70000', '-1', '1.5', 'NaN', 'Infinity'])('refuses PORT %j with a message naming PORT', (value) => {
+    const message = configError({ PORT: value });
+    expect(message).toContain('invalid configuration');
+    expect(message).toMatch(/^\s*PORT:/m);
+  });
+
+  it('refuses a bad PG_PORT and WORKER_CONCURRENCY, naming each', () => {
+    expect(configError({ PG_PORT: 'x' })).toMatch(/^\s*PG_PORT:/m);
+    expect(configError({ WORKER_CONCURRENCY: '0' })).toMatch(/^\s*WORKER_CONCURRENCY:/m);
+    expect(configError({ WORKER_CONCURRENCY: '257' })).toMatch(/^\s*WORKER_CONCURRENCY:/m);
+    expect(loadConfig({ PG_PORT: '5433', WORKER_CONCURRENCY: '16' })).toMatchObject({ pgPort: 5433, workerConcurrency: 16 });
+  });
+
+  it('refuses an unknown LOG_LEVEL and STORAGE, naming each', () => {
+    expect(configError({ LOG_LEVEL: 'verbose' })).toMatch(/^\s*LOG_LEVEL:/m);
+    expect(configError({ STORAGE: 'gcs' })).toMatch(/^\s*STORAGE:/m);
+  });
+
+  it('refuses a FILES_SIGNING_SECRET shorter than 32 characters', () => {
+    expect(configError({ FILES_SIGNING_SECRET: 'x'.repeat(31) })).toMatch(/^\s*FILES_SIGNING_SECRET:/m);
+    expect(loadConfig({ FILES_SIGNING_SECRET: 'x'.repeat(32) }).filesSigningSecret).toBe('x'.repeat(32));
+  });
+
+  it('lists every invalid variable in one message', () => {
+    const message = configError({ PORT: 'abc', LOG_LEVEL: 'loud' });
+    expect(message).toMatch(/^\s*PORT:/m);
+    expect(message).toMatch(/^\s*LOG_LEVEL:/m);
+  });
+});
+
+describe('loadConfig TLS files', () => {
+  it('refuses TLS_CERT_FILE without TLS_KEY_FILE, and the reverse', () => {
+    expect(configError({ TLS_CERT_FILE: '/etc/tls/cert.pem' })).toMatch(/TLS_CERT_FILE and TLS_KEY_FILE/);
+    expect(configError({ TLS_KEY_FILE: '/etc/tls/key.pem' })).toMatch(/TLS_CERT_FILE and TLS_KEY_FILE/);
+  });
+
+  it('accepts both together', () => {
+    const config = loadConfig({ TLS_CERT_FILE: '/etc/tls/cert.pem', TLS_KEY_FILE: '/etc/tls/key.pem' });
+    expect(config.tlsCertFile).toBe('/etc/tls/cert.pem');
+    expect(config.tlsKeyFile).toBe('/etc/tls/key.pem');
+  });
+});
+
+describe('loadConfig S3 storage', () => {
+  it('builds the S3 settings with the default region', () => {
+    expect(loadConfig(s3Env).s3).toEqual({
+      bucket: 'media',
+      region: 'us-east-1',
+      endpoint: undefined,
+      accessKeyId: 'AKIDEXAMPLE',
+      secretAccessKey: 'wJalrXUtnFEMI',
+      forcePathStyle: false,
+    });
+  });
+
+  it('takes region, endpoint and path style when given', () => {
+    const config = loadConfig({ ...s3Env, S3_REGION: 'eu-west-3', S3_ENDPOINT: 'http://127.0.0.1:9000', S3_FORCE_PATH_STYLE: 'true' });
+    expect(config.s3).toMatchObject({ region: 'eu-west-3', endpoint: 'http://127.0.0.1:9000', forcePathStyle: true });
+  });
+
+  it.each(['S3_BUCKET', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const)('refuses STORAGE=s3 without %s', (name) => {
+    const { [name]: _omitted, ...env } = s3Env;
+    expect(configError(env)).toMatch(/STORAGE=s3 needs S3_BUCKET, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY/);
+    expect(configError({ ...s3Env, [name]: '' })).toMatch(/STORAGE=s3 needs/);
+  });
+
+  it('refuses STORAGE=s3 with no S3 settings at all', () => {
+    expect(configError({ STORAGE: 's3' })).toMatch(/STORAGE=s3 needs/);
+  });
+
+  it('ignores S3 settings when storage is local', () => {
+    expect(loadConfig({ S3_BUCKET: 'media', S3_ACCESS_KEY_ID: 'a' }).s3).toBeUndefined();
+  });
+});
+
+describe('loadConfig empty values', () => {
+  it('treats every empty-string variable as unset', () => {
+    const empty = {
+      DATA_DIR: '',
+      DATABASE_URL: '',
+      PG_PORT: '',
+      HOST: '',
+      PORT: '',
+      PUBLIC_BASE_URL: '',
+      TLS_CERT_FILE: '',
+      TLS_KEY_FILE: '',
+      TRUST_PROXY: '',
+      ALLOW_PRIVATE_NETWORK_URLS: '',
+      FILES_SIGNING_SECRET: '',
+      LOG_LEVEL: '',
+      STORAGE: '',
+      S3_BUCKET: '',
+      S3_REGION: '',
+      S3_ENDPOINT: '',
+      S3_ACCESS_KEY_ID: '',
+      S3_SECRET_ACCESS_KEY: '',
+      S3_FORCE_PATH_STYLE: '',
+      WORKER_CONCURRENCY: '',
+    };
+    expect(loadConfig(empty)).toEqual(loadConfig({}));
+  });
+
+  it('treats an empty TLS_CERT_FILE as missing when TLS_KEY_FILE is set', () => {
+    expect(configError({ TLS_CERT_FILE: '', TLS_KEY_FILE: '/k.pem' })).toMatch(/TLS_CERT_FILE and TLS_KEY_FILE/);
+  });
+
+  it('treats undefined entries as unset', () => {
+    expect(loadConfig({ PORT: undefined, HOST: undefined })).toEqual(loadConfig({}));
+  });
+});
+
+describe('loadConfig result', () => {
+  it('is frozen', () => {
+    const config = loadConfig({});
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+    expect(config.port).toBe(8443);
+  });
+});
