@@ -4,9 +4,13 @@ import pino, { type Logger } from 'pino';
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'headers.authorization',
+  'headers.Authorization',
+  '*.headers.authorization',
   'authorization',
+  'Authorization',
   'key',
   '*.key',
+  '*[*].key',
   'webhook_secret',
   '*.webhook_secret',
   'password',

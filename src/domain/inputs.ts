@@ -30,7 +30,7 @@ export const httpUrl = z
 const queryInt = (min: number, max: number, dflt: number) =>
   z
     .string()
-    .regex(/^\d{1,9}$/, `must be an integer between ${min} and ${max}`)
+    .regex(/^\d{1,10}$/, `must be an integer between ${min} and ${max}`)
     .transform(Number)
     .pipe(z.number().min(min, `must be an integer between ${min} and ${max}`).max(max, `must be an integer between ${min} and ${max}`))
     .default(dflt);
@@ -59,7 +59,8 @@ export const productCreate = z.object({
     .trim()
     .transform((c) => c.toUpperCase())
     .refine((c) => ISO_4217.has(c), 'must be an ISO 4217 currency code, e.g. USD')
-    .default('USD'),
+    .nullish()
+    .transform((c) => c ?? 'USD'),
   link: httpUrl.nullish(),
 });
 export type ProductCreate = z.output<typeof productCreate>;

@@ -2,7 +2,10 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, errorStatus, type ErrorCode } from '../domain/errors.ts';
 
 // Fastify's own failures (parsing, content type, body size) translated to the spec's codes.
+// Anything else that reaches the handler (thrown by our code or a library) is an internal error,
+// whatever status-like fields it carries.
 function fromFastify(e: FastifyError): AppError | null {
+  if (typeof e !== 'object' || e === null) return null;
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('validation_error', 'Content-Type must be application/json');
@@ -14,7 +17,8 @@ function fromFastify(e: FastifyError): AppError | null {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('validation_error', 'the request body is too large');
   }
-  if (e instanceof SyntaxError || (e.statusCode === 400 && /JSON/i.test(e.message))) {
+  if (typeof e.code !== 'string' || !e.code.startsWith('FST_')) return null;
+  if (e.statusCode === 400 && /JSON/i.test(e.message)) {
     return new AppError('validation_error', 'the request body is not valid JSON');
   }
   const status = e.statusCode ?? 500;

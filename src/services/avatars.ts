@@ -97,7 +97,7 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
         throw e;
       }
       if (!row) throw new AppError('not_found', 'Custom avatar not found');
-      await storage.delete(row.image_key).catch((e: unknown) => log.warn({ err: e, key: row.image_key }, 'orphaned avatar image'));
+      await storage.delete(row.image_key).catch((e: unknown) => log.warn({ err: e, image_key: row.image_key }, 'orphaned avatar image'));
     },
   };
 }

@@ -86,7 +86,7 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
         throw e;
       }
       if (!row) throw new AppError('not_found', 'Product not found');
-      await storage.delete(row.image_key).catch((e: unknown) => log.warn({ err: e, key: row.image_key }, 'orphaned product image'));
+      await storage.delete(row.image_key).catch((e: unknown) => log.warn({ err: e, image_key: row.image_key }, 'orphaned product image'));
     },
   };
 }

@@ -77,7 +77,7 @@ describe('behind a TLS proxy (TRUST_PROXY=true)', () => {
   });
 
   it('still refuses plain HTTP without the header, or marked http', async () => {
-    for (const headers of [{}, { 'x-forwarded-proto': 'http' }]) {
+    for (const headers of [{}, { 'x-forwarded-proto': 'http' }] as Array<Record<string, string>>) {
       const res = await plainRequest(svc.port, 'GET', '/api/v1/account/credits', { authorization: `Bearer ${key}`, ...headers });
       expect(res.status).toBe(403);
       expect(res.body).toEqual(HTTPS_REQUIRED);
