@@ -37,21 +37,46 @@ export async function startEmbeddedPostgres(opts: {
     return handle(running.port, false, async () => {});
   }
 
-  let port = opts.port ?? EMBEDDED_DEFAULT_PORT;
-  if (!(await portIsFree(port))) {
-    if (opts.port !== undefined) {
-      throw new Error(
-        `PG_PORT ${port} is in use by another program, so the embedded PostgreSQL cannot start there; ` +
-          'stop that program or choose another PG_PORT',
-      );
-    }
-    const free = await freePort();
-    log(`port ${port} is taken by another program; the embedded PostgreSQL uses port ${free} instead`);
-    port = free;
+  if (!(await exists(path.join(dir, 'PG_VERSION')))) {
+    log(`initialising a new PostgreSQL cluster in ${dir}`);
+    await fs.rm(dir, { recursive: true, force: true });
+    await cluster(dir, 0, []).initialise();
   }
 
-  const output: string[] = [];
-  const pg = new EmbeddedPostgres({
+  let port = opts.port ?? EMBEDDED_DEFAULT_PORT;
+  // A port can be taken between our check and the server's bind (another start racing us): try again on a new one.
+  for (let attempt = 1; ; attempt++) {
+    if (!(await portIsFree(port))) {
+      if (opts.port !== undefined) throw portTaken(port);
+      const free = await freePort();
+      log(`port ${port} is taken by another program; the embedded PostgreSQL uses port ${free} instead`);
+      port = free;
+    }
+    const output: string[] = [];
+    const pg = cluster(dir, port, output);
+    try {
+      await pg.start();
+      log(`embedded PostgreSQL started on port ${port}`);
+      return handle(port, true, () => pg.stop());
+    } catch (e) {
+      const text = output.join('');
+      const raced = await runningCluster(dir);
+      if (raced) {
+        log(`attaching to the embedded PostgreSQL another process just started on port ${raced.port}`);
+        return handle(raced.port, false, async () => {});
+      }
+      if (/Address already in use/.test(text) && attempt < 3) {
+        if (opts.port !== undefined) throw portTaken(port);
+        continue;
+      }
+      const detail = text.trim().split('\n').slice(-5).join('\n');
+      throw new Error(`the embedded PostgreSQL in ${dir} did not start: ${detail || String(e)}`);
+    }
+  }
+}
+
+function cluster(dir: string, port: number, output: string[]): EmbeddedPostgres {
+  return new EmbeddedPostgres({
     databaseDir: dir,
     port,
     user: USER,
@@ -66,20 +91,13 @@ export async function startEmbeddedPostgres(opts: {
     },
     onError: (e) => output.push(String(e)),
   });
+}
 
-  if (!(await exists(path.join(dir, 'PG_VERSION')))) {
-    log(`initialising a new PostgreSQL cluster in ${dir}`);
-    await fs.rm(dir, { recursive: true, force: true });
-    await pg.initialise();
-  }
-  try {
-    await pg.start();
-  } catch (e) {
-    const detail = output.join('').trim().split('\n').slice(-5).join('\n');
-    throw new Error(`the embedded PostgreSQL in ${dir} did not start: ${detail || String(e)}`);
-  }
-  log(`embedded PostgreSQL started on port ${port}`);
-  return handle(port, true, () => pg.stop());
+function portTaken(port: number): Error {
+  return new Error(
+    `PG_PORT ${port} is in use by another program, so the embedded PostgreSQL cannot start there; ` +
+      'stop that program or choose another PG_PORT',
+  );
 }
 
 function handle(port: number, startedHere: boolean, stop: () => Promise<void>): EmbeddedHandle {

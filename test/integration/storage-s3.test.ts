@@ -1,40 +1,19 @@
-import { createRequire } from 'node:module';
-import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Storage, type S3Storage } from '../../src/storage/s3.ts';
-
-// s3rver ships no type declarations; this is the slice of its API the test uses.
-interface S3rverInstance {
-  run(): Promise<AddressInfo>;
-  close(): Promise<void>;
-}
-type S3rverConstructor = new (options: {
-  port: number;
-  address: string;
-  silent: boolean;
-  directory: string;
-  configureBuckets: Array<{ name: string }>;
-}) => S3rverInstance;
-const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
+import { startS3Server } from '../support/s3-server.ts';
 
 const bucket = 'adforge-test';
 const jpegBytes = Buffer.from('ffd8ffe000104a46494600010100000100010000ffd9', 'hex');
 
-let directory: string;
-let server: S3rverInstance;
+let server: Awaited<ReturnType<typeof startS3Server>>;
 let storage: S3Storage;
 
 beforeAll(async () => {
-  directory = await mkdtemp(path.join(tmpdir(), 'adforge-s3rver-'));
-  server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket }] });
-  const { port } = await server.run();
+  server = await startS3Server(bucket);
   storage = createS3Storage({
     bucket,
     region: 'us-east-1',
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: server.endpoint,
     accessKeyId: 'S3RVER',
     secretAccessKey: 'S3RVER',
     forcePathStyle: true,
@@ -43,7 +22,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  if (directory) await rm(directory, { recursive: true, force: true });
 });
 
 describe('s3 storage against s3rver', () => {
