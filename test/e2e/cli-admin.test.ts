@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,17 +42,33 @@ async function ok(args: string[], opts: { databaseUrl?: string } = {}): Promise<
   return stdoutJson(r);
 }
 
-async function newTeam(extra: string[] = [], opts: { databaseUrl?: string } = {}): Promise<string> {
-  return (await ok(['team', 'create', '--name', 'Acme', ...extra], opts)).id;
+/** A team made directly in the database, for tests about other commands. */
+async function newTeam(opts: { tier?: string; credits?: number } = {}, db: pg.Pool = sql): Promise<string> {
+  const r = await db.query<{ id: string }>(
+    `insert into teams (name, tier, credits_limit) values ('Acme', $1, $2) returning id`,
+    [opts.tier ?? 'starter', opts.credits ?? 1000],
+  );
+  return r.rows[0]!.id;
 }
 
+/** A key row made directly in the database; its clear text is never needed by the tests that use it. */
+async function newKey(teamId: string, webhookUrl: string | null = null): Promise<{ id: string; webhookSecret: string }> {
+  const webhookSecret = `whsec_${randomBytes(16).toString('hex')}`;
+  const r = await sql.query<{ id: string }>(
+    `insert into api_keys (team_id, key_digest, key_hint, webhook_url, webhook_secret) values ($1, $2, 'service_sk_test…', $3, $4) returning id`,
+    [teamId, randomBytes(32), webhookUrl, webhookSecret],
+  );
+  return { id: r.rows[0]!.id, webhookSecret };
+}
+
+/** A refused command: one {"error":{code,message}} object on stdout, and a non-zero exit status. */
 function expectFailure(r: CliResult, code: string, message?: RegExp): void {
-  expect(r.code, `expected a non-zero exit\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).not.toBe(0);
   const body = stdoutJson(r);
   expect(Object.keys(body)).toEqual(['error']);
   expect(body.error.code).toBe(code);
   expect(typeof body.error.message).toBe('string');
   if (message) expect(body.error.message).toMatch(message);
+  expect(r.code, `expected a non-zero exit status\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).not.toBe(0);
 }
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest();
@@ -155,19 +171,18 @@ describe('adforge key revoke and key set-webhook', () => {
   });
 
   it('key revoke marks the key revoked', async () => {
-    const { id } = await ok(['key', 'create', '--team', teamId]);
+    const { id } = await newKey(teamId);
     const r = await adforge(['key', 'revoke', id]);
     expect(r.code, r.stderr).toBe(0);
     const row = await sql.query<{ revoked_at: Date | null }>('select revoked_at from api_keys where id = $1', [id]);
     expect(row.rows[0]!.revoked_at).toBeInstanceOf(Date);
   });
 
-  it('key revoke --json shows the key without its secret', async () => {
-    const created = await ok(['key', 'create', '--team', teamId]);
-    const shown = await ok(['key', 'revoke', created.id]);
-    expect(shown).toMatchObject({ id: created.id, team_id: teamId, revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
-    expect(JSON.stringify(shown)).not.toContain(created.key);
-    expect(JSON.stringify(shown)).not.toContain(created.webhook_secret);
+  it('key revoke --json shows the key without its webhook secret', async () => {
+    const { id, webhookSecret } = await newKey(teamId);
+    const shown = await ok(['key', 'revoke', id]);
+    expect(shown).toMatchObject({ id, team_id: teamId, revoked_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect(JSON.stringify(shown)).not.toContain(webhookSecret);
   });
 
   it('key revoke of an unknown key answers not_found', async () => {
@@ -176,7 +191,7 @@ describe('adforge key revoke and key set-webhook', () => {
   });
 
   it('key set-webhook sets the URL, and "none" clears it', async () => {
-    const { id } = await ok(['key', 'create', '--team', teamId]);
+    const { id } = await newKey(teamId);
     const webhookOf = async () => (await sql.query('select webhook_url from api_keys where id = $1', [id])).rows[0]!.webhook_url;
 
     const set = await adforge(['key', 'set-webhook', id, 'https://example.com/hook']);
@@ -189,7 +204,7 @@ describe('adforge key revoke and key set-webhook', () => {
   });
 
   it('key set-webhook refuses an invalid URL and keeps the old one', async () => {
-    const { id } = await ok(['key', 'create', '--team', teamId, '--webhook-url', 'https://example.com/old']);
+    const { id } = await newKey(teamId, 'https://example.com/old');
     const r = await adforge(['key', 'set-webhook', id, 'not a url', '--json']);
     expectFailure(r, 'validation_error', /webhook_url/);
     const row = await sql.query('select webhook_url from api_keys where id = $1', [id]);
@@ -295,10 +310,22 @@ describe('adforge credits', () => {
 });
 
 describe('adforge migrate', () => {
-  it('prints {"applied":[]} on a database that is up to date', async () => {
-    const r = await adforge(['migrate', '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(stdoutJson(r)).toEqual({ applied: [] });
+  let run: CliResult;
+  let ms: number;
+  beforeAll(async () => {
+    const t0 = Date.now();
+    run = await adforge(['migrate', '--json']);
+    ms = Date.now() - t0;
+  }, 30_000);
+
+  it('prints {"applied":[]} on a database that is up to date', () => {
+    expect(run.code, run.stderr).toBe(0);
+    expect(stdoutJson(run)).toEqual({ applied: [] });
+  });
+
+  it('exits as soon as it is done: no idle database connection keeps the process alive', () => {
+    // pg's pool drops an idle connection after 10 s: a pool left open shows as a run of 10 s or more.
+    expect(ms).toBeLessThan(6_000);
   });
 });
 
@@ -336,15 +363,20 @@ describe('bin/adforge.js', () => {
 
 describe('keys made by the CLI, used against a running service on the same database', () => {
   let svc: TestService;
+  let svcSql: pg.Pool;
   beforeAll(async () => {
     svc = await startTestService();
+    svcSql = new pg.Pool({ connectionString: svc.databaseUrl, max: 1 });
   });
-  afterAll(() => svc?.close());
+  afterAll(async () => {
+    await svcSql?.end();
+    await svc?.close();
+  });
 
   const on = () => ({ databaseUrl: svc.databaseUrl });
 
   it('authenticate GET /api/v1/account/credits', async () => {
-    const teamId = await newTeam(['--credits', '300'], on());
+    const teamId = await newTeam({ credits: 300 }, svcSql);
     const { key } = await ok(['key', 'create', '--team', teamId], on());
     const res = await svc.api('GET', '/api/v1/account/credits', { key });
     expect(res.status).toBe(200);
@@ -352,7 +384,7 @@ describe('keys made by the CLI, used against a running service on the same datab
   });
 
   it('stop working once revoked: 401 unauthorized', async () => {
-    const teamId = await newTeam([], on());
+    const teamId = await newTeam({}, svcSql);
     const { id, key } = await ok(['key', 'create', '--team', teamId], on());
     expect((await svc.api('GET', '/api/v1/account/credits', { key })).status).toBe(200);
     await ok(['key', 'revoke', id], on());
@@ -362,7 +394,7 @@ describe('keys made by the CLI, used against a running service on the same datab
   });
 
   it('of a free-tier team get 403 forbidden', async () => {
-    const teamId = await newTeam(['--tier', 'free'], on());
+    const teamId = await newTeam({ tier: 'free', credits: 0 }, svcSql);
     const { key } = await ok(['key', 'create', '--team', teamId], on());
     const res = await svc.api('GET', '/api/v1/account/credits', { key });
     expect(res.status).toBe(403);
@@ -370,7 +402,7 @@ describe('keys made by the CLI, used against a running service on the same datab
   });
 
   it('see a limit changed by credits set at once', async () => {
-    const teamId = await newTeam([], on());
+    const teamId = await newTeam({}, svcSql);
     const { key } = await ok(['key', 'create', '--team', teamId], on());
     await ok(['credits', 'set', '--team', teamId, '--limit', '42'], on());
     const res = await svc.api('GET', '/api/v1/account/credits', { key });
