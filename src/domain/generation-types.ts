@@ -1,0 +1,52 @@
+/** The `type` a generation answers with (create responses, lists, webhooks). */
+export const GENERATION_TYPES = [
+  'talking-avatar',
+  'ai-video',
+  'swap-avatar',
+  'localize',
+  'edit',
+  'text-to-image',
+  'product-shots',
+  'image-edit',
+] as const;
+export type GenerationType = (typeof GENERATION_TYPES)[number];
+
+/** Kept apart from the type: /videos/edit and /images/edit both answer type `edit`. */
+export type GenerationKind = 'video' | 'image';
+
+/** Which endpoint made it: unambiguous where `type` is not. */
+export const GENERATION_OPERATIONS = [
+  'talking-avatar',
+  'ai-video',
+  'swap-avatar',
+  'localize',
+  'video-edit',
+  'text-to-image',
+  'product-shots',
+  'image-edit',
+] as const;
+export type GenerationOperation = (typeof GENERATION_OPERATIONS)[number];
+
+export const GENERATION_STATUSES = ['processing', 'completed', 'failed'] as const;
+export type GenerationStatus = (typeof GENERATION_STATUSES)[number];
+
+export const IMAGE_MODELS = ['fast', 'pro', 'gpt-2', 'gpt-2.5'] as const;
+export type ImageModel = (typeof IMAGE_MODELS)[number];
+export const IMAGE_EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const;
+export type ImageEffort = (typeof IMAGE_EFFORTS)[number];
+export const IMAGE_RESOLUTIONS = ['1k', '2k', '4k'] as const;
+export type ImageResolution = (typeof IMAGE_RESOLUTIONS)[number];
+
+export const VIDEO_MODELS = [
+  'sora-2',
+  'sora-2-pro',
+  'veo-3.1',
+  'veo-3.1-fast',
+  'kling-2.6',
+  'kling-o3',
+  'seedance-2.0',
+  'seedance-2.0-fast',
+  'seedance-2.0-frames',
+  'seedance-2.0-frames-fast',
+] as const;
+export type VideoModel = (typeof VIDEO_MODELS)[number];

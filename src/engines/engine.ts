@@ -1,0 +1,75 @@
+import type { GenerationKind, GenerationOperation } from '../domain/generation-types.ts';
+
+/** An input image or video the runner has already fetched (from storage or a user URL). */
+export interface EngineAsset {
+  bytes: Buffer;
+  mime: string;
+}
+
+export interface EngineBrand {
+  name: string;
+  colorPrimary: string | null;
+  colorAccent: string | null;
+  logo: EngineAsset | null;
+  reference: EngineAsset | null;
+}
+
+/**
+ * Everything an engine needs to render one generation. `params` is the validated request with
+ * its defaults applied (the same object stored on the generation); assets are resolved bytes.
+ */
+export interface EngineJob {
+  generationId: string;
+  operation: GenerationOperation;
+  kind: GenerationKind;
+  params: Record<string, unknown>;
+  /** Seconds of video to produce (video kinds). */
+  durationSeconds?: number;
+  /** Output frame size in pixels. */
+  width: number;
+  height: number;
+  /** Image generations: how many files to produce. */
+  quantity: number;
+  prompt: string;
+  /** talking-avatar: the text spoken and captioned. */
+  script?: string;
+  /** talking-avatar / swap-avatar: the face. */
+  avatar?: EngineAsset;
+  /** talking-avatar from an existing voiceover: its audio (WAV/MP3). */
+  voiceAudio?: EngineAsset;
+  /** swap-avatar, localize, video edit: the source video. */
+  inputVideo?: EngineAsset;
+  referenceImages: EngineAsset[];
+  productImages: EngineAsset[];
+  brand?: EngineBrand;
+  /** Caption template (video edit) or style template (product shots) as stored in the catalogue. */
+  template?: Record<string, unknown>;
+}
+
+export interface EngineFile {
+  bytes: Buffer;
+  mime: string;
+  ext: string;
+}
+
+export interface EngineResult {
+  files: EngineFile[];
+}
+
+export interface Engine {
+  readonly name: string;
+  run(job: EngineJob, signal: AbortSignal): Promise<EngineResult>;
+}
+
+/**
+ * `transient`: worth another try (a timeout, a 5xx, a rate limit); otherwise the generation fails
+ * at once. `message` is shown to the user as the generation's `error`, so it must not leak internals.
+ */
+export class EngineError extends Error {
+  readonly transient: boolean;
+  constructor(message: string, opts: { transient: boolean; cause?: unknown }) {
+    super(message, { cause: opts.cause });
+    this.name = 'EngineError';
+    this.transient = opts.transient;
+  }
+}
