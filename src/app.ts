@@ -12,6 +12,11 @@ import { createCreditService } from './services/credits.ts';
 import { createProductService } from './services/products.ts';
 import { createImageFetcher } from './services/remote-images.ts';
 import { createTeamService } from './services/teams.ts';
+import { createGenerationCreator } from './services/generations/create.ts';
+import { createGenerationLifecycle } from './services/generations/lifecycle.ts';
+import { createGenerationReader } from './services/generations/read.ts';
+import { createTemplateService } from './services/templates.ts';
+import { createWebhookService } from './services/webhooks.ts';
 import { createStorage } from './storage/from-config.ts';
 
 export interface App extends Deps {
@@ -28,6 +33,11 @@ function buildServices(deps: Deps) {
     products: createProductService(deps),
     brands: createBrandService(deps),
     avatars: createAvatarService(deps),
+    generationCreator: createGenerationCreator(deps),
+    generationReader: createGenerationReader(deps),
+    templates: createTemplateService(deps),
+    webhooks: createWebhookService(deps),
+    lifecycle: createGenerationLifecycle(deps),
   };
 }
 

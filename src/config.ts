@@ -29,6 +29,11 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: flag,
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  ENGINE_ROUTES: z.string().optional(),
+  LOCAL_ENGINE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  GENERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(1800),
+  ENGINE_ATTEMPT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  MAX_INPUT_VIDEO_MB: z.coerce.number().int().min(1).max(10_000).default(200),
 });
 
 export interface Config {
@@ -55,6 +60,12 @@ export interface Config {
     forcePathStyle: boolean;
   } | undefined;
   workerConcurrency: number;
+  engineRoutes: string | undefined;
+  localEngineDelayMs: number;
+  /** A generation still processing after this long is failed and refunded by the sweeper. */
+  generationTimeoutSeconds: number;
+  engineAttemptTimeoutSeconds: number;
+  maxInputVideoBytes: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -97,6 +108,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     storage: e.STORAGE,
     s3,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    engineRoutes: e.ENGINE_ROUTES,
+    localEngineDelayMs: e.LOCAL_ENGINE_DELAY_MS,
+    generationTimeoutSeconds: e.GENERATION_TIMEOUT_SECONDS,
+    engineAttemptTimeoutSeconds: e.ENGINE_ATTEMPT_TIMEOUT_SECONDS,
+    maxInputVideoBytes: e.MAX_INPUT_VIDEO_MB * 1024 * 1024,
   });
 }
 

@@ -1,19 +1,48 @@
-import { Logger as WorkerLogger, run, type Runner } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
 import type { App } from './app.ts';
-import { buildTaskList } from '../tasks/index.ts';
+import { buildTaskList, CRONTAB } from '../tasks/index.ts';
+import { beat, unlockJobsOfDeadWorkers } from './worker-liveness.ts';
+
+const BEAT_MS = 10_000;
 
 /** A graphile-worker runner on the app's pool; its jobs are added in the same transactions as their data. */
 export async function startWorker(app: App): Promise<Runner> {
   const log = app.log.child({ component: 'worker' });
-  return run({
+  const workerIds = new Set<string>();
+  // Listeners go on before run(): its workers are created (and emit) while it starts.
+  const events = new EventEmitter() as WorkerEvents;
+  events.on('worker:create', ({ worker }) => {
+    workerIds.add(worker.workerId);
+    void beat(app.db, [worker.workerId]).catch(() => {});
+  });
+  events.on('worker:release', ({ worker }) => workerIds.delete(worker.workerId));
+  const runner = await run({
+    events,
     pgPool: app.database.pool,
     concurrency: app.config.workerConcurrency,
     taskList: buildTaskList(app),
+    crontab: CRONTAB,
     noHandleSignals: true,
-    pollInterval: 2000,
+    pollInterval: 1000,
     logger: new WorkerLogger((scope) => (level, message, meta) => {
-      const fn = level === 'error' ? log.error : level === 'warning' ? log.warn : level === 'debug' ? log.debug : log.info;
+      const fn = level === 'error' ? log.error : level === 'warning' ? log.warn : log.debug;
       fn.call(log, { ...scope, ...(meta ?? {}) }, message);
     }),
   });
+
+  const liveness = async () => {
+    try {
+      await beat(app.db, workerIds);
+      const unlocked = await unlockJobsOfDeadWorkers(app.db, workerIds);
+      if (unlocked.length) log.warn({ workers: unlocked }, 'unlocked the jobs of workers that stopped beating');
+    } catch (e) {
+      log.warn({ err: e }, 'worker liveness check failed');
+    }
+  };
+  await liveness();
+  const timer = setInterval(liveness, BEAT_MS);
+  timer.unref();
+  void runner.promise.finally(() => clearInterval(timer));
+  return runner;
 }

@@ -1,7 +1,25 @@
 import type { TaskList } from 'graphile-worker';
 import type { App } from '../src/app.ts';
+import { createLocalEngine } from '../src/engines/local/local-engine.ts';
+import { createEngineRegistry } from '../src/engines/registry.ts';
+import { RUN_GENERATION } from '../src/services/generations/create.ts';
+import { DELIVER_WEBHOOK } from '../src/services/generations/lifecycle.ts';
+import { createGenerationRunner } from '../src/services/generations/runner.ts';
+import { deliverWebhook } from './deliver-webhook.ts';
+import { purgeIdempotencyKeys } from './purge-idempotency-keys.ts';
+import { runGeneration } from './run-generation.ts';
+import { sweepGenerations } from './sweep-generations.ts';
+
+export const CRONTAB = ['* * * * * sweep_generations', '17 * * * * purge_idempotency_keys'].join('\n');
 
 /** graphile-worker tasks, one file each; each checks its payload and calls a service. */
-export function buildTaskList(_app: App): TaskList {
-  return {};
+export function buildTaskList(app: App): TaskList {
+  const engines = createEngineRegistry([createLocalEngine({ delayMs: app.config.localEngineDelayMs })], app.config.engineRoutes);
+  const runner = createGenerationRunner({ ...app, engines, lifecycle: app.services.lifecycle });
+  return {
+    [RUN_GENERATION]: runGeneration(runner),
+    [DELIVER_WEBHOOK]: deliverWebhook(app.services.webhooks),
+    sweep_generations: sweepGenerations(app.db, app.services.lifecycle),
+    purge_idempotency_keys: purgeIdempotencyKeys(app.db),
+  };
 }

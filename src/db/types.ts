@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { GenerationKind, GenerationOperation, GenerationStatus, GenerationType } from '../domain/generation-types.ts';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
@@ -83,6 +84,87 @@ export interface SettingsTable {
   created_at: CreatedAt;
 }
 
+export interface StyleTemplatesTable {
+  id: string;
+  name: string;
+  description: string;
+  prompt: string;
+  background: string;
+  accent: string;
+  created_at: CreatedAt;
+}
+
+export interface CaptionTemplatesTable {
+  id: string;
+  name: string;
+  description: string;
+  font_size: number;
+  color: string;
+  highlight_color: string;
+  position: 'top' | 'center' | 'bottom';
+  uppercase: boolean;
+  created_at: CreatedAt;
+}
+
+export interface GenerationsTable {
+  id: Generated<string>;
+  team_id: string;
+  api_key_id: string | null;
+  operation: GenerationOperation;
+  type: GenerationType;
+  kind: GenerationKind;
+  status: Generated<GenerationStatus>;
+  params: ColumnType<Record<string, unknown>, string, string>;
+  credits: number;
+  result_keys: Generated<string[]>;
+  result_meta: ColumnType<Record<string, unknown>, string | undefined, string>;
+  error: string | null;
+  source_generation_id: string | null;
+  created_at: CreatedAt;
+  completed_at: Date | null;
+  deadline_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+export interface GenerationProductsTable {
+  generation_id: string;
+  product_id: string;
+}
+
+export interface GenerationAvatarsTable {
+  generation_id: string;
+  avatar_id: string;
+}
+
+export interface IdempotencyKeysTable {
+  team_id: string;
+  method: string;
+  path: string;
+  key: string;
+  request_hash: Buffer;
+  response_status: number;
+  response_body: ColumnType<unknown, string | null, string | null>;
+  /** Renewed when an expired key is used again. */
+  created_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<string>;
+  generation_id: string;
+  api_key_id: string | null;
+  event: string;
+  url: string;
+  ok: boolean;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  attempted_at: CreatedAt;
+}
+
+export interface WorkerHeartbeatsTable {
+  worker_id: string;
+  seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface Database {
   teams: TeamsTable;
   api_keys: ApiKeysTable;
@@ -91,6 +173,14 @@ export interface Database {
   brands: BrandsTable;
   avatars: AvatarsTable;
   settings: SettingsTable;
+  style_templates: StyleTemplatesTable;
+  caption_templates: CaptionTemplatesTable;
+  generations: GenerationsTable;
+  generation_products: GenerationProductsTable;
+  generation_avatars: GenerationAvatarsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  worker_heartbeats: WorkerHeartbeatsTable;
 }
 
 export type Team = Selectable<TeamsTable>;
@@ -98,3 +188,6 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type ProductRow = Selectable<ProductsTable>;
 export type BrandRow = Selectable<BrandsTable>;
 export type AvatarRow = Selectable<AvatarsTable>;
+export type GenerationRow = Selectable<GenerationsTable>;
+export type StyleTemplateRow = Selectable<StyleTemplatesTable>;
+export type CaptionTemplateRow = Selectable<CaptionTemplatesTable>;

@@ -12,6 +12,7 @@ import {
 import type { Deps, Principal } from './context.ts';
 import { isForeignKeyViolation, requireUuid } from './ids.ts';
 import { storeThenInsert } from './stored-image.ts';
+import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
 
 export interface PlatformAvatar {
   id: string;
@@ -58,24 +59,32 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
       return { data: await Promise.all((await listCustomAvatars(db, p.teamId)).map(customView)) };
     },
 
-    async createCustom(p: Principal, body: unknown): Promise<CustomAvatar> {
+    async createCustom(p: Principal, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const input = parseInput(customAvatarCreate, body);
       const image = await fetchImage(input.image_url, 'image_url');
       const id = randomUUID();
-      const row = await storeThenInsert(storage, `avatars/${p.teamId}/${id}`, image, (imageKey) =>
-        insertAvatar(db, {
-          id,
-          team_id: p.teamId,
-          avatar_type: 'custom',
-          name: input.name,
-          description: input.description ?? null,
-          gender: input.gender ?? null,
-          age_group: input.age_group ?? null,
-          image_key: imageKey,
-          image_source_url: input.image_url,
-        }),
+      const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
+      return storeThenInsert(
+        storage,
+        `avatars/${p.teamId}/${id}`,
+        image,
+        (imageKey) =>
+          runIdempotent(db, scope, requestHash(body), async (trx) => {
+            const row = await insertAvatar(trx, {
+              id,
+              team_id: p.teamId,
+              avatar_type: 'custom',
+              name: input.name,
+              description: input.description ?? null,
+              gender: input.gender ?? null,
+              age_group: input.age_group ?? null,
+              image_key: imageKey,
+              image_source_url: input.image_url,
+            });
+            return { status: 201, body: await customView(row) };
+          }),
+        (outcome) => !outcome.replayed,
       );
-      return customView(row);
     },
 
     async removeCustom(p: Principal, id: unknown): Promise<void> {

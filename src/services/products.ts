@@ -8,6 +8,7 @@ import type { Deps, Principal } from './context.ts';
 import { isForeignKeyViolation, requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
 import { storeThenInsert } from './stored-image.ts';
+import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
 
 export interface Product {
   id: string;
@@ -49,26 +50,34 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
       return view(row);
     },
 
-    /** The image is fetched and stored before the row exists; a failed insert removes it again. */
-    async create(p: Principal, body: unknown): Promise<Product> {
+    /** The image is fetched and stored before the row exists; the row and the idempotent response commit together. */
+    async create(p: Principal, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const input = parseInput(productCreate, body);
       const image = await fetchImage(input.image_url, 'image_url');
       const id = randomUUID();
-      const row = await storeThenInsert(storage, `products/${p.teamId}/${id}`, image, (imageKey) =>
-        insertProduct(db, {
-          id,
-          team_id: p.teamId,
-          name: input.name,
-          description: input.description,
-          category: input.category,
-          image_key: imageKey,
-          image_source_url: input.image_url,
-          price: input.price ?? null,
-          currency: input.currency,
-          link: input.link ?? null,
-        }),
+      const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
+      return storeThenInsert(
+        storage,
+        `products/${p.teamId}/${id}`,
+        image,
+        (imageKey) =>
+          runIdempotent(db, scope, requestHash(body), async (trx) => {
+            const row = await insertProduct(trx, {
+              id,
+              team_id: p.teamId,
+              name: input.name,
+              description: input.description,
+              category: input.category,
+              image_key: imageKey,
+              image_source_url: input.image_url,
+              price: input.price ?? null,
+              currency: input.currency,
+              link: input.link ?? null,
+            });
+            return { status: 201, body: await view(row) };
+          }),
+        (outcome) => !outcome.replayed,
       );
-      return view(row);
     },
 
     async remove(p: Principal, id: unknown): Promise<void> {

@@ -3,20 +3,25 @@ import type { FetchedImage } from './remote-images.ts';
 
 /**
  * Stores a fetched image under `keyBase` + its sniffed extension, then records it with `insert`.
- * The file has to exist before its row does; if the row cannot be written, the file goes again.
+ * The file has to exist before its row does; if no row comes of it (an error, or an idempotent
+ * replay that `keep` turns down), the file goes again.
  */
 export async function storeThenInsert<T>(
   storage: Storage,
   keyBase: string,
   image: FetchedImage,
   insert: (imageKey: string) => Promise<T>,
+  keep: (result: T) => boolean = () => true,
 ): Promise<T> {
   const imageKey = `${keyBase}.${image.ext}`;
   await storage.put(imageKey, image.bytes, image.mime);
+  let result: T;
   try {
-    return await insert(imageKey);
+    result = await insert(imageKey);
   } catch (e) {
     await storage.delete(imageKey).catch(() => {});
     throw e;
   }
+  if (!keep(result)) await storage.delete(imageKey).catch(() => {});
+  return result;
 }

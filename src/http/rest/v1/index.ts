@@ -4,6 +4,7 @@ import { accountRoutes } from './account.ts';
 import { requireApiKey } from './auth-hook.ts';
 import { avatarRoutes } from './avatars.ts';
 import { brandRoutes } from './brands.ts';
+import { generationRoutes } from './generations.ts';
 import { productRoutes } from './products.ts';
 
 /** The spec's /api/v1 contract: routes only translate HTTP to service calls. */
@@ -14,5 +15,10 @@ export function registerRestV1(app: App) {
     brandRoutes(scope, app.services.brands);
     avatarRoutes(scope, app.services.avatars);
     accountRoutes(scope, app.services.credits);
+    generationRoutes(scope, {
+      creator: app.services.generationCreator,
+      reader: app.services.generationReader,
+      templates: app.services.templates,
+    });
   };
 }

@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+
+// ffmpeg and ffprobe are GPL builds: they are run as separate processes, never linked.
+// Resolved lazily: the installer packages throw at require time when their binary is missing,
+// and that must not stop the whole service from starting (only local video rendering needs them).
+const require = createRequire(import.meta.url);
+let ffmpegBinary: string | undefined;
+let ffprobeBinary: string | undefined;
+
+export function ffmpegPath(): string {
+  ffmpegBinary ??= (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+  return ffmpegBinary;
+}
+
+export function ffprobePath(): string {
+  ffprobeBinary ??= (require('@ffprobe-installer/ffprobe') as { path: string }).path;
+  return ffprobeBinary;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Kill the process after this long; default 10 minutes. */
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+export type FfmpegFailure = 'failed' | 'timeout' | 'spawn';
+
+/** A tool run that did not succeed. `stderr` is the tail of its diagnostics (may name paths: not user-safe). */
+export class FfmpegError extends Error {
+  readonly reason: FfmpegFailure;
+  readonly stderr: string;
+  constructor(message: string, reason: FfmpegFailure, stderr: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'FfmpegError';
+    this.reason = reason;
+    this.stderr = stderr;
+  }
+}
+
+const STDERR_TAIL = 8 * 1024;
+const STDOUT_MAX = 4 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+
+/** Runs a binary; resolves with its stdout. On abort rejects with `signal.reason`, the AbortSignal convention. */
+function runTool(binary: string, args: string[], opts: RunOptions): Promise<string> {
+  const { signal, timeoutMs = DEFAULT_TIMEOUT_MS, cwd } = opts;
+  const tool = path.basename(binary);
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    let stderr = '';
+    const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
+    let settled = false;
+    const child = spawn(binary, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+
+    const finish = (err: unknown, value?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      if (err === undefined) resolve(value ?? '');
+      else reject(err);
+    };
+    const onAbort = () => {
+      child.kill('SIGKILL');
+      finish(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      finish(new FfmpegError(`${tool} timed out after ${timeoutMs} ms`, 'timeout', stderr));
+    }, timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (stdoutBytes < STDOUT_MAX) stdout.push(chunk);
+      stdoutBytes += chunk.length;
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    });
+    child.on('error', (err) => finish(new FfmpegError(`${tool} could not be started: ${err.message}`, 'spawn', stderr, err)));
+    child.on('close', (code, killedBy) => {
+      if (code === 0) {
+        finish(undefined, Buffer.concat(stdout).toString('utf8'));
+        return;
+      }
+      const lastLines = stderr.trim().split('\n').slice(-3).join(' | ');
+      const how = killedBy ? `was killed by ${killedBy}` : `exited with code ${code}`;
+      finish(new FfmpegError(`${tool} ${how}${lastLines ? `: ${lastLines}` : ''}`, 'failed', stderr));
+    });
+  });
+}
+
+/** Runs ffmpeg (quiet, no stdin: a stray prompt would hang it) and resolves when it exits 0. */
+export async function runFfmpeg(args: string[], opts: RunOptions = {}): Promise<void> {
+  await runTool(ffmpegPath(), ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], opts);
+}
+
+export interface MediaInfo {
+  durationSeconds: number | null;
+  width: number | null;
+  height: number | null;
+  videoCodec: string | null;
+  audioCodec: string | null;
+  /** ffprobe's format_name, e.g. `mov,mp4,m4a,3gp,3g2,mj2`. */
+  format: string | null;
+}
+
+interface ProbeStream {
+  codec_type?: string;
+  codec_name?: string;
+  width?: number;
+  height?: number;
+  duration?: string;
+  disposition?: { attached_pic?: number };
+}
+interface ProbeOutput {
+  streams?: ProbeStream[];
+  format?: { duration?: string; format_name?: string };
+}
+
+/** Reads a media file's shape with ffprobe. Bytes go to a temp file: MP4s are not seekable from a pipe. */
+export async function probeMedia(input: Buffer | string, opts: RunOptions & { tmpRoot?: string } = {}): Promise<MediaInfo> {
+  if (typeof input === 'string') return parseProbe(await probeFile(input, opts));
+  const dir = await fs.mkdtemp(path.join(opts.tmpRoot ?? os.tmpdir(), 'adforge-probe-'));
+  try {
+    const file = path.join(dir, 'media');
+    await fs.writeFile(file, input);
+    return parseProbe(await probeFile(file, opts));
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+function probeFile(file: string, opts: RunOptions): Promise<string> {
+  const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file];
+  return runTool(ffprobePath(), args, { timeoutMs: 60_000, ...opts });
+}
+
+function parseProbe(json: string): MediaInfo {
+  const out = JSON.parse(json) as ProbeOutput;
+  const streams = out.streams ?? [];
+  // Cover art in an MP3 shows up as a video stream: it is not video.
+  const video = streams.find((s) => s.codec_type === 'video' && s.disposition?.attached_pic !== 1);
+  const audio = streams.find((s) => s.codec_type === 'audio');
+  const seconds = (v: string | undefined) => (v !== undefined && Number.isFinite(Number(v)) ? Number(v) : null);
+  const streamMax = Math.max(...streams.map((s) => seconds(s.duration) ?? 0), 0);
+  return {
+    durationSeconds: seconds(out.format?.duration) ?? (streamMax > 0 ? streamMax : null),
+    width: video?.width ?? null,
+    height: video?.height ?? null,
+    videoCodec: video?.codec_name ?? null,
+    audioCodec: audio?.codec_name ?? null,
+    format: out.format?.format_name ?? null,
+  };
+}

@@ -1,0 +1,82 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { portraitSvg } from '../../media/portrait.ts';
+import { EngineError, type EngineJob } from '../engine.ts';
+import { probeMedia } from '../ffmpeg.ts';
+import { defaultCaptionStyle, splitPhrases, timeCues, writeCaptionTrack } from './captions.ts';
+import type { RenderContext } from './context.ts';
+import { encode, evenSize, fitOnBlur, mp4Output, writeImage } from './encode.ts';
+import { synthesizeSpeech } from './speech.ts';
+import { displayText } from './text.ts';
+
+const WORDS_PER_MINUTE = 150;
+const MIN_SECONDS = 2;
+const MAX_SECONDS = 120;
+/** A voiceover longer than this is cut: the video would be unreasonably large for a stand-in. */
+const MAX_VOICE_SECONDS = 600;
+
+/** How long the script takes to say at a calm 150 words per minute, within 2-120 s. */
+export function speechSeconds(script: string): number {
+  const words = displayText(script).split(' ').filter(Boolean).length;
+  return Math.min(MAX_SECONDS, Math.max(MIN_SECONDS, Math.round((words / WORDS_PER_MINUTE) * 60 * 10) / 10));
+}
+
+/**
+ * The avatar still with the script captioned phrase by phrase over a voice track. Duration:
+ * the voiceover's length when one is given; else `job.durationSeconds` when the caller set it;
+ * else the script's speaking time (speechSeconds). Without a voiceover the voice is the local
+ * placeholder from speech.ts, timed with the captions. No lip movement: the face is still.
+ */
+export async function renderTalkingAvatar(job: EngineJob, dir: string, ctx: RenderContext): Promise<Buffer> {
+  const W = evenSize(job.width);
+  const H = evenSize(job.height);
+  const script = displayText(job.script ?? '');
+  let voice: string;
+  let duration: number;
+  if (job.voiceAudio) {
+    voice = path.join(dir, 'voice-input');
+    await fs.writeFile(voice, job.voiceAudio.bytes);
+    duration = Math.min(MAX_VOICE_SECONDS, await audioSeconds(voice, ctx));
+  } else {
+    if (!script) throw new EngineError('a talking avatar needs a script or a voiceover', { transient: false });
+    duration = job.durationSeconds ?? speechSeconds(script);
+    voice = path.join(dir, 'voice.wav');
+  }
+  const cues = timeCues(splitPhrases(script), duration);
+  if (!job.voiceAudio) await fs.writeFile(voice, synthesizeSpeech(cues, duration));
+
+  const face = job.avatar?.bytes ?? (await placeholderFace());
+  await writeImage(dir, 'frame.png', await fitOnBlur(face, W, H));
+  const captions = await writeCaptionTrack(dir, cues, { width: W, height: H, duration }, defaultCaptionStyle(W, H));
+
+  const inputs = ['-loop', '1', '-framerate', '30', '-i', 'frame.png'];
+  let video = '[0:v]';
+  let audioIndex = 1;
+  let graph = '';
+  if (captions) {
+    inputs.push('-f', 'concat', '-safe', '0', '-i', captions.listPath);
+    graph = `[0:v][1:v]overlay=${captions.x}:${captions.y}[cap];`;
+    video = '[cap]';
+    audioIndex = 2;
+  }
+  inputs.push('-i', voice);
+  graph += `${video}setsar=1,format=yuv420p[v];[${audioIndex}:a]aresample=48000,apad[a]`;
+  return encode(dir, [...inputs, '-filter_complex', graph, ...mp4Output(duration, true)], ctx);
+}
+
+async function audioSeconds(file: string, ctx: RenderContext): Promise<number> {
+  const info = await probeMedia(file, { signal: ctx.signal }).catch((err: unknown) => {
+    if (ctx.signal.aborted) throw err;
+    return null;
+  });
+  if (!info?.audioCodec || !info.durationSeconds || info.durationSeconds <= 0) {
+    throw new EngineError('the voiceover audio could not be read', { transient: false });
+  }
+  return info.durationSeconds;
+}
+
+function placeholderFace(): Promise<Buffer> {
+  const look = { skin: '#e0ac69', hair: '#2b1d0e', outfit: '#3d405b', backdrop: '#e9f5db', longHair: false };
+  return sharp(Buffer.from(portraitSvg(look, 1024))).png().toBuffer();
+}

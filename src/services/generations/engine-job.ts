@@ -1,0 +1,146 @@
+import type { Db } from '../../db/pool.ts';
+import type { GenerationRow } from '../../db/types.ts';
+import { imageSize } from '../../domain/image-inputs.ts';
+import { frameSize, type VideoResolution } from '../../domain/video-models.ts';
+import type { EngineAsset, EngineBrand, EngineJob } from '../../engines/engine.ts';
+import { probeMedia } from '../../engines/ffmpeg.ts';
+import { download } from '../../net/download.ts';
+import type { Storage } from '../../storage/storage.ts';
+import { MAX_IMAGE_BYTES } from '../remote-images.ts';
+
+export interface AssetDeps {
+  db: Db;
+  storage: Storage;
+  allowPrivate: boolean;
+  maxVideoBytes: number;
+}
+
+// Talking avatars have no size in the request; portrait suits the ad placements they are made for.
+const TALKING_AVATAR_FRAME = { width: 720, height: 1280 };
+
+/** Turns a stored generation into the engine's input: ids resolved, URLs fetched, sizes computed. */
+export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise<EngineJob> {
+  const p = g.params as Record<string, any>;
+  const fromUrl = async (url: string, maxBytes = MAX_IMAGE_BYTES): Promise<EngineAsset> => {
+    const r = await download(url, { maxBytes, allowPrivate: deps.allowPrivate, timeoutMs: 60_000 });
+    return { bytes: r.bytes, mime: r.contentType ?? 'application/octet-stream' };
+  };
+  const fromStorage = async (key: string): Promise<EngineAsset> => {
+    const o = await deps.storage.get(key);
+    if (!o) throw new Error(`stored file ${key} is missing`);
+    return { bytes: o.bytes, mime: o.contentType };
+  };
+  const urls = (v: unknown): string[] => (Array.isArray(v) ? (v as string[]) : typeof v === 'string' ? [v] : []);
+
+  const job: EngineJob = {
+    generationId: g.id,
+    operation: g.operation,
+    kind: g.kind,
+    params: p,
+    width: 0,
+    height: 0,
+    quantity: g.kind === 'image' ? Number(p.quantity ?? 1) : 1,
+    prompt: String(p.prompt ?? p.additional_prompt ?? p.script ?? ''),
+    referenceImages: [],
+    productImages: [],
+  };
+
+  const productIds: string[] = Array.isArray(p.product_ids) ? p.product_ids : p.product_id ? [p.product_id] : [];
+  if (productIds.length) {
+    const rows = await deps.db.selectFrom('products').select(['id', 'image_key']).where('team_id', '=', g.team_id).where('id', 'in', productIds).execute();
+    job.productImages = await Promise.all(rows.map((r) => fromStorage(r.image_key)));
+  }
+  if (p.brand_id) job.brand = await loadBrand(deps, g.team_id, p.brand_id, fromUrl);
+
+  switch (g.operation) {
+    case 'text-to-image':
+    case 'image-edit':
+    case 'product-shots': {
+      Object.assign(job, imageSize(p.aspect_ratio, p.resolution));
+      job.referenceImages = await Promise.all(urls(p.reference_image_urls).map((u) => fromUrl(u)));
+      if (g.operation === 'product-shots') {
+        job.template = await deps.db.selectFrom('style_templates').selectAll().where('id', '=', p.style_id).executeTakeFirst();
+        job.prompt = [job.template?.prompt, p.additional_prompt].filter(Boolean).join('. ');
+      }
+      break;
+    }
+    case 'ai-video': {
+      Object.assign(job, frameSize(p.aspect_ratio, p.resolution as VideoResolution));
+      job.durationSeconds = Number(p.duration);
+      const refs = [p.first_frame_image_url, ...urls(p.reference_image_url), ...urls(p.reference_image_urls), p.last_frame_image_url].filter(Boolean);
+      job.referenceImages = await Promise.all(refs.map((u: string) => fromUrl(u)));
+      break;
+    }
+    case 'talking-avatar': {
+      Object.assign(job, TALKING_AVATAR_FRAME);
+      job.script = String(p.script ?? '');
+      job.avatar = await avatarImage(deps, g.team_id, p.avatar_type, p.avatar_id, fromStorage);
+      break;
+    }
+    case 'swap-avatar':
+    case 'localize': {
+      job.width = even(p.width);
+      job.height = even(p.height);
+      job.durationSeconds = Number(p.duration);
+      job.inputVideo = await fromUrl(p.video_url, deps.maxVideoBytes);
+      if (g.operation === 'swap-avatar') {
+        job.avatar = p.image_url ? await fromUrl(p.image_url) : await avatarImage(deps, g.team_id, p.avatar_type, p.avatar_id, fromStorage);
+      }
+      break;
+    }
+    case 'video-edit': {
+      if (p.generation_id) {
+        const src = await deps.db.selectFrom('generations').select('result_keys').where('id', '=', p.generation_id).executeTakeFirst();
+        const key = src?.result_keys[0];
+        if (!key) throw new Error('the source generation has no result');
+        job.inputVideo = await fromStorage(key);
+      } else {
+        job.inputVideo = await fromUrl(p.video_url, deps.maxVideoBytes);
+      }
+      const info = await probeMedia(job.inputVideo.bytes);
+      job.width = even(info.width ?? 720);
+      job.height = even(info.height ?? 1280);
+      job.durationSeconds = Math.min(Math.max(info.durationSeconds ?? 1, 1), 120);
+      job.template = await deps.db.selectFrom('caption_templates').selectAll().where('id', '=', p.template_id).executeTakeFirst();
+      break;
+    }
+  }
+  return job;
+}
+
+function even(n: unknown): number {
+  const v = Math.max(2, Math.round(Number(n)));
+  return v % 2 === 0 ? v : v + 1;
+}
+
+async function avatarImage(
+  deps: AssetDeps,
+  teamId: string,
+  type: string,
+  id: string,
+  fromStorage: (key: string) => Promise<EngineAsset>,
+): Promise<EngineAsset> {
+  const row =
+    type === 'product'
+      ? await deps.db.selectFrom('products').select('image_key').where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst()
+      : await deps.db.selectFrom('avatars').select('image_key').where('id', '=', id).executeTakeFirst();
+  if (!row) throw new Error('the avatar no longer exists');
+  return fromStorage(row.image_key);
+}
+
+async function loadBrand(
+  deps: AssetDeps,
+  teamId: string,
+  brandId: string,
+  fromUrl: (url: string) => Promise<EngineAsset>,
+): Promise<EngineBrand | undefined> {
+  const b = await deps.db.selectFrom('brands').selectAll().where('team_id', '=', teamId).where('id', '=', brandId).executeTakeFirst();
+  if (!b) return undefined;
+  return {
+    name: b.name,
+    colorPrimary: b.brand_color_primary,
+    colorAccent: b.brand_color_accent,
+    logo: b.logo_url ? await fromUrl(b.logo_url) : null,
+    reference: b.reference_image_url ? await fromUrl(b.reference_image_url) : null,
+  };
+}

@@ -1,0 +1,47 @@
+import type { GenerationRow } from '../../db/types.ts';
+import { finishGeneration } from '../../repositories/generations.ts';
+import { addJob, notifyGenerationChanged } from '../../repositories/jobs.ts';
+import { refundCredits } from '../../repositories/credits.ts';
+import { appendLedger } from '../../repositories/ledger.ts';
+import type { Deps } from '../context.ts';
+
+export const DELIVER_WEBHOOK = 'deliver_webhook';
+
+/**
+ * The end of a generation, in one transaction each: the status change, the refund of a failure,
+ * the webhook job and the change notice commit together; a generation ends at most once.
+ */
+export function createGenerationLifecycle({ db }: Pick<Deps, 'db'>) {
+  async function afterEnd(trx: typeof db, row: GenerationRow): Promise<void> {
+    const key = row.api_key_id
+      ? await trx.selectFrom('api_keys').select('webhook_url').where('id', '=', row.api_key_id).where('revoked_at', 'is', null).executeTakeFirst()
+      : undefined;
+    if (key?.webhook_url) {
+      // One attempt, by the spec: a receiver that is down misses the event.
+      await addJob(trx, DELIVER_WEBHOOK, { generation_id: row.id }, { maxAttempts: 1 });
+    }
+    await notifyGenerationChanged(trx, row);
+  }
+
+  return {
+    async complete(id: string, resultKeys: string[], resultMeta: Record<string, unknown>): Promise<GenerationRow | undefined> {
+      return db.transaction().execute(async (trx) => {
+        const row = await finishGeneration(trx, id, { status: 'completed', result_keys: resultKeys, result_meta: resultMeta });
+        if (row) await afterEnd(trx, row);
+        return row;
+      });
+    },
+
+    async fail(id: string, error: string): Promise<GenerationRow | undefined> {
+      return db.transaction().execute(async (trx) => {
+        const row = await finishGeneration(trx, id, { status: 'failed', error });
+        if (!row) return undefined;
+        await refundCredits(trx, row.team_id, row.credits);
+        await appendLedger(trx, { team_id: row.team_id, kind: 'refund', amount: -row.credits, subject_type: 'generation', subject_id: row.id });
+        await afterEnd(trx, row);
+        return row;
+      });
+    },
+  };
+}
+export type GenerationLifecycle = ReturnType<typeof createGenerationLifecycle>;

@@ -1,0 +1,149 @@
+import type { z } from 'zod';
+import type { Db } from '../../db/pool.ts';
+import { AppError } from '../../domain/errors.ts';
+import {
+  aiVideoInput,
+  checkReferenceImageTotal,
+  imageEditInput,
+  localizeInput,
+  productShotsInput,
+  swapAvatarInput,
+  talkingAvatarInput,
+  textToImageInput,
+  videoEditInput,
+} from '../../domain/generation-inputs.ts';
+import type { GenerationKind, GenerationOperation, GenerationType } from '../../domain/generation-types.ts';
+import { priceOf, scriptLength } from '../../domain/pricing.ts';
+import { ownBrandAndProducts, requireAvatar } from './references.ts';
+
+/** What the create transaction needs once the ids in a request are checked against the database. */
+export interface Resolved {
+  type: GenerationType;
+  params: Record<string, unknown>;
+  credits: number;
+  productIds: string[];
+  avatarIds: string[];
+  sourceGenerationId?: string;
+}
+
+export interface OperationSpec {
+  operation: GenerationOperation;
+  kind: GenerationKind;
+  schema: z.ZodType;
+  resolve: (db: Db, teamId: string, params: any) => Promise<Resolved>;
+}
+
+const noLinks = { productIds: [] as string[], avatarIds: [] as string[] };
+
+export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
+  'talking-avatar': {
+    operation: 'talking-avatar',
+    kind: 'video',
+    schema: talkingAvatarInput,
+    async resolve(db, teamId, params) {
+      const links = await requireAvatar(db, teamId, params.avatar_type, params.avatar_id);
+      if (params.voiceover_id) {
+        // Voiceovers arrive with their own issue; until then no voiceover id can belong to the team.
+        throw new AppError('not_found', 'Voiceover not found');
+      }
+      return { type: 'talking-avatar', params, credits: priceOf('talking-avatar', { scriptLength: scriptLength(params.script) }), ...links };
+    },
+  },
+  'ai-video': {
+    operation: 'ai-video',
+    kind: 'video',
+    schema: aiVideoInput,
+    async resolve(db, teamId, params) {
+      const own = await ownBrandAndProducts(db, teamId, params.brand_id, params.product_ids);
+      const kept = { ...params, product_ids: own.productIds };
+      if (own.brand) kept.brand_id = own.brand.id;
+      else delete kept.brand_id;
+      return { type: 'ai-video', params: kept, credits: priceOf('ai-video', kept), productIds: own.productIds, avatarIds: [] };
+    },
+  },
+  'swap-avatar': {
+    operation: 'swap-avatar',
+    kind: 'video',
+    schema: swapAvatarInput,
+    async resolve(db, teamId, params) {
+      const links = params.avatar_id ? await requireAvatar(db, teamId, params.avatar_type, params.avatar_id) : noLinks;
+      return { type: 'swap-avatar', params, credits: priceOf('swap-avatar', params), ...links };
+    },
+  },
+  localize: {
+    operation: 'localize',
+    kind: 'video',
+    schema: localizeInput,
+    async resolve(_db, _teamId, params) {
+      return { type: 'localize', params, credits: priceOf('localize', params), ...noLinks };
+    },
+  },
+  'video-edit': {
+    operation: 'video-edit',
+    kind: 'video',
+    schema: videoEditInput,
+    async resolve(db, teamId, params) {
+      const template = await db.selectFrom('caption_templates').select('id').where('id', '=', params.template_id).executeTakeFirst();
+      if (!template) throw new AppError('not_found', 'Caption template not found');
+      let sourceGenerationId: string | undefined;
+      if (params.generation_id) {
+        const src = await db
+          .selectFrom('generations')
+          .select(['id', 'type', 'status'])
+          .where('team_id', '=', teamId)
+          .where('id', '=', params.generation_id)
+          .executeTakeFirst();
+        if (!src) throw new AppError('not_found', 'Generation not found');
+        if (src.type !== 'ai-video' || src.status !== 'completed') {
+          throw new AppError('validation_error', 'generation_id: must be a completed ai-video generation');
+        }
+        sourceGenerationId = src.id;
+      }
+      return { type: 'edit', params, credits: priceOf('video-edit', {}), ...noLinks, ...(sourceGenerationId ? { sourceGenerationId } : {}) };
+    },
+  },
+  'text-to-image': {
+    operation: 'text-to-image',
+    kind: 'image',
+    schema: textToImageInput,
+    async resolve(db, teamId, params) {
+      const own = await ownBrandAndProducts(db, teamId, params.brand_id, params.product_ids);
+      const kept = { ...params, product_ids: own.productIds };
+      if (own.brand) kept.brand_id = own.brand.id;
+      else delete kept.brand_id;
+      // The spec: references from the brand or products turn the request into an image edit.
+      const references = (own.brand?.referenceImages ?? 0) + own.productIds.length;
+      const type = references > 0 ? 'image-edit' : 'text-to-image';
+      return { type, params: kept, credits: priceOf('text-to-image', kept), productIds: own.productIds, avatarIds: [] };
+    },
+  },
+  'product-shots': {
+    operation: 'product-shots',
+    kind: 'image',
+    schema: productShotsInput,
+    async resolve(db, teamId, params) {
+      const product = await db.selectFrom('products').select('id').where('team_id', '=', teamId).where('id', '=', params.product_id).executeTakeFirst();
+      if (!product) throw new AppError('not_found', 'Product not found');
+      const style = await db.selectFrom('style_templates').select('id').where('id', '=', params.style_id).executeTakeFirst();
+      if (!style) throw new AppError('not_found', 'Style not found');
+      return { type: 'product-shots', params, credits: priceOf('product-shots', params), productIds: [product.id], avatarIds: [] };
+    },
+  },
+  'image-edit': {
+    operation: 'image-edit',
+    kind: 'image',
+    schema: imageEditInput,
+    async resolve(db, teamId, params) {
+      const own = await ownBrandAndProducts(db, teamId, params.brand_id, params.product_ids);
+      checkReferenceImageTotal({
+        urls: params.reference_image_urls.length,
+        brand: own.brand?.referenceImages ?? 0,
+        products: own.productIds.length,
+      });
+      const kept = { ...params, product_ids: own.productIds };
+      if (own.brand) kept.brand_id = own.brand.id;
+      else delete kept.brand_id;
+      return { type: 'edit', params: kept, credits: priceOf('image-edit', kept), productIds: own.productIds, avatarIds: [] };
+    },
+  },
+};

@@ -1,0 +1,79 @@
+import { EngineError, type EngineResult } from '../../engines/engine.ts';
+import { probeMedia } from '../../engines/ffmpeg.ts';
+import type { EngineRegistry } from '../../engines/registry.ts';
+import { DownloadError } from '../../net/download.ts';
+import { findGenerationById } from '../../repositories/generations.ts';
+import type { Deps } from '../context.ts';
+import { buildEngineJob } from './engine-job.ts';
+import type { GenerationLifecycle } from './lifecycle.ts';
+
+export interface Attempt {
+  number: number;
+  max: number;
+}
+
+/** Thrown to ask the job queue for another attempt later (with its backoff). */
+export class RetryLater extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RetryLater';
+  }
+}
+
+/**
+ * The slow half of a generation, run by the worker: render, store, then end it in one
+ * transaction. Running it twice is harmless: an ended generation is left alone.
+ */
+export function createGenerationRunner(
+  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle },
+) {
+  const { db, storage, config, log, engines, lifecycle } = deps;
+
+  return {
+    async run(generationId: string, attempt: Attempt): Promise<void> {
+      const g = await findGenerationById(db, generationId);
+      if (!g || g.status !== 'processing') return;
+      const lastAttempt = attempt.number >= attempt.max;
+      let result: EngineResult;
+      try {
+        const job = await buildEngineJob(
+          { db, storage, allowPrivate: config.allowPrivateNetworkUrls, maxVideoBytes: config.maxInputVideoBytes },
+          g,
+        );
+        const engine = engines.engineFor({ model: (g.params as { model?: unknown }).model, operation: g.operation });
+        result = await engine.run(job, AbortSignal.timeout(config.engineAttemptTimeoutSeconds * 1000));
+      } catch (e) {
+        const verdict = classify(e);
+        log.warn({ err: e, generation_id: g.id, attempt: attempt.number, transient: verdict.transient }, 'generation attempt failed');
+        if (verdict.transient && !lastAttempt) throw new RetryLater(verdict.message, { cause: e });
+        await lifecycle.fail(g.id, verdict.message);
+        return;
+      }
+
+      const keys: string[] = [];
+      for (const [i, file] of result.files.entries()) {
+        const key = `generations/${g.team_id}/${g.id}/${i + 1}.${file.ext}`;
+        await storage.put(key, file.bytes, file.mime);
+        keys.push(key);
+      }
+      const meta: Record<string, unknown> = {};
+      const firstVideo = result.files.find((f) => f.mime.startsWith('video/'));
+      if (firstVideo) {
+        const info = await probeMedia(firstVideo.bytes).catch(() => undefined);
+        if (info?.durationSeconds) meta.duration = Math.round(info.durationSeconds * 100) / 100;
+      }
+      await lifecycle.complete(g.id, keys, meta);
+    },
+  };
+}
+export type GenerationRunner = ReturnType<typeof createGenerationRunner>;
+
+/** What the user sees as `error`, and whether another attempt could help. */
+function classify(e: unknown): { message: string; transient: boolean } {
+  if (e instanceof EngineError) return { message: e.message, transient: e.transient };
+  if (e instanceof DownloadError) {
+    return { message: `an input could not be fetched: ${e.message}`, transient: e.reason === 'timeout' || e.reason === 'network' };
+  }
+  if (e instanceof Error && e.name === 'TimeoutError') return { message: 'the engine took too long', transient: true };
+  return { message: 'internal error while generating', transient: true };
+}

@@ -1,0 +1,56 @@
+import type { GenerationRow } from '../../db/types.ts';
+import type { Storage } from '../../storage/storage.ts';
+
+export interface GenerationSummary {
+  id: string;
+  type: string;
+  status: string;
+  created_at: string;
+  completed_at: string | null;
+  result_url: string | null;
+  result_urls: string[];
+  error: string | null;
+}
+
+export interface GenerationDetail extends GenerationSummary {
+  generation_id: string;
+  credits: number;
+  details: Record<string, unknown>;
+}
+
+// The spec's keys first for the types it lists; the rest of the stored request follows.
+const DETAIL_KEYS: Record<string, string[]> = {
+  'talking-avatar': ['avatar_id', 'script', 'voice_id', 'template', 'duration'],
+  'ai-video': ['prompt', 'model', 'duration', 'aspect_ratio'],
+  image: ['prompt', 'model', 'aspect_ratio', 'resolution', 'quantity'],
+};
+
+export async function summaryView(storage: Storage, row: GenerationRow): Promise<GenerationSummary> {
+  // Every read signs anew: links live one hour from the read, not from the render.
+  const urls = row.status === 'completed' ? await Promise.all(row.result_keys.map((k) => storage.signedUrl(k))) : [];
+  return {
+    id: row.id,
+    type: row.type,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    completed_at: row.completed_at?.toISOString() ?? null,
+    result_url: urls[0] ?? null,
+    result_urls: urls,
+    error: row.status === 'failed' ? row.error : null,
+  };
+}
+
+export async function detailView(storage: Storage, row: GenerationRow): Promise<GenerationDetail> {
+  const summary = await summaryView(storage, row);
+  return { ...summary, generation_id: row.id, credits: row.credits, details: detailsOf(row) };
+}
+
+function detailsOf(row: GenerationRow): Record<string, unknown> {
+  const params = { ...row.params, ...row.result_meta };
+  const group = row.kind === 'image' ? 'image' : row.type;
+  const first = DETAIL_KEYS[group] ?? [];
+  const out: Record<string, unknown> = {};
+  for (const k of first) out[k] = params[k] ?? null;
+  for (const [k, v] of Object.entries(params)) if (!(k in out)) out[k] = v;
+  return out;
+}

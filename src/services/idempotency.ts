@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import { sql, type Transaction } from 'kysely';
+import type { Db } from '../db/pool.ts';
+import type { Database } from '../db/types.ts';
+import { AppError } from '../domain/errors.ts';
+
+export const IDEMPOTENCY_WINDOW_HOURS = 24;
+
+export interface IdempotencyScope {
+  teamId: string;
+  method: string;
+  path: string;
+  key: string;
+}
+
+/** The request-side half of a scope: the team comes from the caller's key. */
+export interface IdempotencyRequest {
+  key: string;
+  method: string;
+  path: string;
+}
+
+export interface Outcome {
+  status: number;
+  body: unknown;
+}
+
+export interface RecordedOutcome extends Outcome {
+  replayed: boolean;
+}
+
+// Outcomes a client may rely on seeing again; 400s and 5xx leave the key usable (DESIGN decision 2).
+const STORED_ERROR_STATUSES = new Set([402, 404, 409]);
+
+/** 1-255 printable ASCII characters, or absent. */
+export function parseIdempotencyKey(raw: string | string[] | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (key === undefined || !/^[\x20-\x7e]{1,255}$/.test(key)) {
+    throw new AppError('validation_error', 'Idempotency-Key: must be 1-255 printable ASCII characters');
+  }
+  return key;
+}
+
+/** The same JSON, whatever the key order or spacing, hashes the same. */
+export function requestHash(body: unknown): Buffer {
+  return createHash('sha256').update(canonicalJson(body ?? null)).digest();
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/**
+ * Runs `work` in one transaction that also records its outcome under the key, so a create and
+ * its stored response commit together or not at all. A transaction-scoped advisory lock on the
+ * key makes a concurrent repeat answer 409 instead of waiting; once the first commits, repeats
+ * replay its outcome.
+ */
+export async function runIdempotent(
+  db: Db,
+  scope: IdempotencyScope | undefined,
+  hash: Buffer,
+  work: (trx: Transaction<Database>) => Promise<Outcome>,
+): Promise<RecordedOutcome> {
+  if (!scope) return { ...(await db.transaction().execute(work)), replayed: false };
+  return db.transaction().execute(async (trx) => {
+    const lockKey = `${scope.teamId}\u0000${scope.method}\u0000${scope.path}\u0000${scope.key}`;
+    const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as ok`.execute(trx);
+    if (!rows[0]?.ok) {
+      throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
+    }
+    const existing = await trx
+      .selectFrom('idempotency_keys')
+      .select(['request_hash', 'response_status', 'response_body', 'created_at'])
+      .where('team_id', '=', scope.teamId)
+      .where('method', '=', scope.method)
+      .where('path', '=', scope.path)
+      .where('key', '=', scope.key)
+      .executeTakeFirst();
+    const fresh = existing && existing.created_at.getTime() > Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000;
+    if (existing && fresh) {
+      if (!existing.request_hash.equals(hash)) {
+        throw new AppError('validation_error', 'Idempotency-Key: this key was already used with a different request body');
+      }
+      return { status: existing.response_status, body: existing.response_body ?? undefined, replayed: true };
+    }
+
+    await sql`savepoint idempotent_work`.execute(trx);
+    let outcome: Outcome;
+    try {
+      outcome = await work(trx);
+    } catch (e) {
+      if (!(e instanceof AppError) || !STORED_ERROR_STATUSES.has(e.status)) throw e;
+      await sql`rollback to savepoint idempotent_work`.execute(trx);
+      outcome = { status: e.status, body: e.toBody() };
+    }
+    const row = {
+      team_id: scope.teamId,
+      method: scope.method,
+      path: scope.path,
+      key: scope.key,
+      request_hash: hash,
+      response_status: outcome.status,
+      response_body: outcome.body === undefined ? null : JSON.stringify(outcome.body),
+    };
+    await trx
+      .insertInto('idempotency_keys')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['team_id', 'method', 'path', 'key']).doUpdateSet({
+          request_hash: row.request_hash,
+          response_status: row.response_status,
+          response_body: row.response_body,
+          created_at: sql`now()`,
+        }),
+      )
+      .execute();
+    return { ...outcome, replayed: false };
+  });
+}
+
+export async function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {
+  const res = await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})`)
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

@@ -1,0 +1,53 @@
+import { findGenerationById } from '../repositories/generations.ts';
+import { deliverWebhook } from '../webhooks/deliver.ts';
+import { webhookBody } from '../webhooks/payload.ts';
+import type { Deps } from './context.ts';
+
+/** One attempt to tell the key's webhook URL that a generation ended; every attempt is recorded. */
+export function createWebhookService({ db, storage, config, log }: Pick<Deps, 'db' | 'storage' | 'config' | 'log'>) {
+  return {
+    async deliverFor(generationId: string): Promise<void> {
+      const g = await findGenerationById(db, generationId);
+      if (!g || g.status === 'processing' || !g.completed_at || !g.api_key_id) return;
+      const key = await db
+        .selectFrom('api_keys')
+        .select(['webhook_url', 'webhook_secret'])
+        .where('id', '=', g.api_key_id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (!key?.webhook_url) return;
+      const firstKey = g.result_keys[0];
+      const body = webhookBody({
+        id: g.id,
+        type: g.type,
+        status: g.status,
+        created_at: g.created_at,
+        completed_at: g.completed_at,
+        result_url: g.status === 'completed' && firstKey ? await storage.signedUrl(firstKey) : null,
+        error: g.error,
+      });
+      const result = await deliverWebhook({
+        url: key.webhook_url,
+        secret: key.webhook_secret,
+        body,
+        eventId: `${g.id}:${body.event}`,
+        allowPrivate: config.allowPrivateNetworkUrls,
+      });
+      await db
+        .insertInto('webhook_deliveries')
+        .values({
+          generation_id: g.id,
+          api_key_id: g.api_key_id,
+          event: body.event,
+          url: key.webhook_url,
+          ok: result.ok,
+          status_code: result.statusCode,
+          latency_ms: Math.round(result.latencyMs),
+          error: result.error,
+        })
+        .execute();
+      log.info({ generation_id: g.id, event: body.event, ok: result.ok, status_code: result.statusCode, latency_ms: result.latencyMs, error: result.error }, 'webhook attempt');
+    },
+  };
+}
+export type WebhookService = ReturnType<typeof createWebhookService>;
