@@ -29,6 +29,13 @@ export interface RecordedOutcome extends Outcome {
   replayed: boolean;
 }
 
+/**
+ * A repeat that arrives while the first request is in flight waits this long for it and then
+ * replays its outcome; a first request still running after that makes the repeat a 409.
+ */
+export const IDEMPOTENCY_WAIT_MS = 5000;
+const LOCK_NOT_AVAILABLE = '55P03';
+
 // Outcomes a client may rely on seeing again; 400s and 5xx leave the key usable (DESIGN decision 2).
 const STORED_ERROR_STATUSES = new Set([402, 404, 409]);
 
@@ -61,8 +68,7 @@ function canonicalJson(v: unknown): string {
 /**
  * Runs `work` in one transaction that also records its outcome under the key, so a create and
  * its stored response commit together or not at all. A transaction-scoped advisory lock on the
- * key makes a concurrent repeat answer 409 instead of waiting; once the first commits, repeats
- * replay its outcome.
+ * key orders concurrent repeats behind the first; once it commits, they replay its outcome.
  */
 export async function runIdempotent(
   db: Db,
@@ -72,11 +78,17 @@ export async function runIdempotent(
 ): Promise<RecordedOutcome> {
   if (!scope) return { ...(await db.transaction().execute(work)), replayed: false };
   return db.transaction().execute(async (trx) => {
-    const lockKey = `${scope.teamId}\u0000${scope.method}\u0000${scope.path}\u0000${scope.key}`;
-    const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as ok`.execute(trx);
-    if (!rows[0]?.ok) {
-      throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
+    const lockKey = JSON.stringify([scope.teamId, scope.method, scope.path, scope.key]);
+    await sql.raw(`set local lock_timeout = ${IDEMPOTENCY_WAIT_MS}`).execute(trx);
+    try {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
+    } catch (e) {
+      if ((e as { code?: string }).code === LOCK_NOT_AVAILABLE) {
+        throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
+      }
+      throw e;
     }
+    await sql.raw('set local lock_timeout = 0').execute(trx);
     const existing = await trx
       .selectFrom('idempotency_keys')
       .select(['request_hash', 'response_status', 'response_body', 'created_at'])

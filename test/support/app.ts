@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { startHttpServer, type HttpServer } from '../../src/http/server.ts';
 import { loadTls } from '../../src/http/tls.ts';
 import { createLogger } from '../../src/log.ts';
+import { startWorker } from '../../src/worker.ts';
 import { cloneTemplateDatabase } from './database.ts';
 import { freePort } from './net.ts';
 
@@ -33,7 +34,19 @@ export interface TestService {
   close: () => Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+/** Polls GET /generations/{id} until it leaves `processing`. */
+export async function waitForGeneration(svc: TestService, key: string, id: string, timeoutMs = 60_000): Promise<any> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await svc.api('GET', `/api/v1/generations/${id}`, { key });
+    if (res.status !== 200) throw new Error(`GET /generations/${id} answered ${res.status}: ${res.text}`);
+    if (res.body.status !== 'processing') return res.body;
+    if (Date.now() > until) throw new Error(`generation ${id} still processing after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export async function startTestService(env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestService> {
   const database = await cloneTemplateDatabase();
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-test-data-'));
   const port = await freePort();
@@ -56,6 +69,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
   const log = createLogger('info', sink);
   const app = await buildApp(config, log);
   const http = await startHttpServer(app);
+  const worker = opts.worker ? await startWorker(app) : undefined;
   const tls = await loadTls(config);
   const dispatcher = new Agent({ connect: { ca: tls.cert } });
   const baseUrl = `https://127.0.0.1:${http.port}`;
@@ -107,6 +121,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     team,
     close: async () => {
       await http.close();
+      await worker?.stop();
       await dispatcher.close();
       await app.close();
       await database.drop();

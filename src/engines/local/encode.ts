@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { EngineError } from '../engine.ts';
 import { runFfmpeg } from '../ffmpeg.ts';
 import type { RenderContext } from './context.ts';
@@ -41,14 +41,14 @@ export async function encode(dir: string, args: string[], ctx: RenderContext): P
 }
 
 /** Writes an input image as a PNG the size of the frame (ffmpeg then only ever reads PNGs we made). */
-export async function writeImage(dir: string, name: string, pipeline: sharp.Sharp): Promise<string> {
+export async function writeImage(dir: string, name: string, pipeline: Sharp): Promise<string> {
   const file = path.join(dir, name);
   await pipeline.png({ compressionLevel: 1 }).toFile(file);
   return file;
 }
 
 /** Avatar frame: the picture whole, over a blurred, dimmed copy of itself filling the rest. */
-export async function fitOnBlur(bytes: Buffer, W: number, H: number): Promise<sharp.Sharp> {
+export async function fitOnBlur(bytes: Buffer, W: number, H: number): Promise<Sharp> {
   try {
     const [bg, fg] = await Promise.all([
       sharp(bytes, { failOn: 'none' }).rotate().resize(W, H, { fit: 'cover' }).blur(Math.max(2, Math.min(W, H) / 40)).modulate({ brightness: 0.6 }).removeAlpha().toBuffer(),

@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import sharp, { type OverlayOptions, type Sharp } from 'sharp';
 import { EngineError } from '../engine.ts';
 import { seededRandom, type Palette } from './palette.ts';
 import { canRenderText, escapeXml, fitText, FONT_FAMILY } from './text.ts';
@@ -85,8 +85,8 @@ export async function renderScene(scene: Scene, cache: ImageCache, compressionLe
   const { textBox, mediaBox } = split(content, media.length > 0, W >= H * 1.2, variant, scene.hero === true, m);
   const cells = mediaBox ? grid(mediaBox, media.length, Math.round(m * 0.5)) : [];
 
-  const layers: sharp.OverlayOptions[] = [];
-  let base: sharp.Sharp;
+  const layers: OverlayOptions[] = [];
+  let base: Sharp;
   if (scene.backdrop) {
     const px = await cache.fit('backdrop', scene.backdrop, W, H, 'cover');
     base = sharp(px.data, { raw: { width: px.width, height: px.height, channels: 4 } });
@@ -162,7 +162,7 @@ function grid(box: Box, n: number, gap: number): Box[] {
   }));
 }
 
-function rawLayer(px: Pixels, left: number, top: number): sharp.OverlayOptions {
+function rawLayer(px: Pixels, left: number, top: number): OverlayOptions {
   return { input: px.data, raw: { width: px.width, height: px.height, channels: 4 }, left: Math.max(0, left), top: Math.max(0, top) };
 }
 

@@ -1,0 +1,67 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { EngineError, type EngineJob } from '../engine.ts';
+import { probeMedia, type MediaInfo } from '../ffmpeg.ts';
+import type { CaptionTrack } from './captions.ts';
+import type { Frame, RenderContext } from './context.ts';
+import { encode, evenSize, FPS, mp4Output } from './encode.ts';
+
+export interface InputVideo {
+  file: string;
+  info: MediaInfo;
+}
+
+/** Writes the job's source video into `dir` and reads its shape; unreadable input fails for good. */
+export async function prepareInput(job: EngineJob, dir: string, ctx: RenderContext): Promise<InputVideo> {
+  if (!job.inputVideo) throw new EngineError('no input video was given', { transient: false });
+  const file = path.join(dir, 'input-video');
+  await fs.writeFile(file, job.inputVideo.bytes);
+  const info = await probeMedia(file, { signal: ctx.signal }).catch((err: unknown) => {
+    if (ctx.signal.aborted) throw err;
+    return null;
+  });
+  if (!info?.videoCodec || !info.width || !info.height) {
+    throw new EngineError('the input video could not be read', { transient: false });
+  }
+  return { file, info };
+}
+
+/** The requested length, else the input's own. */
+export function frameFor(job: EngineJob, input: InputVideo, useInputLength = false): Frame {
+  const requested = job.durationSeconds;
+  const own = input.info.durationSeconds ?? undefined;
+  const duration = useInputLength ? (own ?? requested) : (requested ?? own);
+  if (!duration || duration <= 0) throw new EngineError('the input video has no readable length', { transient: false });
+  return { width: evenSize(job.width), height: evenSize(job.height), duration };
+}
+
+/** A still picture (PNG path) or a caption track laid over the video. */
+export type Layer = { png: string; x: number | string; y: number | string } | { track: CaptionTrack };
+
+/**
+ * Re-encodes the input at the frame's size (scaled to cover, centre-cropped), looped when it is
+ * shorter than asked and cut when longer, with `layers` on top. Its audio is kept (through
+ * `audioFilter` when given) and padded with silence to the end; a silent input stays silent.
+ */
+export async function reencode(
+  dir: string,
+  input: InputVideo,
+  frame: Frame,
+  layers: Layer[],
+  ctx: RenderContext,
+  audioFilter = '',
+): Promise<Buffer> {
+  const { width: W, height: H } = frame;
+  const args = ['-stream_loop', '-1', '-i', input.file];
+  const graph = [`[0:v]scale=${W}:${H}:force_original_aspect_ratio=increase,crop=${W}:${H},setsar=1,fps=${FPS}[l0]`];
+  for (const [i, layer] of layers.entries()) {
+    if ('track' in layer) args.push('-f', 'concat', '-safe', '0', '-i', layer.track.listPath);
+    else args.push('-i', layer.png);
+    const [x, y] = 'track' in layer ? [layer.track.x, layer.track.y] : [layer.x, layer.y];
+    graph.push(`[l${i}][${i + 1}:v]overlay=${x}:${y}[l${i + 1}]`);
+  }
+  graph.push(`[l${layers.length}]format=yuv420p[v]`);
+  const hasAudio = input.info.audioCodec !== null;
+  if (hasAudio) graph.push(`[0:a]aresample=48000${audioFilter ? `,${audioFilter}` : ''},apad[a]`);
+  return encode(dir, [...args, '-filter_complex', graph.join(';'), ...mp4Output(frame.duration, hasAudio)], ctx);
+}

@@ -1,0 +1,60 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EngineError, type Engine, type EngineJob, type EngineResult } from '../engine.ts';
+import { FfmpegError } from '../ffmpeg.ts';
+import type { RenderContext } from './context.ts';
+import { renderImages } from './images.ts';
+import { renderVideo } from './videos.ts';
+
+export interface LocalEngineOptions {
+  /** Extra wait before a result is returned, so clients see `processing` (LOCAL_ENGINE_DELAY_MS). */
+  delayMs?: number;
+  /** Parent of the per-job temp dirs; default os.tmpdir(). */
+  tmpRoot?: string;
+  /** Longest one ffmpeg run may take; default 10 minutes. */
+  ffmpegTimeoutMs?: number;
+}
+
+/**
+ * The built-in engine: renders real images (sharp) and videos (ffmpeg) on this machine, with no
+ * network. Test hooks: `[[fail]]` in the prompt or script fails for good, `[[flaky]]` fails as
+ * transient (worth a retry). An abort rejects with the signal's reason, as AbortSignal APIs do.
+ */
+export function createLocalEngine(opts: LocalEngineOptions = {}): Engine {
+  const delayMs = Math.max(0, opts.delayMs ?? 0);
+  return {
+    name: 'local',
+    async run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
+      signal.throwIfAborted();
+      if (delayMs > 0) await sleep(delayMs, undefined, { signal });
+      failOnPurpose(job);
+      const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs };
+      try {
+        const files = job.kind === 'image' ? await renderImages(job, ctx) : [await renderVideo(job, ctx)];
+        return { files };
+      } catch (err) {
+        if (signal.aborted) throw signal.reason;
+        throw toEngineError(err, job);
+      }
+    },
+  };
+}
+
+function failOnPurpose(job: EngineJob): void {
+  const text = `${job.prompt} ${job.script ?? ''}`;
+  if (text.includes('[[fail]]')) {
+    throw new EngineError('the local engine was asked to fail ([[fail]] in the prompt)', { transient: false });
+  }
+  if (text.includes('[[flaky]]')) {
+    throw new EngineError('the local engine failed for a moment ([[flaky]] in the prompt)', { transient: true });
+  }
+}
+
+/** Messages become the generation's `error`: short, no paths, no tool output (kept as `cause`). */
+function toEngineError(err: unknown, job: EngineJob): EngineError {
+  if (err instanceof EngineError) return err;
+  if (err instanceof FfmpegError && err.reason === 'timeout') {
+    return new EngineError('rendering the video took too long', { transient: true, cause: err });
+  }
+  const what = job.kind === 'image' ? 'the image' : 'the video';
+  return new EngineError(`the local engine could not render ${what}`, { transient: false, cause: err });
+}
