@@ -33,6 +33,8 @@ const envSchema = z.object({
   LOCAL_ENGINE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   GENERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(1800),
   ENGINE_ATTEMPT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
+  GENERATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(25).default(5),
+  WORKER_HEARTBEAT_SECONDS: z.coerce.number().min(0.2).max(600).default(10),
   MAX_INPUT_VIDEO_MB: z.coerce.number().int().min(1).max(10_000).default(200),
 });
 
@@ -66,6 +68,10 @@ export interface Config {
   generationTimeoutSeconds: number;
   engineAttemptTimeoutSeconds: number;
   maxInputVideoBytes: number;
+  /** Engine attempts per generation; transient failures are retried with backoff until then. */
+  generationMaxAttempts: number;
+  /** Workers beat this often; one silent for 4 beats is taken for dead and its jobs unlocked. */
+  workerHeartbeatSeconds: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -113,6 +119,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     generationTimeoutSeconds: e.GENERATION_TIMEOUT_SECONDS,
     engineAttemptTimeoutSeconds: e.ENGINE_ATTEMPT_TIMEOUT_SECONDS,
     maxInputVideoBytes: e.MAX_INPUT_VIDEO_MB * 1024 * 1024,
+    generationMaxAttempts: e.GENERATION_MAX_ATTEMPTS,
+    workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
   });
 }
 

@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from './db/pool.ts';
 
-const STALE_AFTER_SECONDS = 45;
-
 /**
  * A worker killed mid-job leaves its jobs locked (graphile-worker waits 4 hours before it takes
  * them back). Every live worker says so every few seconds; jobs locked by a worker that has gone
@@ -18,15 +16,15 @@ export async function beat(db: Db, workerIds: Iterable<string>): Promise<void> {
     .execute();
 }
 
-export async function unlockJobsOfDeadWorkers(db: Db, ownIds: Iterable<string>): Promise<string[]> {
+export async function unlockJobsOfDeadWorkers(db: Db, ownIds: Iterable<string>, staleAfterSeconds: number): Promise<string[]> {
   const own = [...ownIds];
   const { rows } = await sql<{ locked_by: string }>`
     select distinct j.locked_by
     from graphile_worker._private_jobs j
     left join worker_heartbeats h on h.worker_id = j.locked_by
     where j.locked_by is not null
-      and j.locked_at < now() - make_interval(secs => ${STALE_AFTER_SECONDS})
-      and (h.seen_at is null or h.seen_at < now() - make_interval(secs => ${STALE_AFTER_SECONDS}))
+      and j.locked_at < now() - make_interval(secs => ${staleAfterSeconds})
+      and (h.seen_at is null or h.seen_at < now() - make_interval(secs => ${staleAfterSeconds}))
       and not (j.locked_by = any(${own}::text[]))`.execute(db);
   const dead = rows.map((r) => r.locked_by);
   if (dead.length) {

@@ -4,8 +4,6 @@ import type { App } from './app.ts';
 import { buildTaskList, CRONTAB } from '../tasks/index.ts';
 import { beat, unlockJobsOfDeadWorkers } from './worker-liveness.ts';
 
-const BEAT_MS = 10_000;
-
 /** A graphile-worker runner on the app's pool; its jobs are added in the same transactions as their data. */
 export async function startWorker(app: App): Promise<Runner> {
   const log = app.log.child({ component: 'worker' });
@@ -34,14 +32,14 @@ export async function startWorker(app: App): Promise<Runner> {
   const liveness = async () => {
     try {
       await beat(app.db, workerIds);
-      const unlocked = await unlockJobsOfDeadWorkers(app.db, workerIds);
+      const unlocked = await unlockJobsOfDeadWorkers(app.db, workerIds, app.config.workerHeartbeatSeconds * 4);
       if (unlocked.length) log.warn({ workers: unlocked }, 'unlocked the jobs of workers that stopped beating');
     } catch (e) {
       log.warn({ err: e }, 'worker liveness check failed');
     }
   };
   await liveness();
-  const timer = setInterval(liveness, BEAT_MS);
+  const timer = setInterval(liveness, app.config.workerHeartbeatSeconds * 1000);
   timer.unref();
   void runner.promise.finally(() => clearInterval(timer));
   return runner;

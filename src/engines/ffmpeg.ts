@@ -110,6 +110,8 @@ export interface MediaInfo {
   height: number | null;
   videoCodec: string | null;
   audioCodec: string | null;
+  /** e.g. `yuv420p`. */
+  pixelFormat: string | null;
   /** ffprobe's format_name, e.g. `mov,mp4,m4a,3gp,3g2,mj2`. */
   format: string | null;
 }
@@ -117,6 +119,7 @@ export interface MediaInfo {
 interface ProbeStream {
   codec_type?: string;
   codec_name?: string;
+  pix_fmt?: string;
   width?: number;
   height?: number;
   duration?: string;
@@ -159,6 +162,7 @@ function parseProbe(json: string): MediaInfo {
     height: video?.height ?? null,
     videoCodec: video?.codec_name ?? null,
     audioCodec: audio?.codec_name ?? null,
+    pixelFormat: video?.pix_fmt ?? null,
     format: out.format?.format_name ?? null,
   };
 }

@@ -35,9 +35,10 @@ export async function renderAiVideo(job: EngineJob, dir: string, size: Frame, ct
 
   const frames = Math.ceil(duration * FPS) + 1;
   // Drift towards one of the corners (or straight in), chosen by the prompt so reruns match.
-  const dx = ((seed % 3) - 1) * 0.5;
-  const dy = ((Math.floor(seed / 3) % 3) - 1) * 0.3;
-  const zoom = `zoompan=z='1+0.1*on/${frames}':x='(iw-iw/zoom)*(0.5+${dx}*on/${frames})':y='(ih-ih/zoom)*(0.5+${dy}*on/${frames})':d=${frames}:s=${W}x${H}:fps=${FPS}`;
+  // Zoom and drift stay small enough that the headline (6% margins) never leaves the frame.
+  const dx = ((seed % 3) - 1) * 0.25;
+  const dy = ((Math.floor(seed / 3) % 3) - 1) * 0.25;
+  const zoom = `zoompan=z='1+0.07*on/${frames}':x='(iw-iw/zoom)*(0.5+${dx}*on/${frames})':y='(ih-ih/zoom)*(0.5+${dy}*on/${frames})':d=${frames}:s=${W}x${H}:fps=${FPS}`;
   const withAudio = job.params.generate_audio === true;
   const d = seconds(duration + 0.5);
   const audioInputs = withAudio

@@ -6,7 +6,7 @@ import { EngineError, type EngineJob } from '../engine.ts';
 import { probeMedia } from '../ffmpeg.ts';
 import { defaultCaptionStyle, splitPhrases, timeCues, writeCaptionTrack } from './captions.ts';
 import type { RenderContext } from './context.ts';
-import { encode, evenSize, fitOnBlur, mp4Output, writeImage } from './encode.ts';
+import { encode, evenSize, fitOnBlur, FPS, mp4Output, writeImage } from './encode.ts';
 import { synthesizeSpeech } from './speech.ts';
 import { displayText } from './text.ts';
 
@@ -50,18 +50,17 @@ export async function renderTalkingAvatar(job: EngineJob, dir: string, ctx: Rend
   await writeImage(dir, 'frame.png', await fitOnBlur(face, W, H));
   const captions = await writeCaptionTrack(dir, cues, { width: W, height: H, duration }, defaultCaptionStyle(W, H));
 
-  const inputs = ['-loop', '1', '-framerate', '30', '-i', 'frame.png'];
-  let video = '[0:v]';
-  let audioIndex = 1;
-  let graph = '';
+  // One decoded frame, repeated by the loop filter: far cheaper than re-reading the PNG per frame.
+  const inputs = ['-i', 'frame.png'];
+  let graph = `[0:v]format=yuv420p,loop=loop=-1:size=1,settb=1/${FPS},setpts=N,setsar=1[still];`;
+  let video = '[still]';
   if (captions) {
     inputs.push('-f', 'concat', '-safe', '0', '-i', captions.listPath);
-    graph = `[0:v][1:v]overlay=${captions.x}:${captions.y}[cap];`;
+    graph += `[still][1:v]overlay=${captions.x}:${captions.y}[cap];`;
     video = '[cap]';
-    audioIndex = 2;
   }
   inputs.push('-i', voice);
-  graph += `${video}setsar=1,format=yuv420p[v];[${audioIndex}:a]aresample=48000,apad[a]`;
+  graph += `${video}format=yuv420p[v];[${captions ? 2 : 1}:a]aresample=48000,apad[a]`;
   return encode(dir, [...inputs, '-filter_complex', graph, ...mp4Output(duration, true)], ctx);
 }
 

@@ -10,8 +10,6 @@ import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutco
 import { OPERATIONS } from './operations.ts';
 
 export const RUN_GENERATION = 'run_generation';
-// Transient engine failures get this many attempts, with graphile-worker's exponential backoff.
-export const RUN_GENERATION_ATTEMPTS = 5;
 
 export function createGenerationCreator({ db, config }: Pick<Deps, 'db' | 'config'>) {
   return {
@@ -47,7 +45,7 @@ export function createGenerationCreator({ db, config }: Pick<Deps, 'db' | 'confi
         });
         await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: r.credits, subject_type: 'generation', subject_id: g.id });
         await linkGeneration(trx, g.id, r.productIds, r.avatarIds);
-        await addJob(trx, RUN_GENERATION, { generation_id: g.id }, { maxAttempts: RUN_GENERATION_ATTEMPTS, jobKey: `generation:${g.id}` });
+        await addJob(trx, RUN_GENERATION, { generation_id: g.id }, { maxAttempts: config.generationMaxAttempts, jobKey: `generation:${g.id}` });
         return { status: 202, body: { generation_id: g.id, type: r.type, status: 'processing' } };
       });
     },

@@ -1,0 +1,55 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { probeMedia, runFfmpeg, type MediaInfo } from '../../src/engines/ffmpeg.ts';
+
+export interface ImageInfo {
+  format: string;
+  width: number;
+  height: number;
+}
+
+export async function imageInfo(bytes: Buffer): Promise<ImageInfo> {
+  const meta = await sharp(bytes).metadata();
+  return { format: meta.format, width: meta.width, height: meta.height };
+}
+
+export function videoInfo(bytes: Buffer): Promise<MediaInfo> {
+  return probeMedia(bytes);
+}
+
+/** Mean absolute difference (0-255) of two images scaled to 64x64: 0 means the same picture. */
+export async function imageDifference(a: Buffer, b: Buffer): Promise<number> {
+  const thumb = (x: Buffer) => sharp(x).resize(64, 64, { fit: 'fill' }).removeAlpha().raw().toBuffer();
+  const [pa, pb] = await Promise.all([thumb(a), thumb(b)]);
+  let sum = 0;
+  for (let i = 0; i < pa.length; i++) sum += Math.abs((pa[i] ?? 0) - (pb[i] ?? 0));
+  return sum / pa.length;
+}
+
+/** Renders media with an ffmpeg command line ending in an output file name (e.g. a test pattern). */
+export async function makeMedia(args: string[], ext: string): Promise<Buffer> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-test-media-'));
+  try {
+    const out = path.join(dir, `media.${ext}`);
+    await runFfmpeg([...args, out]);
+    return await fs.readFile(out);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A test-pattern MP4 (H.264), with a 440 Hz tone unless `audio` is false. */
+export function testVideo(opts: { width: number; height: number; seconds: number; audio?: boolean }): Promise<Buffer> {
+  const { width, height, seconds, audio = true } = opts;
+  return makeMedia(
+    [
+      '-f', 'lavfi', '-i', `testsrc=size=${width}x${height}:rate=25:duration=${seconds}`,
+      ...(audio ? ['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=44100:duration=${seconds}`] : []),
+      '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p',
+      ...(audio ? ['-c:a', 'aac'] : []),
+    ],
+    'mp4',
+  );
+}
