@@ -59,6 +59,7 @@ function runTool(binary: string, args: string[], opts: RunOptions): Promise<stri
     const stdout: Buffer[] = [];
     let stdoutBytes = 0;
     let settled = false;
+    let killed = false;
     const child = spawn(binary, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 
     const finish = (err: unknown, value?: string) => {
@@ -69,14 +70,19 @@ function runTool(binary: string, args: string[], opts: RunOptions): Promise<stri
       if (err === undefined) resolve(value ?? '');
       else reject(err);
     };
-    const onAbort = () => {
+    // A killed tool is waited for (briefly) before rejecting, so the caller's cleanup of its
+    // working directory does not race with a process that is still writing there.
+    const killThen = (err: unknown) => {
+      killed = true;
       child.kill('SIGKILL');
-      finish(signal?.reason);
+      const fallback = setTimeout(() => finish(err), 2000);
+      child.once('close', () => {
+        clearTimeout(fallback);
+        finish(err);
+      });
     };
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      finish(new FfmpegError(`${tool} timed out after ${timeoutMs} ms`, 'timeout', stderr));
-    }, timeoutMs);
+    const onAbort = () => killThen(signal?.reason);
+    const timer = setTimeout(() => killThen(new FfmpegError(`${tool} timed out after ${timeoutMs} ms`, 'timeout', stderr)), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
 
     child.stdout.on('data', (chunk: Buffer) => {
@@ -88,6 +94,7 @@ function runTool(binary: string, args: string[], opts: RunOptions): Promise<stri
     });
     child.on('error', (err) => finish(new FfmpegError(`${tool} could not be started: ${err.message}`, 'spawn', stderr, err)));
     child.on('close', (code, killedBy) => {
+      if (killed) return;
       if (code === 0) {
         finish(undefined, Buffer.concat(stdout).toString('utf8'));
         return;
