@@ -12,13 +12,22 @@ let ffmpegBinary: string | undefined;
 let ffprobeBinary: string | undefined;
 
 export function ffmpegPath(): string {
-  ffmpegBinary ??= (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+  ffmpegBinary ??= installedBinary('@ffmpeg-installer/ffmpeg');
   return ffmpegBinary;
 }
 
 export function ffprobePath(): string {
-  ffprobeBinary ??= (require('@ffprobe-installer/ffprobe') as { path: string }).path;
+  ffprobeBinary ??= installedBinary('@ffprobe-installer/ffprobe');
   return ffprobeBinary;
+}
+
+function installedBinary(pkg: string): string {
+  try {
+    return (require(pkg) as { path: string }).path;
+  } catch (err) {
+    // The installers throw plain strings; make it an error that says what is missing.
+    throw new FfmpegError(`${pkg} has no binary for this platform: ${String(err)}`, 'spawn', '', err);
+  }
 }
 
 export interface RunOptions {
