@@ -85,14 +85,21 @@ export async function renderScene(scene: Scene, cache: ImageCache, compressionLe
   const { textBox, mediaBox } = split(content, media.length > 0, W >= H * 1.2, variant, scene.hero === true, m);
   const cells = mediaBox ? grid(mediaBox, media.length, Math.round(m * 0.5)) : [];
 
+  // Headline and tag are drawn in the same SVG pass as the background: at 4k a second full-size
+  // raster plus a composite of it costs more than the rest of the picture.
+  const marks: string[] = [];
+  if (withText && scene.headline) marks.push(headlineSvg(scene.headline, textBox, s, scene.palette.ink, scene.backdrop !== undefined, variant));
+  if (tag) marks.push(tagSvg(tag, tagFont, scene.palette.ink, m, H - m - Math.round(tagFont * 1.8), W - 2 * m));
+  const svg = Buffer.from(backgroundSvg(scene, rand, cells, scene.backdrop !== undefined, marks.join('\n')));
+
   const layers: OverlayOptions[] = [];
   let base: Sharp;
   if (scene.backdrop) {
     const px = await cache.fit('backdrop', scene.backdrop, W, H, 'cover');
     base = sharp(px.data, { raw: { width: px.width, height: px.height, channels: 4 } });
-    layers.push({ input: Buffer.from(backgroundSvg(scene, rand, cells, true)) });
+    layers.push({ input: svg });
   } else {
-    base = sharp(Buffer.from(backgroundSvg(scene, rand, cells, false)));
+    base = sharp(svg);
   }
   for (const [i, cell] of cells.entries()) {
     const bytes = media[i];
@@ -101,18 +108,13 @@ export async function renderScene(scene: Scene, cache: ImageCache, compressionLe
     const px = await cache.fit(`media${scene.media.indexOf(bytes)}`, bytes, cell.w - 2 * pad, cell.h - 2 * pad, 'inside');
     layers.push(rawLayer(px, cell.x + Math.round((cell.w - px.width) / 2), cell.y + Math.round((cell.h - px.height) / 2)));
   }
-  if (withText && scene.headline) {
-    const svg = headlineSvg(scene.headline, textBox, s, scene.palette.ink, scene.backdrop !== undefined, variant);
-    if (svg) layers.push({ input: Buffer.from(svg), left: textBox.x, top: textBox.y });
-  }
-  if (tag) layers.push({ input: Buffer.from(tagSvg(tag, tagFont, scene.palette.ink, W - 2 * m)), left: m, top: H - m - Math.round(tagFont * 1.8) });
   if (scene.logo && logoSize > 0) {
     const px = await cache.fit('logo', scene.logo, logoSize, logoSize, 'inside');
     const left = variant % 2 === 0 ? W - m - px.width : m;
     layers.push(rawLayer(px, left, m));
   }
   // One composite call: sharp keeps only the last list given to composite().
-  return base.composite(layers).removeAlpha().png({ compressionLevel, adaptiveFiltering: false }).toBuffer();
+  return (layers.length ? base.composite(layers) : base).removeAlpha().png({ compressionLevel, adaptiveFiltering: false }).toBuffer();
 }
 
 function rotate<T>(items: T[], by: number): T[] {
@@ -166,8 +168,8 @@ function rawLayer(px: Pixels, left: number, top: number): OverlayOptions {
   return { input: px.data, raw: { width: px.width, height: px.height, channels: 4 }, left: Math.max(0, left), top: Math.max(0, top) };
 }
 
-/** Gradient, decorative shapes and the media cards; over a backdrop only a translucent tint. */
-function backgroundSvg(scene: Scene, rand: () => number, cells: Box[], overBackdrop: boolean): string {
+/** Gradient, decorative shapes, media cards and `marks` (text); over a backdrop the gradient is a translucent tint. */
+function backgroundSvg(scene: Scene, rand: () => number, cells: Box[], overBackdrop: boolean, marks: string): string {
   const { width: W, height: H, palette } = scene;
   const s = Math.min(W, H);
   const angle = rand() * Math.PI * 2;
@@ -191,13 +193,19 @@ function backgroundSvg(scene: Scene, rand: () => number, cells: Box[], overBackd
 <rect width="${W}" height="${H}" fill="url(#g)" fill-opacity="${tint}"/>
 ${overBackdrop ? '' : shapes.join('\n')}
 ${cards.join('\n')}
+${marks}
 </svg>`;
 }
 
-function headlineSvg(text: string, box: Box, s: number, ink: string, overBackdrop: boolean, variant: number): string | null {
+/** A nested <svg> at `box`: its own coordinates, clipped to the box. */
+function nested(x: number, y: number, w: number, h: number, inner: string): string {
+  return `<svg x="${x}" y="${y}" width="${w}" height="${h}" overflow="hidden">${inner}</svg>`;
+}
+
+function headlineSvg(text: string, box: Box, s: number, ink: string, overBackdrop: boolean, variant: number): string {
   const pad = overBackdrop ? Math.round(s * 0.025) : 0;
   const { fontSize, lines } = fitText(text, box.w - 2 * pad, box.h - 2 * pad, s * 0.11, Math.max(10, s * 0.022));
-  if (lines.length === 0) return null;
+  if (lines.length === 0) return '';
   const lineH = Math.round(fontSize * 1.2);
   const blockH = lines.length * lineH;
   const centred = variant % 3 === 1;
@@ -214,17 +222,26 @@ function headlineSvg(text: string, box: Box, s: number, ink: string, overBackdro
     : '';
   const anchor = centred ? 'middle' : 'start';
   const font = `font-family="${FONT_FAMILY}" font-weight="bold" font-size="${fontSize}" text-anchor="${anchor}"`;
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${box.w}" height="${box.h}">${panel}
-<text ${font} fill="${shadowInk}" fill-opacity="0.3">${tspans(off, off)}</text>
-<text ${font} fill="${overBackdrop ? '#ffffff' : ink}">${tspans(0, 0)}</text></svg>`;
+  return nested(
+    box.x,
+    box.y,
+    box.w,
+    box.h,
+    `${panel}<text ${font} fill="${shadowInk}" fill-opacity="0.3">${tspans(off, off)}</text><text ${font} fill="${overBackdrop ? '#ffffff' : ink}">${tspans(0, 0)}</text>`,
+  );
 }
 
-function tagSvg(text: string, fontSize: number, ink: string, maxW: number): string {
+function tagSvg(text: string, fontSize: number, ink: string, x: number, y: number, maxW: number): string {
   const fitChars = Math.max(1, Math.floor((maxW - fontSize * 1.6) / (fontSize * 0.62)));
   const tag = text.length > fitChars ? `${text.slice(0, Math.max(1, fitChars - 1))}…` : text;
   const w = Math.min(maxW, Math.round(tag.length * fontSize * 0.62 + fontSize * 1.6));
   const h = Math.round(fontSize * 1.8);
   const bg = ink === '#ffffff' ? '#000000' : '#ffffff';
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}"><rect width="${w}" height="${h}" rx="${Math.round(h / 2)}" fill="${bg}" fill-opacity="0.35"/>
-<text x="${Math.round(fontSize * 0.8)}" y="${Math.round(h / 2 + fontSize * 0.36)}" font-family="${FONT_FAMILY}" font-size="${fontSize}" fill="${ink}">${escapeXml(tag)}</text></svg>`;
+  return nested(
+    x,
+    y,
+    w,
+    h,
+    `<rect width="${w}" height="${h}" rx="${Math.round(h / 2)}" fill="${bg}" fill-opacity="0.35"/><text x="${Math.round(fontSize * 0.8)}" y="${Math.round(h / 2 + fontSize * 0.36)}" font-family="${FONT_FAMILY}" font-size="${fontSize}" fill="${ink}">${escapeXml(tag)}</text>`,
+  );
 }
