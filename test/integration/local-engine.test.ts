@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EngineError, type EngineAsset, type EngineJob } from '../../src/engines/engine.ts';
@@ -196,6 +199,33 @@ describe('local engine: videos', () => {
   });
 });
 
+describe('local engine without fonts', () => {
+  it('renders without text instead of failing', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-nofonts-'));
+    try {
+      // fontconfig reads its configuration once per process: hence a child process.
+      const conf = path.join(dir, 'fonts.conf');
+      await fs.writeFile(conf, `<?xml version="1.0"?><fontconfig><dir>${dir}/none</dir><cachedir>${dir}/cache</cachedir></fontconfig>`);
+      const src = (f: string) => JSON.stringify(fileURLToPath(new URL(`../../src/engines/local/${f}`, import.meta.url)));
+      const code = `
+        import { canRenderText } from ${src('text.ts')};
+        import { createLocalEngine } from ${src('local-engine.ts')};
+        const base = { generationId: 'g', params: {}, quantity: 1, prompt: 'No fonts here', referenceImages: [], productImages: [] };
+        const engine = createLocalEngine();
+        const image = await engine.run({ ...base, operation: 'text-to-image', kind: 'image', width: 512, height: 512 }, new AbortController().signal);
+        const video = await engine.run({ ...base, operation: 'talking-avatar', kind: 'video', width: 160, height: 160, script: 'Hello there.' }, new AbortController().signal);
+        console.log(JSON.stringify({ text: await canRenderText(), image: image.files[0].bytes.length, video: video.files[0].bytes.length }));`;
+      const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, FONTCONFIG_FILE: conf } });
+      const out = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { text: boolean; image: number; video: number };
+      expect(out.text).toBe(false);
+      expect(out.image).toBeGreaterThan(0);
+      expect(out.video).toBeGreaterThan(0);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('local engine: failures, aborts and cleanup', () => {
   it('[[fail]] fails for good, [[flaky]] transiently, from the prompt or the script', async () => {
     const fail = await engine.run(job({ prompt: 'a cat [[fail]]' }), signal()).catch((e: unknown) => e);
@@ -209,9 +239,10 @@ describe('local engine: failures, aborts and cleanup', () => {
   it('an abort during the delay rejects at once', async () => {
     const slow = createLocalEngine({ delayMs: 30_000, tmpRoot });
     const ac = new AbortController();
+    const reason = new Error('worker shutting down');
     const started = Date.now();
-    setTimeout(() => ac.abort(), 50);
-    await expect(slow.run(job({}), ac.signal)).rejects.toMatchObject({ name: 'AbortError' });
+    setTimeout(() => ac.abort(reason), 50);
+    await expect(slow.run(job({}), ac.signal)).rejects.toBe(reason);
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
@@ -223,6 +254,14 @@ describe('local engine: failures, aborts and cleanup', () => {
     await expect(run).rejects.toMatchObject({ name: 'AbortError' });
     expect(Date.now() - started).toBeLessThan(3000);
     expect(await fs.readdir(tmpRoot)).toEqual([]);
+  });
+
+  it('an ffmpeg timeout becomes a transient EngineError with a user-safe message', async () => {
+    const hasty = createLocalEngine({ tmpRoot, ffmpegTimeoutMs: 200 });
+    const err = await hasty.run(job({ operation: 'ai-video', kind: 'video', width: 1280, height: 720, durationSeconds: 60 }), signal()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineError);
+    expect(err).toMatchObject({ transient: true, message: 'rendering the video took too long' });
+    expect((err as EngineError).cause).toBeInstanceOf(FfmpegError);
   });
 
   it('runFfmpeg rejects with the tool diagnostics', async () => {

@@ -19,7 +19,8 @@ export function splitPhrases(text: string, maxWords = 6, maxChars = 36): string[
       words = [];
     }
     words.push(word);
-    if (/[.!?;:,]$/.test(word) && words.length >= 2) {
+    // A sentence always ends a phrase; a comma only once the phrase has two words.
+    if (/[.!?]["')]?$/.test(word) || (/[;:,]$/.test(word) && words.length >= 2)) {
       phrases.push(words.join(' '));
       words = [];
     }

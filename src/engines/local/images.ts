@@ -9,18 +9,27 @@ export async function renderImages(job: EngineJob, ctx: RenderContext): Promise<
   const cache = new ImageCache();
   const count = Math.max(1, Math.floor(job.quantity));
   const scenes = Array.from({ length: count }, (_, variant) => imageScene(job, variant));
-  // Two at a time: sharp already spreads one image over its thread pool; more only costs memory at 4k.
+  // Two at a time keeps a small machine's cores busy; more in flight mostly costs memory
+  // (a 4k image is ~64 MB of pixels while it is composed).
   const out: EngineFile[] = new Array(count);
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < scenes.length) {
+    while (next < scenes.length && !failed) {
       const i = next++;
       ctx.signal.throwIfAborted();
       const scene = scenes[i];
       if (scene) out[i] = { bytes: await renderScene(scene, cache), mime: 'image/png', ext: 'png' };
     }
   };
-  await Promise.all([worker(), worker()]);
+  await Promise.all(
+    [worker(), worker()].map((w) =>
+      w.catch((err: unknown) => {
+        failed = true; // the other worker stops picking up images
+        throw err;
+      }),
+    ),
+  );
   ctx.signal.throwIfAborted();
   return out;
 }

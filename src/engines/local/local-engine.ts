@@ -25,7 +25,12 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): Engine {
     name: 'local',
     async run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
       signal.throwIfAborted();
-      if (delayMs > 0) await sleep(delayMs, undefined, { signal });
+      if (delayMs > 0) {
+        // timers/promises rejects with its own AbortError; the signal's reason is what callers check.
+        await sleep(delayMs, undefined, { signal }).catch((err: unknown) => {
+          throw signal.aborted ? signal.reason : err;
+        });
+      }
       failOnPurpose(job);
       const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs };
       try {
