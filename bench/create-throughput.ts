@@ -5,7 +5,8 @@
 //
 // Knobs (environment): BENCH_REQUESTS (20000), BENCH_SECONDS (60), BENCH_WARMUP (2000),
 // BENCH_CONCURRENCY (32), BENCH_TEAMS (64), BENCH_EXTRAS (1: also run the analysis rows),
-// BENCH_EXTRA_REQUESTS (8000), BENCH_EXTRA_SECONDS (20), BENCH_MAX_SECONDS (540: hard stop).
+// BENCH_EXTRA_REQUESTS (5000), BENCH_EXTRA_SECONDS (15), BENCH_EXTRA_WARMUP (1000),
+// BENCH_MAX_SECONDS (540: hard stop, cleans up and exits 2).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +23,7 @@ import { loadTls } from '../src/http/tls.ts';
 import { createLogger } from '../src/log.ts';
 import { freePort } from '../src/net/ports.ts';
 import type { LoadJob, LoadResult } from './http-load.ts';
+import { createOneStatementCreator } from './proposed-create.ts';
 
 const num = (name: string, dflt: number) => {
   const v = process.env[name];
@@ -35,8 +37,9 @@ const WARMUP = num('BENCH_WARMUP', 2_000);
 const CONCURRENCY = num('BENCH_CONCURRENCY', 32);
 const TEAMS = num('BENCH_TEAMS', 64);
 const EXTRAS = num('BENCH_EXTRAS', 1) !== 0;
-const EXTRA_REQUESTS = num('BENCH_EXTRA_REQUESTS', 8_000);
-const EXTRA_SECONDS = num('BENCH_EXTRA_SECONDS', 20);
+const EXTRA_REQUESTS = num('BENCH_EXTRA_REQUESTS', 5_000);
+const EXTRA_SECONDS = num('BENCH_EXTRA_SECONDS', 15);
+const EXTRA_WARMUP = num('BENCH_EXTRA_WARMUP', 1_000);
 const MAX_SECONDS = num('BENCH_MAX_SECONDS', 540);
 const CREDITS = 10_000_000;
 const PATH = '/api/v1/images/text-to-image';
@@ -62,8 +65,15 @@ interface Run {
   nodeUsPerReq: number;
   loadUsPerReq: number;
   pgUsPerReq: number;
+  /** Of which in the kernel (system time): node process, PostgreSQL. */
+  nodeSysUsPerReq: number;
+  pgSysUsPerReq: number;
   /** Mean number of callers queued in the pool (pg.Pool waitingCount), sampled every 10 ms. */
   poolWaiting: number;
+  /** CPU used on the machine by anything but this process and this cluster, in cores (others' work on a shared box). */
+  otherCores: number;
+  /** CPU the hypervisor gave to others (steal), in cores. */
+  stealCores: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -76,9 +86,9 @@ function percentile(sorted: Float64Array, p: number): number {
 
 const CLK_TCK = 100; // Linux USER_HZ
 
-/** Total CPU (ms) of every `postgres` process: the embedded cluster is the only one on the box while we run. */
-async function postgresCpuMs(): Promise<Map<number, number>> {
-  const out = new Map<number, number>();
+/** CPU (ms) of each process of OUR cluster: the postmaster and its children (other clusters may run on the box). */
+async function postgresCpuMs(postmasterPid: number): Promise<Map<number, [total: number, sys: number]>> {
+  const out = new Map<number, [number, number]>();
   let pids: string[];
   try {
     pids = (await fs.readdir('/proc')).filter((d) => /^\d+$/.test(d));
@@ -90,10 +100,9 @@ async function postgresCpuMs(): Promise<Map<number, number>> {
       try {
         const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
         const close = stat.lastIndexOf(')');
-        const comm = stat.slice(stat.indexOf('(') + 1, close);
-        if (comm !== 'postgres') return;
         const f = stat.slice(close + 2).split(' ');
-        out.set(Number(pid), ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK);
+        if (Number(pid) !== postmasterPid && Number(f[1]) !== postmasterPid) return;
+        out.set(Number(pid), [((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK, (Number(f[12]) * 1000) / CLK_TCK]);
       } catch {
         // gone
       }
@@ -102,15 +111,52 @@ async function postgresCpuMs(): Promise<Map<number, number>> {
   return out;
 }
 
-function cpuDelta(before: Map<number, number>, after: Map<number, number>): number {
+/** Busy CPU time of the whole machine (user+nice+system+irq+softirq), and steal (a VM's CPU taken by its host), ms. */
+async function machineBusyMs(): Promise<{ busy: number; steal: number }> {
+  try {
+    const f = (await fs.readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const busy = (f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[5] ?? 0) + (f[6] ?? 0);
+    return { busy: (busy * 1000) / CLK_TCK, steal: ((f[7] ?? 0) * 1000) / CLK_TCK };
+  } catch {
+    return { busy: NaN, steal: NaN };
+  }
+}
+
+function cpuDelta(before: Map<number, [number, number]>, after: Map<number, [number, number]>, which: 0 | 1 = 0): number {
   let total = 0;
-  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  for (const [pid, ms] of after) total += ms[which] - (before.get(pid)?.[which] ?? 0);
   return total;
+}
+
+interface Probe {
+  postmasterPid: number;
+}
+
+/** CPU the rest of the machine used over `ms` milliseconds of (our) idleness, in cores. */
+async function otherLoad(probe: Probe, ms: number): Promise<number> {
+  const pg0 = await postgresCpuMs(probe.postmasterPid);
+  const node0 = process.cpuUsage();
+  const busy0 = (await machineBusyMs()).busy;
+  await new Promise((r) => setTimeout(r, ms));
+  const busy = (await machineBusyMs()).busy - busy0;
+  const node = process.cpuUsage(node0);
+  const mine = (node.user + node.system) / 1000 + cpuDelta(pg0, await postgresCpuMs(probe.postmasterPid));
+  return Math.max(0, busy - mine) / ms;
+}
+
+/** Waits (at most ~10 s) for the others on a shared machine to use less than half a core. */
+async function quietMachine(probe: Probe): Promise<void> {
+  for (let i = 0; i < 10; i++) {
+    const other = await otherLoad(probe, 1000);
+    if (!(other > 0.5)) return;
+    if (i === 0) process.stdout.write(`  (waiting for a quieter machine: others use ${other.toFixed(1)} cores)\n`);
+  }
 }
 
 /** Runs `body` while sampling CPU and pool queueing; `body` reports requests, latencies and its own thread's CPU. */
 async function measured(
   label: string,
+  probe: Probe,
   pool: pg.Pool,
   body: () => Promise<{ done: number; errors: number; errorSamples: string[]; elapsedMs: number; latenciesMs: Float64Array; loadCpuMs: number }>,
 ): Promise<Run> {
@@ -120,14 +166,20 @@ async function measured(
     samples++;
     waiting += pool.waitingCount;
   }, 10);
-  const pg0 = await postgresCpuMs();
+  const pg0 = await postgresCpuMs(probe.postmasterPid);
   const node0 = process.cpuUsage();
+  const m0 = await machineBusyMs();
   const r = await body();
+  const m1 = await machineBusyMs();
+  const busy = m1.busy - m0.busy;
   const node = process.cpuUsage(node0);
-  const pgMs = cpuDelta(pg0, await postgresCpuMs());
+  const pg1 = await postgresCpuMs(probe.postmasterPid);
+  const pgMs = cpuDelta(pg0, pg1);
+  const pgSysMs = cpuDelta(pg0, pg1, 1);
   clearInterval(sampler);
   const sorted = r.latenciesMs.slice().sort();
   const ok = Math.max(1, r.done);
+  const nodeMs = (node.user + node.system) / 1000;
   return {
     label,
     done: r.done,
@@ -137,10 +189,14 @@ async function measured(
     rps: (r.done / r.elapsedMs) * 1000,
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
-    nodeUsPerReq: ((node.user + node.system) / ok),
+    nodeUsPerReq: (nodeMs * 1000) / ok,
     loadUsPerReq: (r.loadCpuMs * 1000) / ok,
     pgUsPerReq: (pgMs * 1000) / ok,
+    nodeSysUsPerReq: node.system / ok,
+    pgSysUsPerReq: (pgSysMs * 1000) / ok,
     poolWaiting: samples ? waiting / samples : 0,
+    otherCores: Math.max(0, busy - nodeMs - pgMs) / r.elapsedMs,
+    stealCores: (m1.steal - m0.steal) / r.elapsedMs,
   };
 }
 
@@ -294,35 +350,6 @@ function makeReplayer(captured: CapturedQuery[], origin: TeamKey, capturedAt: nu
   };
 }
 
-// The proposed shape (see bench/RESULTS.md): the debit, the generation, the ledger line, the links
-// and the job in ONE statement, sent outside BEGIN/COMMIT (autocommit), after the auth lookup.
-export const ONE_STATEMENT_CREATE = `with debit as (
-  update teams set credits_used = credits_used + $3::int
-  where id = $1::uuid and credits_used + $3::int <= credits_limit
-  returning id
-), generation as (
-  insert into generations (team_id, api_key_id, operation, type, kind, params, credits, source_generation_id, deadline_at)
-  select debit.id, $2::uuid, $4::text, $5::text, $6::text, $7::jsonb, $3::int, $8::uuid, $9::timestamptz from debit
-  returning id, created_at
-), ledger as (
-  insert into credit_ledger (team_id, kind, amount, subject_type, subject_id)
-  select $1::uuid, 'debit', $3::int, 'generation', generation.id from generation
-), products as (
-  insert into generation_products (generation_id, product_id)
-  select generation.id, p from generation, unnest($10::uuid[]) as p
-), avatars as (
-  insert into generation_avatars (generation_id, avatar_id)
-  select generation.id, a from generation, unnest($11::uuid[]) as a
-)
-select generation.id, generation.created_at
-from generation
-cross join lateral graphile_worker.add_job(
-  identifier => $12::text,
-  payload => json_build_object('generation_id', generation.id),
-  max_attempts => $13::int,
-  job_key => 'generation:' || generation.id
-) as job`;
-
 // ---------------------------------------------------------------------------------------------
 
 async function machine(adminUrl: string): Promise<Record<string, string>> {
@@ -356,10 +383,19 @@ function fmtRun(r: Run): string {
 }
 
 function report(r: Run): void {
-  const cpu = `CPU/req: node ${r.nodeUsPerReq.toFixed(0)} µs (load thread ${r.loadUsPerReq.toFixed(0)}), postgres ${r.pgUsPerReq.toFixed(0)} µs; pool queue ${r.poolWaiting.toFixed(1)}`;
-  console.log(`  ${r.label.padEnd(44)} ${fmtRun(r)}  [${r.done} req, ${(r.elapsedMs / 1000).toFixed(1)} s, ${r.errors} errors]  ${cpu}`);
+  const cpu =
+    `CPU/req: node ${(r.nodeUsPerReq - r.loadUsPerReq).toFixed(0)} µs` +
+    (r.loadUsPerReq ? ` + load generator ${r.loadUsPerReq.toFixed(0)} µs` : '') +
+    ` (kernel ${r.nodeSysUsPerReq.toFixed(0)} µs), postgres ${r.pgUsPerReq.toFixed(0)} µs (kernel ${r.pgSysUsPerReq.toFixed(0)} µs); pool queue ${r.poolWaiting.toFixed(1)}; others on the box ${r.otherCores.toFixed(2)} cores, steal ${r.stealCores.toFixed(2)}`;
+  console.log(`  ${r.label.padEnd(52)} ${fmtRun(r)}  [${r.done} req, ${(r.elapsedMs / 1000).toFixed(1)} s, ${r.errors} errors]`);
+  console.log(`  ${''.padEnd(52)} ${cpu}`);
   for (const e of r.errorSamples) console.log(`    error: ${e}`);
 }
+
+const pairRow = (name: string, api: Run, ceiling: Run) =>
+  `| ${name} | ${api.rps.toFixed(0)} | ${api.p50.toFixed(1)} | ${api.p99.toFixed(1)} | ${ceiling.rps.toFixed(0)} | ${ceiling.p50.toFixed(1)} | ${ceiling.p99.toFixed(1)} | **${(api.rps / ceiling.rps).toFixed(2)}** |`;
+const PAIR_HEAD =
+  '| scenario | API req/s | API p50 ms | API p99 ms | ceiling req/s | ceiling p50 ms | ceiling p99 ms | API/ceiling |\n|---|---:|---:|---:|---:|---:|---:|---:|';
 
 async function main(): Promise<void> {
   const t0 = Date.now();
@@ -368,14 +404,14 @@ async function main(): Promise<void> {
   await fs.chmod(tmp, 0o755);
   let embedded: EmbeddedHandle | undefined;
   let app: App | undefined;
-  let server: HttpServer | undefined;
-  let plainServer: HttpServer | undefined;
+  const servers: HttpServer[] = [];
   let ceilingPool: pg.Pool | undefined;
+  let admin: pg.Client | undefined;
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
     (cleaning ??= (async () => {
-      await plainServer?.close().catch(() => {});
-      await server?.close().catch(() => {});
+      for (const s of servers.reverse()) await s.close().catch(() => {});
+      await admin?.end().catch(() => {});
       await ceilingPool?.end().catch(() => {});
       await app?.close().catch(() => {});
       await embedded?.stop().catch(() => {});
@@ -391,11 +427,13 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => abort('terminated'));
 
   try {
-    embedded = await startEmbeddedPostgres({ dir: path.join(tmp, 'pg') });
-    const admin = new pg.Client(embedded.url('postgres'));
-    await admin.connect();
-    await admin.query('create database adforge');
-    await admin.end();
+    const pgDir = path.join(tmp, 'pg');
+    embedded = await startEmbeddedPostgres({ dir: pgDir });
+    const probe: Probe = { postmasterPid: Number((await fs.readFile(path.join(pgDir, 'postmaster.pid'), 'utf8')).split('\n')[0]) };
+    const setup = new pg.Client(embedded.url('postgres'));
+    await setup.connect();
+    await setup.query('create database adforge');
+    await setup.end();
     const databaseUrl = embedded.url('adforge');
     const info = await machine(databaseUrl);
 
@@ -408,19 +446,20 @@ async function main(): Promise<void> {
       PUBLIC_BASE_URL: `https://127.0.0.1:${port}`,
       LOG_LEVEL: 'warn',
     });
-    const log = createLogger('warn');
-    app = await buildApp(config, log); // migrates
-    server = await startHttpServer(app);
+    app = await buildApp(config, createLogger('warn')); // applies the migrations
+    const a = app;
+    const server = await startHttpServer(app);
+    servers.push(server);
     const tls = await loadTls(config);
     const origin = `https://127.0.0.1:${server.port}`;
     const appPool = app.database.pool;
     const poolSize = appPool.options.max ?? 10;
 
-    console.log('adforge create benchmark');
+    console.log(`adforge create benchmark, ${new Date().toISOString()}`);
     for (const [k, v] of Object.entries(info)) console.log(`  ${k}: ${v}`);
     console.log(
-      `  concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per run (first reached), warm-up ${WARMUP}, ` +
-        `${TEAMS} teams for the spread case, app pool ${poolSize} connections, no worker (jobs only queue)`,
+      `  concurrency ${CONCURRENCY}; ${REQUESTS} requests or ${SECONDS} s per run, whichever first; warm-up ${WARMUP}; ` +
+        `${TEAMS} teams in the spread case; app pool ${poolSize} connections (the ceiling's pool too); no worker (jobs only queue)`,
     );
 
     const teams: TeamKey[] = [];
@@ -429,32 +468,47 @@ async function main(): Promise<void> {
       const k = await app.services.teams.createKey(t.id);
       teams.push({ teamId: t.id, keyId: k.id, key: k.key, digest: digestApiKey(k.key) });
     }
-    const solo = [teams[0]!];
-    const spread = teams.slice(1, TEAMS + 1);
+    const scenarios = [
+      { name: 'one team', keys: [teams[0]!] },
+      { name: `${TEAMS} teams, round-robin`, keys: teams.slice(1, TEAMS + 1) },
+    ];
 
-    // One API create, its SQL recorded.
-    const origTeam = teams[0]!;
-    const capturedAt = Date.now();
-    const captured = await captureStatements(appPool, async () => {
-      const r = await httpLoad({ origin, path: PATH, ca: tls.cert, keys: [origTeam.key], body: BODY, concurrency: 1, requests: 1, seconds: 30, expectStatus: 202 });
-      if (r.errors) throw new Error(`the capture request failed: ${r.errorSamples.join('; ')}`);
-    });
-    console.log(`\nSQL of one API create (${captured.length} round trips, ${new Set(captured.map((q) => q.checkout)).size} pool checkouts):`);
-    for (const q of captured) console.log(`  [checkout ${q.checkout}] ${q.text.replace(/\s+/g, ' ').slice(0, 150)}`);
-    const replay = makeReplayer(captured, origTeam, capturedAt);
+    /** One create through `serverOrigin`, its SQL recorded; returns a replayer of exactly that SQL. */
+    const captureVia = async (serverOrigin: string, title: string) => {
+      const who = teams[0]!;
+      const capturedAt = Date.now();
+      const captured = await captureStatements(appPool, async () => {
+        const r = await httpLoad({ origin: serverOrigin, path: PATH, ca: tls.cert, keys: [who.key], body: BODY, concurrency: 1, requests: 1, seconds: 30, expectStatus: 202 });
+        if (r.errors) throw new Error(`the capture request failed: ${r.errorSamples.join('; ')}`);
+      });
+      const checkouts = new Set(captured.map((q) => q.checkout)).size;
+      console.log(`\n${title}: ${captured.length} statements = ${captured.length} round trips, on ${checkouts} pool checkouts:`);
+      for (const q of captured) console.log(`  [checkout ${q.checkout}] ${q.text.replace(/\s+/g, ' ').slice(0, 140)}`);
+      const replay = makeReplayer(captured, who, capturedAt);
+      return { captured, replay };
+    };
+    const current = await captureVia(origin, 'SQL of one API create (today)');
 
     ceilingPool = createPool(databaseUrl, poolSize);
     const cp = ceilingPool;
-    const admin2 = new pg.Client(databaseUrl);
-    await admin2.connect();
-    const count = async () =>
-      Number((await admin2.query<{ n: string }>('select count(*)::int as n from generations')).rows[0]!.n);
+    admin = new pg.Client(databaseUrl);
+    await admin.connect();
+    const adm = admin;
+    const count = async () => Number((await adm.query<{ n: number }>('select count(*)::int as n from generations')).rows[0]!.n);
     const settle = async () => {
-      await admin2.query('analyze');
-      await admin2.query('checkpoint');
+      await adm.query('analyze');
+      await adm.query('checkpoint');
+      await quietMachine(probe);
+    };
+    const verify = async (label: string, before: number, run: Run) => {
+      const rows = (await count()) - before;
+      if (rows !== run.done - run.errors) {
+        run.errors += Math.abs(rows - (run.done - run.errors));
+        console.log(`  ! ${label}: ${rows} generations inserted for ${run.done - run.errors} successful creates`);
+      }
     };
 
-    const apiRun = async (label: string, keys: TeamKey[], requests: number, seconds: number, opts: { origin?: string; plain?: boolean } = {}) => {
+    const apiRun = async (label: string, keys: TeamKey[], requests: number, seconds: number, warmup: number, opts: { origin?: string; plain?: boolean } = {}) => {
       const job = (n: number): LoadJob => ({
         origin: opts.origin ?? origin,
         path: PATH,
@@ -467,106 +521,80 @@ async function main(): Promise<void> {
         seconds,
         expectStatus: 202,
       });
-      await httpLoad(job(Math.min(WARMUP, requests)));
+      await httpLoad(job(warmup));
       await settle();
       const before = await count();
-      const run = await measured(label, appPool, async () => {
+      const run = await measured(label, probe, appPool, async () => {
         const r = await httpLoad(job(requests));
         return { ...r, loadCpuMs: r.cpuMs };
       });
-      const rows = (await count()) - before;
-      if (rows !== run.done - run.errors) console.log(`  ! ${label}: ${rows} generations inserted for ${run.done - run.errors} successful requests`);
+      await verify(label, before, run);
       report(run);
       return run;
     };
 
-    const inProcessRun = async (label: string, keys: TeamKey[], requests: number, seconds: number, pool: pg.Pool, one: (t: TeamKey) => Promise<void>) => {
+    const inProcessRun = async (label: string, keys: TeamKey[], requests: number, seconds: number, warmup: number, pool: pg.Pool, one: (t: TeamKey) => Promise<void>) => {
       const go = (n: number) => runConcurrent(n, seconds, (i) => one(keys[i % keys.length]!));
-      await go(Math.min(WARMUP, requests));
+      await go(warmup);
       await settle();
       const before = await count();
-      const run = await measured(label, pool, () => go(requests));
-      const rows = (await count()) - before;
-      if (rows !== run.done - run.errors) console.log(`  ! ${label}: ${rows} generations inserted for ${run.done - run.errors} successful creates`);
+      const run = await measured(label, probe, pool, () => go(requests));
+      await verify(label, before, run);
       report(run);
       return run;
     };
 
-    const ceilingRun = (label: string, keys: TeamKey[], requests = REQUESTS, seconds = SECONDS) =>
-      inProcessRun(label, keys, requests, seconds, cp, (t) => replay(cp, t));
-
-    const scenarios = [
-      { name: 'one team', keys: solo },
-      { name: `${TEAMS} teams, round-robin`, keys: spread },
-    ];
     const pairs: { name: string; api: Run; ceiling: Run }[] = [];
     console.log('\nMeasured runs (sequential; each after its own warm-up, ANALYZE and CHECKPOINT):');
     for (const s of scenarios) {
-      const api = await apiRun(`API (HTTPS) — ${s.name}`, s.keys, REQUESTS, SECONDS);
-      const ceiling = await ceilingRun(`ceiling (same SQL via pg) — ${s.name}`, s.keys);
+      const api = await apiRun(`API (HTTPS) — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP);
+      const ceiling = await inProcessRun(`ceiling: same SQL via pg — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, cp, (t) => current.replay(cp, t));
       pairs.push({ name: s.name, api, ceiling });
     }
 
     const extras: Run[] = [];
+    const proposalPairs: { name: string; api: Run; ceiling: Run }[] = [];
     if (EXTRAS) {
-      console.log(`\nAnalysis runs (${EXTRA_REQUESTS} requests or ${EXTRA_SECONDS} s each):`);
-      // Where the time goes: the services without HTTP, and HTTP without TLS.
-      const a = app;
+      // Where the API's time goes: the same services without HTTP, and HTTP without TLS.
       const direct = async (t: TeamKey) => {
-        const p = await a.services.auth.authenticate(`Bearer ${t.key}`);
-        const out = await a.services.generationCreator.create(p, 'text-to-image', JSON.parse(BODY));
+        const principal = await a.services.auth.authenticate(`Bearer ${t.key}`);
+        const out = await a.services.generationCreator.create(principal, 'text-to-image', JSON.parse(BODY));
         if (out.status !== 202) throw new Error(`create answered ${out.status}`);
       };
-      const plainApp: App = { ...app, config: Object.freeze({ ...app.config, trustProxy: true }) };
-      plainServer = await startHttpServer(plainApp, { port: 0, host: '127.0.0.1' });
-      const plainOrigin = `http://127.0.0.1:${plainServer.port}`;
+      const plain = await startHttpServer({ ...app, config: Object.freeze({ ...app.config, trustProxy: true }) }, { port: 0, host: '127.0.0.1' });
+      servers.push(plain);
+      // The proposed one-statement create (bench/proposed-create.ts) behind the same HTTPS stack.
+      const proposedApp: App = { ...app, services: { ...app.services, generationCreator: createOneStatementCreator(app) } };
+      const proposed = await startHttpServer(proposedApp, { port: 0, host: '127.0.0.1' });
+      servers.push(proposed);
+      const proposedOrigin = `https://127.0.0.1:${proposed.port}`;
+      const next = await captureVia(proposedOrigin, 'SQL of one create with the proposed shape (bench prototype)');
 
-      // The proposed one-statement create (after the same auth lookup), through pg.
-      const authSql = captured.find((q) => /"api_keys"/.test(q.text))?.text;
-      if (!authSql) throw new Error('no auth lookup among the captured statements');
-      const oneStatement = async (t: TeamKey) => {
-        await cp.query(authSql, [t.digest]);
-        const r = await cp.query(ONE_STATEMENT_CREATE, [
-          t.teamId, t.keyId, 1, 'text-to-image', 'text-to-image', 'image',
-          JSON.stringify({ model: 'fast', prompt: 'bench', aspect_ratio: '1:1', fast: false, quantity: 1, resolution: '1k', product_ids: [] }),
-          null, new Date(Date.now() + 1800_000), [], [], 'run_generation', 5,
-        ]);
-        if (r.rowCount !== 1) throw new Error('one-statement create inserted nothing');
-      };
-      // The same statements with the debit moved last (team row locked only for the debit and COMMIT).
-      const txn = captured.filter((q) => q.checkout === captured[captured.length - 1]!.checkout);
-      const debitAt = txn.findIndex((q) => /^update "teams"/i.test(q.text));
-      const reordered = debitAt > 0 ? [...txn.slice(0, debitAt), ...txn.slice(debitAt + 1, -1), txn[debitAt]!, txn[txn.length - 1]!] : txn;
-      const replayDebitLast = makeReplayer(
-        [...captured.filter((q) => q.checkout !== txn[0]!.checkout), ...reordered],
-        origTeam,
-        capturedAt,
-      );
-
+      console.log(`\nAnalysis runs (${EXTRA_REQUESTS} requests or ${EXTRA_SECONDS} s each, warm-up ${EXTRA_WARMUP}):`);
       for (const s of scenarios) {
-        extras.push(await inProcessRun(`services in-process, no HTTP — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, appPool, direct));
-        extras.push(await apiRun(`API over plain HTTP (no TLS) — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, { origin: plainOrigin, plain: true }));
-        if (debitAt > 0) {
-          extras.push(await inProcessRun(`ceiling, debit moved last — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, cp, (t) => replayDebitLast(cp, t)));
-        }
-        extras.push(await inProcessRun(`ceiling, one statement + auth — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, cp, oneStatement));
+        extras.push(await inProcessRun(`services in-process, no HTTP — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, appPool, direct));
+        extras.push(await apiRun(`API over plain HTTP, no TLS — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, { origin: `http://127.0.0.1:${plain.port}`, plain: true }));
+        const api = await apiRun(`proposed shape: API (HTTPS) — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, { origin: proposedOrigin });
+        const ceiling = await inProcessRun(`proposed shape: its SQL via pg — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, cp, (t) => next.replay(cp, t));
+        extras.push(api, ceiling);
+        proposalPairs.push({ name: s.name, api, ceiling });
       }
     }
-    await admin2.end();
 
-    console.log('\nAPI vs ceiling (concurrency ' + CONCURRENCY + '):');
-    console.log('| scenario | API req/s | API p50 ms | API p99 ms | ceiling req/s | ceiling p50 ms | ceiling p99 ms | API/ceiling (throughput) |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-    for (const p of pairs) {
-      console.log(
-        `| ${p.name} | ${p.api.rps.toFixed(0)} | ${p.api.p50.toFixed(2)} | ${p.api.p99.toFixed(2)} | ${p.ceiling.rps.toFixed(0)} | ${p.ceiling.p50.toFixed(2)} | ${p.ceiling.p99.toFixed(2)} | ${(p.api.rps / p.ceiling.rps).toFixed(2)} |`,
-      );
-    }
-    if (extras.length) {
-      console.log('\n| analysis run | req/s | p50 ms | p99 ms | node CPU µs/req | postgres CPU µs/req |');
-      console.log('|---|---:|---:|---:|---:|---:|');
+    console.log(`\nAPI vs ceiling, today's create (concurrency ${CONCURRENCY}):`);
+    console.log(PAIR_HEAD);
+    for (const p of pairs) console.log(pairRow(p.name, p.api, p.ceiling));
+    if (proposalPairs.length) {
+      console.log(`\nProposed one-statement create (bench prototype), API vs its own ceiling (${EXTRA_REQUESTS} requests):`);
+      console.log(PAIR_HEAD);
+      for (const p of proposalPairs) console.log(pairRow(p.name, p.api, p.ceiling));
+      console.log('\nEvery run (CPU per request: node = this process minus the load generator thread):');
+      console.log('| run | req/s | p50 ms | p99 ms | node µs/req | load gen µs/req | node+load gen: kernel µs/req | postgres µs/req (kernel) | pool queue | others, cores | steal, cores |');
+      console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (const r of [...pairs.flatMap((p) => [p.api, p.ceiling]), ...extras]) {
-        console.log(`| ${r.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${(r.nodeUsPerReq - r.loadUsPerReq).toFixed(0)}${r.loadUsPerReq ? ` (+${r.loadUsPerReq.toFixed(0)} load gen)` : ''} | ${r.pgUsPerReq.toFixed(0)} |`);
+        console.log(
+          `| ${r.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.nodeUsPerReq - r.loadUsPerReq).toFixed(0)} | ${r.loadUsPerReq.toFixed(0)} | ${r.nodeSysUsPerReq.toFixed(0)} | ${r.pgUsPerReq.toFixed(0)} (${r.pgSysUsPerReq.toFixed(0)}) | ${r.poolWaiting.toFixed(1)} | ${r.otherCores.toFixed(2)} | ${r.stealCores.toFixed(2)} |`,
+        );
       }
     }
     const errors = [...pairs.flatMap((p) => [p.api, p.ceiling]), ...extras].reduce((n, r) => n + r.errors, 0);

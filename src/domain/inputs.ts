@@ -99,6 +99,9 @@ export const brandCreate = z.object({
 });
 export type BrandCreate = z.output<typeof brandCreate>;
 
+/** Every field optional; `name` may change but not be cleared. */
+export const brandUpdate = brandCreate.partial().extend({ name: text(MAX.productName).optional() });
+
 export const teamCreate = z.object({
   name: text(200),
   tier: z.enum(TIERS).default('starter'),

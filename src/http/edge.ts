@@ -12,8 +12,16 @@ const HTTPS_REQUIRED = JSON.stringify({ error: { code: 'forbidden', message: 'HT
  * Plain HTTP is answered 403 without reaching the application, unless a trusted TLS proxy
  * says (X-Forwarded-Proto: https) that the client's leg was encrypted.
  */
-export function createEdge(opts: { key: string; cert: string; trustProxy: boolean; handler: Handler }) {
+export function createEdge(opts: {
+  key: string;
+  cert: string;
+  trustProxy: boolean;
+  handler: Handler;
+  /** WebSocket upgrades, accepted over TLS only. */
+  onUpgrade?: (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => void;
+}) {
   const secure = https.createServer({ key: opts.key, cert: opts.cert, minVersion: 'TLSv1.2' }, opts.handler);
+  if (opts.onUpgrade) secure.on('upgrade', opts.onUpgrade);
   const plain = http.createServer((req, res) => {
     if (opts.trustProxy && forwardedProto(req) === 'https') return opts.handler(req, res);
     req.resume();

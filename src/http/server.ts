@@ -8,12 +8,14 @@ import { createEdge } from './edge.ts';
 import { installErrorHandling } from './errors.ts';
 import { registerFileRoutes } from './files-route.ts';
 import { registerRestV1 } from './rest/v1/index.ts';
+import { createGraphqlHandler } from './graphql/yoga.ts';
+import { createPgEventBus } from '../events/pg-events.ts';
 import { loadTls } from './tls.ts';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /** The Fastify application without a listener: the edge feeds it requests that arrived over TLS. */
-export async function buildHttpApp(app: App): Promise<{ fastify: FastifyInstance; handler: Handler }> {
+export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeof createGraphqlHandler> } = {}): Promise<{ fastify: FastifyInstance; handler: Handler }> {
   let handler: Handler | undefined;
   const fastify = Fastify({
     loggerInstance: app.log as FastifyBaseLogger,
@@ -40,6 +42,7 @@ export async function buildHttpApp(app: App): Promise<{ fastify: FastifyInstance
     registerFileRoutes(fastify, { storage: app.storage as LocalStorage });
   }
   await fastify.register(registerRestV1(app), { prefix: '/api/v1' });
+  if (extra.graphql) await fastify.register(extra.graphql.register);
   await fastify.ready();
   return { fastify, handler: handler! };
 }
@@ -52,15 +55,20 @@ export interface HttpServer {
 
 export async function startHttpServer(app: App, opts: { port?: number; host?: string } = {}): Promise<HttpServer> {
   const tls = await loadTls(app.config);
-  const { fastify, handler } = await buildHttpApp(app);
-  const edge = createEdge({ key: tls.key, cert: tls.cert, trustProxy: app.config.trustProxy, handler });
+  const events = createPgEventBus({ connectionString: app.database.url, log: app.log });
+  const graphql = createGraphqlHandler(app, events);
+  const ws = graphql.websocket();
+  const { fastify, handler } = await buildHttpApp(app, { graphql });
+  const edge = createEdge({ key: tls.key, cert: tls.cert, trustProxy: app.config.trustProxy, handler, onUpgrade: ws.handleUpgrade });
   const port = await edge.listen(opts.port ?? app.config.port, opts.host ?? app.config.host);
   return {
     port,
     fastify,
     close: async () => {
+      await ws.close();
       await edge.close();
       await fastify.close();
+      await events.close();
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { BrandRow, BrandsTable } from '../db/types.ts';
 import type { Page } from '../domain/inputs.ts';
@@ -18,4 +18,8 @@ export function insertBrand(db: Db, b: Insertable<BrandsTable>): Promise<BrandRo
 
 export function findBrand(db: Db, teamId: string, id: string): Promise<BrandRow | undefined> {
   return db.selectFrom('brands').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+}
+
+export function updateBrand(db: Db, teamId: string, id: string, b: Updateable<BrandsTable>): Promise<BrandRow | undefined> {
+  return db.updateTable('brands').set(b).where('team_id', '=', teamId).where('id', '=', id).returningAll().executeTakeFirst();
 }

@@ -3,6 +3,7 @@ import { AppError } from '../domain/errors.ts';
 import { customAvatarCreate } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { AvatarRow } from '../db/types.ts';
+import type { Storage } from '../storage/storage.ts';
 import {
   deleteCustomAvatar,
   insertAvatar,
@@ -29,26 +30,33 @@ export interface CustomAvatar extends Omit<PlatformAvatar, 'avatar_type'> {
   created_at: string;
 }
 
-export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps, 'db' | 'storage' | 'fetchImage' | 'log'>) {
-  async function platformView(row: AvatarRow): Promise<PlatformAvatar> {
-    return {
-      id: row.id,
-      name: row.name,
-      thumbnail_url: await storage.signedUrl(row.image_key),
-      gender: row.gender,
-      age_group: row.age_group,
-      avatar_type: 'platform',
-    };
-  }
+export async function platformAvatarView(storage: Storage, row: AvatarRow): Promise<PlatformAvatar> {
+  return {
+    id: row.id,
+    name: row.name,
+    thumbnail_url: await storage.signedUrl(row.image_key),
+    gender: row.gender,
+    age_group: row.age_group,
+    avatar_type: 'platform',
+  };
+}
 
-  async function customView(row: AvatarRow): Promise<CustomAvatar> {
-    return {
-      ...(await platformView(row)),
-      avatar_type: 'custom',
-      description: row.description,
-      created_at: row.created_at.toISOString(),
-    };
-  }
+export async function customAvatarView(storage: Storage, row: AvatarRow): Promise<CustomAvatar> {
+  return {
+    ...(await platformAvatarView(storage, row)),
+    avatar_type: 'custom',
+    description: row.description,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** Either kind, by the row's own type. */
+export const avatarView = (storage: Storage, row: AvatarRow): Promise<PlatformAvatar | CustomAvatar> =>
+  row.avatar_type === 'platform' ? platformAvatarView(storage, row) : customAvatarView(storage, row);
+
+export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps, 'db' | 'storage' | 'fetchImage' | 'log'>) {
+  const platformView = (row: AvatarRow) => platformAvatarView(storage, row);
+  const customView = (row: AvatarRow) => customAvatarView(storage, row);
 
   return {
     async listPlatform(): Promise<{ data: PlatformAvatar[] }> {

@@ -1,15 +1,15 @@
 import { AppError } from '../domain/errors.ts';
-import { brandCreate, pageQuery } from '../domain/inputs.ts';
+import { brandCreate, brandUpdate, pageQuery } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { BrandRow } from '../db/types.ts';
-import { findBrand, insertBrand, listBrands } from '../repositories/brands.ts';
+import { findBrand, insertBrand, listBrands, updateBrand } from '../repositories/brands.ts';
 import type { Deps, Principal } from './context.ts';
 import { requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
 
 export type Brand = Omit<BrandRow, 'team_id' | 'created_at'> & { created_at: string };
 
-function view({ team_id: _team, created_at, ...rest }: BrandRow): Brand {
+export function brandView({ team_id: _team, created_at, ...rest }: BrandRow): Brand {
   return { ...rest, created_at: created_at.toISOString() };
 }
 
@@ -18,13 +18,13 @@ export function createBrandService({ db }: Pick<Deps, 'db'>) {
     async list(p: Principal, query: unknown): Promise<Paginated<Brand>> {
       const page = parseInput(pageQuery, query);
       const { rows, total } = await listBrands(db, p.teamId, page);
-      return paginated(rows.map(view), total, page);
+      return paginated(rows.map(brandView), total, page);
     },
 
     async get(p: Principal, id: unknown): Promise<Brand> {
       const row = await findBrand(db, p.teamId, requireUuid(id));
       if (!row) throw new AppError('not_found', 'Brand not found');
-      return view(row);
+      return brandView(row);
     },
 
     async create(teamId: string, body: unknown): Promise<Brand> {
@@ -42,7 +42,21 @@ export function createBrandService({ db }: Pick<Deps, 'db'>) {
         logo_url: b.logo_url ?? null,
         reference_image_url: b.reference_image_url ?? null,
       });
-      return view(row);
+      return brandView(row);
+    },
+
+    /** Only the fields given change; null clears an optional field. */
+    async update(p: Principal, id: unknown, body: unknown): Promise<Brand> {
+      const brandId = requireUuid(id);
+      const b = parseInput(brandUpdate, body);
+      const changes = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined));
+      if ('description' in changes && changes.description === null) changes.description = '';
+      if ('industry' in changes && changes.industry === null) changes.industry = '';
+      const row = Object.keys(changes).length
+        ? await updateBrand(db, p.teamId, brandId, changes)
+        : await findBrand(db, p.teamId, brandId);
+      if (!row) throw new AppError('not_found', 'Brand not found');
+      return brandView(row);
     },
   };
 }

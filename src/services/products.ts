@@ -3,6 +3,7 @@ import { AppError } from '../domain/errors.ts';
 import { pageQuery, productCreate } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { ProductRow } from '../db/types.ts';
+import type { Storage } from '../storage/storage.ts';
 import { deleteProduct, findProduct, insertProduct, listProducts } from '../repositories/products.ts';
 import type { Deps, Principal } from './context.ts';
 import { isForeignKeyViolation, requireUuid } from './ids.ts';
@@ -22,20 +23,22 @@ export interface Product {
   created_at: string;
 }
 
+export async function productView(storage: Storage, row: ProductRow): Promise<Product> {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    category: row.category,
+    image_url: await storage.signedUrl(row.image_key),
+    price: row.price,
+    currency: row.currency,
+    link: row.link,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
 export function createProductService({ db, storage, fetchImage, log }: Pick<Deps, 'db' | 'storage' | 'fetchImage' | 'log'>) {
-  async function view(row: ProductRow): Promise<Product> {
-    return {
-      id: row.id,
-      name: row.name,
-      description: row.description,
-      category: row.category,
-      image_url: await storage.signedUrl(row.image_key),
-      price: row.price,
-      currency: row.currency,
-      link: row.link,
-      created_at: row.created_at.toISOString(),
-    };
-  }
+  const view = (row: ProductRow) => productView(storage, row);
 
   return {
     async list(p: Principal, query: unknown): Promise<Paginated<Product>> {

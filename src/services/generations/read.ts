@@ -22,6 +22,13 @@ export function createGenerationReader({ db, storage }: Pick<Deps, 'db' | 'stora
       return paginated(await Promise.all(rows.map((r) => summaryView(storage, r))), total, q);
     },
 
+    /** The list with each item's details, for transports (GraphQL) that can ask for them. */
+    async listDetailed(p: Principal, query: unknown): Promise<Paginated<GenerationDetail>> {
+      const q = parseInput(listQuery, query);
+      const { rows, total } = await listGenerations(db, p.teamId, { type: q.type, status: q.status }, q);
+      return paginated(await Promise.all(rows.map((r) => detailView(storage, r))), total, q);
+    },
+
     async get(p: Principal, id: unknown): Promise<GenerationDetail> {
       const row = await findGeneration(db, p.teamId, requireUuid(id));
       if (!row) throw new AppError('not_found', 'Generation not found');

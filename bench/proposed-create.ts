@@ -1,0 +1,128 @@
+// A bench-only PROTOTYPE of the proposed create shape (bench/RESULTS.md, "Proposal"), so that its
+// gain can be measured end to end through the real HTTPS stack without touching src/. It replaces
+// `app.services.generationCreator` in a second, bench-local server. Requests carrying an
+// Idempotency-Key keep today's path here (the bench sends none).
+//
+// The shape: ONE statement in autocommit instead of BEGIN + 4 statements + COMMIT, and the debit
+// runs LAST inside it, so the team row is locked only from the debit to the commit (no network
+// round trip, no Node event-loop turn in between).
+import { sql } from 'kysely';
+import type { Db } from '../src/db/pool.ts';
+import { AppError } from '../src/domain/errors.ts';
+import type { GenerationOperation } from '../src/domain/generation-types.ts';
+import { parseInput } from '../src/domain/validate.ts';
+import type { Deps, Principal } from '../src/services/context.ts';
+import { createGenerationCreator, RUN_GENERATION } from '../src/services/generations/create.ts';
+import { OPERATIONS } from '../src/services/generations/operations.ts';
+import type { IdempotencyRequest, RecordedOutcome } from '../src/services/idempotency.ts';
+
+const CHECK_VIOLATION = '23514';
+
+export interface NewGeneration {
+  teamId: string;
+  apiKeyId: string;
+  operation: string;
+  type: string;
+  kind: string;
+  params: Record<string, unknown>;
+  credits: number;
+  sourceGenerationId: string | null;
+  deadlineAt: Date;
+  productIds: string[];
+  avatarIds: string[];
+  maxAttempts: number;
+}
+
+/**
+ * Debit + generation + ledger line + links + job in one statement. `fits` reads the balance
+ * without a lock; the rows are written only if the credits fit; the debit is a data-modifying CTE
+ * that the main query does not read, so PostgreSQL runs it after everything else, and the
+ * `credits_within_limit` CHECK refuses it (23514, the whole statement undone) if concurrent
+ * creates spent the credits since `fits` was read.
+ */
+export async function insertGenerationDebited(
+  db: Db,
+  g: NewGeneration,
+): Promise<{ id: string; available: number } | { id: null; available: number }> {
+  const { rows } = await sql<{ available: number; id: string | null }>`
+    with fits as (
+      select credits_limit - credits_used as available from teams where id = ${g.teamId}::uuid
+    ), generation as (
+      insert into generations (team_id, api_key_id, operation, type, kind, params, credits, source_generation_id, deadline_at)
+      select ${g.teamId}::uuid, ${g.apiKeyId}::uuid, ${g.operation}, ${g.type}, ${g.kind}, ${JSON.stringify(g.params)}::jsonb,
+             ${g.credits}::int, ${g.sourceGenerationId}::uuid, ${g.deadlineAt}::timestamptz
+      from fits where fits.available >= ${g.credits}::int
+      returning id
+    ), ledger as (
+      insert into credit_ledger (team_id, kind, amount, subject_type, subject_id)
+      select ${g.teamId}::uuid, 'debit', ${g.credits}::int, 'generation', generation.id from generation
+    ), products as (
+      insert into generation_products (generation_id, product_id)
+      select generation.id, p from generation, unnest(${g.productIds}::uuid[]) as p
+    ), avatars as (
+      insert into generation_avatars (generation_id, avatar_id)
+      select generation.id, a from generation, unnest(${g.avatarIds}::uuid[]) as a
+    ), debit as (
+      update teams set credits_used = credits_used + ${g.credits}::int
+      where id = ${g.teamId}::uuid and exists (select from generation)
+    )
+    select fits.available, queued.id
+    from fits
+    left join (
+      select generation.id
+      from generation
+      cross join lateral graphile_worker.add_job(
+        identifier => ${RUN_GENERATION}::text,
+        payload => json_build_object('generation_id', generation.id),
+        max_attempts => ${g.maxAttempts}::int,
+        job_key => 'generation:' || generation.id
+      ) as job
+    ) as queued on true`.execute(db);
+  const row = rows[0];
+  if (!row) throw new AppError('not_found', 'Team not found');
+  return row.id ? { id: row.id, available: row.available } : { id: null, available: Math.max(0, row.available) };
+}
+
+export function createOneStatementCreator(deps: Pick<Deps, 'db' | 'config'>) {
+  const { db, config } = deps;
+  const current = createGenerationCreator(deps);
+  return {
+    async create(p: Principal, operation: GenerationOperation, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
+      if (idem) return current.create(p, operation, body, idem);
+      const spec = OPERATIONS[operation];
+      const params = parseInput(spec.schema, body ?? undefined);
+      // Read-only checks of the ids in the request (none for a plain text-to-image).
+      const r = await spec.resolve(db, p.teamId, params);
+      const input: NewGeneration = {
+        teamId: p.teamId,
+        apiKeyId: p.keyId,
+        operation,
+        type: r.type,
+        kind: spec.kind,
+        params: r.params,
+        credits: r.credits,
+        sourceGenerationId: r.sourceGenerationId ?? null,
+        deadlineAt: new Date(Date.now() + config.generationTimeoutSeconds * 1000),
+        productIds: r.productIds,
+        avatarIds: r.avatarIds,
+        maxAttempts: config.generationMaxAttempts,
+      };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const out = await insertGenerationDebited(db, input);
+          if (!out.id) {
+            throw new AppError(
+              'insufficient_credits',
+              `Not enough credits: this generation needs ${r.credits} credits and ${out.available} are available`,
+            );
+          }
+          return { status: 202, body: { generation_id: out.id, type: r.type, status: 'processing' }, replayed: false };
+        } catch (e) {
+          // Lost a race for the last credits: nothing was written; the next attempt's `fits` sees the new balance.
+          if ((e as { code?: string }).code === CHECK_VIOLATION && attempt < 3) continue;
+          throw e;
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,34 @@
+import { GENERATION_EVENTS_CHANNEL } from '../repositories/jobs.ts';
+import type { EventBus, EventSubscription } from './pg-events.ts';
+
+export { GENERATION_EVENTS_CHANNEL };
+
+/** What notifyGenerationChanged sends: ids only, subscribers read the row fresh. */
+export type GenerationEvent = { id: string; team_id: string; status: string };
+
+export function isGenerationEvent(payload: unknown): payload is GenerationEvent {
+  if (typeof payload !== 'object' || payload === null) return false;
+  const p = payload as Record<string, unknown>;
+  return typeof p.id === 'string' && typeof p.team_id === 'string' && typeof p.status === 'string';
+}
+
+/**
+ * Generation changes of one team (always: a subscriber never sees another team's ids), optionally of
+ * one generation. Filtering happens before queueing, so other teams' traffic cannot crowd this
+ * subscriber's bounded queue.
+ */
+export function subscribeGenerationEvents(
+  bus: EventBus,
+  { teamId, generationId }: { teamId: string; generationId?: string },
+): EventSubscription<GenerationEvent> {
+  return bus.subscribe(
+    GENERATION_EVENTS_CHANNEL,
+    (p): p is GenerationEvent =>
+      isGenerationEvent(p) && p.team_id === teamId && (generationId === undefined || p.id === generationId),
+  );
+}
+
+/** For tests and code outside a transaction; inside one, use notifyGenerationChanged so it commits with the row. */
+export function publishGenerationEvent(bus: EventBus, event: GenerationEvent): Promise<void> {
+  return bus.publish(GENERATION_EVENTS_CHANNEL, { id: event.id, team_id: event.team_id, status: event.status });
+}

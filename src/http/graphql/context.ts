@@ -1,0 +1,31 @@
+import type { App } from '../../app.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { EventBus } from '../../events/pg-events.ts';
+import type { Principal } from '../../services/context.ts';
+import { createLoaders, type Loaders } from './loaders.ts';
+
+export interface GraphQLContext {
+  app: App;
+  /** The caller's key, checked once per request (HTTP) or connection (WebSocket). */
+  auth: { principal: Principal } | { error: AppError };
+  loaders: Loaders;
+  /** This process's LISTEN connection, shared by every subscription. */
+  events: EventBus;
+}
+
+export async function buildContext(app: App, events: EventBus, authorization: string | undefined): Promise<GraphQLContext> {
+  let auth: GraphQLContext['auth'];
+  try {
+    auth = { principal: await app.services.auth.authenticate(authorization) };
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    auth = { error: e };
+  }
+  return { app, events, auth, loaders: createLoaders(app, 'principal' in auth ? auth.principal : undefined) };
+}
+
+/** Every field but the introspection ones needs a valid key: the same 401/403 rules as REST. */
+export function principalOf(ctx: GraphQLContext): Principal {
+  if ('error' in ctx.auth) throw ctx.auth.error;
+  return ctx.auth.principal;
+}

@@ -1,0 +1,26 @@
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { builder } from './builder.ts';
+import './types/errors.ts';
+import './types/account.ts';
+import './types/product.ts';
+import './types/brand.ts';
+import './types/avatar.ts';
+import './types/template.ts';
+import './types/generation.ts';
+import './types/generation-mutations.ts';
+import './types/subscriptions.ts';
+
+builder.queryType({});
+builder.mutationType({});
+
+let schema: GraphQLSchema | undefined;
+
+export function graphqlSchema(): GraphQLSchema {
+  schema ??= builder.toSchema();
+  return schema;
+}
+
+/** The SDL committed as schema/schema.graphql; sorted, so it changes only when the schema does. */
+export function printedSchema(): string {
+  return `${printSchema(lexicographicSortSchema(graphqlSchema()))}\n`;
+}

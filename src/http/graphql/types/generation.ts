@@ -1,0 +1,139 @@
+import type { ProductRow } from '../../../db/types.ts';
+import { avatarView } from '../../../services/avatars.ts';
+import { brandView } from '../../../services/brands.ts';
+import type { GenerationDetail } from '../../../services/generations/views.ts';
+import { productView } from '../../../services/products.ts';
+import { builder } from '../builder.ts';
+import { principalOf } from '../context.ts';
+import { AvatarRef } from './avatar.ts';
+import { BrandRef } from './brand.ts';
+import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { ProductRef } from './product.ts';
+import { notFoundAsNull } from './visibility.ts';
+
+type Details = Record<string, unknown> & { __type: string; __kind: string };
+
+const str = (t: any, key: string) => t.string({ nullable: true, resolve: (d: Details) => (d[key] === undefined || d[key] === null ? null : String(d[key])) });
+const num = (t: any, key: string) => t.float({ nullable: true, resolve: (d: Details) => (typeof d[key] === 'number' ? d[key] : null) });
+const int = (t: any, key: string) => t.int({ nullable: true, resolve: (d: Details) => (typeof d[key] === 'number' ? d[key] : null) });
+const all = (t: any) => t.field({ type: 'JSON', description: 'Every stored detail, as REST shows them', resolve: (d: Details) => strip(d) });
+const strip = ({ __type: _t, __kind: _k, ...rest }: Details) => rest;
+
+const TalkingAvatarDetails = builder.objectRef<Details>('TalkingAvatarDetails').implement({
+  fields: (t) => ({
+    avatar_id: str(t, 'avatar_id'),
+    avatar_type: str(t, 'avatar_type'),
+    script: str(t, 'script'),
+    voice_id: str(t, 'voice_id'),
+    voiceover_id: str(t, 'voiceover_id'),
+    template: str(t, 'template'),
+    duration: num(t, 'duration'),
+    all: all(t),
+  }),
+});
+const AiVideoDetails = builder.objectRef<Details>('AiVideoDetails').implement({
+  fields: (t) => ({ prompt: str(t, 'prompt'), model: str(t, 'model'), duration: num(t, 'duration'), aspect_ratio: str(t, 'aspect_ratio'), resolution: str(t, 'resolution'), all: all(t) }),
+});
+const ImageDetails = builder.objectRef<Details>('ImageDetails').implement({
+  fields: (t) => ({ prompt: str(t, 'prompt'), model: str(t, 'model'), aspect_ratio: str(t, 'aspect_ratio'), resolution: str(t, 'resolution'), quantity: int(t, 'quantity'), all: all(t) }),
+});
+const SwapAvatarDetails = builder.objectRef<Details>('SwapAvatarDetails').implement({
+  fields: (t) => ({ video_url: str(t, 'video_url'), mode: str(t, 'mode'), duration: num(t, 'duration'), width: int(t, 'width'), height: int(t, 'height'), avatar_id: str(t, 'avatar_id'), image_url: str(t, 'image_url'), all: all(t) }),
+});
+const LocalizeDetails = builder.objectRef<Details>('LocalizeDetails').implement({
+  fields: (t) => ({ video_url: str(t, 'video_url'), mode: str(t, 'mode'), output_language: str(t, 'output_language'), duration: num(t, 'duration'), all: all(t) }),
+});
+const VideoEditDetails = builder.objectRef<Details>('VideoEditDetails').implement({
+  fields: (t) => ({ template_id: str(t, 'template_id'), video_url: str(t, 'video_url'), generation_id: str(t, 'generation_id'), language: str(t, 'language'), all: all(t) }),
+});
+
+const GenerationDetailsUnion = builder.unionType('GenerationDetails', {
+  types: [TalkingAvatarDetails, AiVideoDetails, ImageDetails, SwapAvatarDetails, LocalizeDetails, VideoEditDetails],
+  resolveType: (d) => {
+    if (d.__kind === 'image') return ImageDetails;
+    switch (d.__type) {
+      case 'talking-avatar':
+        return TalkingAvatarDetails;
+      case 'ai-video':
+        return AiVideoDetails;
+      case 'swap-avatar':
+        return SwapAvatarDetails;
+      case 'localize':
+        return LocalizeDetails;
+      default:
+        return VideoEditDetails;
+    }
+  },
+});
+
+const GenerationStatusEnum = builder.enumType('GenerationStatus', { values: ['processing', 'completed', 'failed'] as const });
+const GenerationTypeFilter = builder.enumType('GenerationTypeFilter', {
+  values: { talking_avatar: { value: 'talking-avatar' }, ai_video: { value: 'ai-video' }, image: { value: 'image' } } as const,
+});
+
+const IMAGE_TYPES = new Set(['text-to-image', 'image-edit', 'product-shots']);
+const kindOf = (g: GenerationDetail) => (IMAGE_TYPES.has(g.type) || (g.type === 'edit' && 'prompt' in g.details) ? 'image' : 'video');
+
+export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.exposeString('type'),
+    status: t.field({ type: GenerationStatusEnum, resolve: (g) => g.status as 'processing' }),
+    created_at: t.field({ type: 'DateTime', resolve: (g) => g.created_at }),
+    completed_at: t.field({ type: 'DateTime', nullable: true, resolve: (g) => g.completed_at }),
+    result_url: t.exposeString('result_url', { nullable: true, description: 'The first output, signed on this read, valid 1 hour' }),
+    result_urls: t.exposeStringList('result_urls', { description: 'Every output, signed on this read, valid 1 hour' }),
+    error: t.exposeString('error', { nullable: true }),
+    credits: t.exposeInt('credits'),
+    details: t.field({ type: GenerationDetailsUnion, resolve: (g) => ({ ...g.details, __type: g.type, __kind: kindOf(g) }) }),
+    avatar: t.field({
+      type: AvatarRef,
+      nullable: true,
+      resolve: async (g, _a, ctx) => {
+        const id = g.details.avatar_id;
+        if (typeof id !== 'string' || g.details.avatar_type === 'product') return null;
+        const row = await ctx.loaders.avatar.load(id);
+        return row ? avatarView(ctx.app.storage, row) : null;
+      },
+    }),
+    products: t.field({
+      type: [ProductRef],
+      resolve: async (g, _a, ctx) => {
+        const ids = await ctx.loaders.productIdsOfGeneration.load(g.id);
+        const rows = await ctx.loaders.product.loadMany(ids);
+        return Promise.all(rows.filter((r) => r && !(r instanceof Error)).map((r) => productView(ctx.app.storage, r as ProductRow)));
+      },
+    }),
+    brand: t.field({
+      type: BrandRef,
+      nullable: true,
+      resolve: async (g, _a, ctx) => {
+        const id = g.details.brand_id;
+        if (typeof id !== 'string') return null;
+        const row = await ctx.loaders.brand.load(id);
+        return row ? brandView(row) : null;
+      },
+    }),
+  }),
+});
+
+const GenerationPage = pageOf<GenerationDetail>('GenerationPage', GenerationRef);
+
+builder.queryFields((t) => ({
+  generations: t.field({
+    type: GenerationPage,
+    args: { ...pageArgs(t), type: t.arg({ type: GenerationTypeFilter }), status: t.arg({ type: GenerationStatusEnum }) },
+    resolve: (_r, args, ctx) =>
+      ctx.app.services.generationReader.listDetailed(principalOf(ctx), {
+        ...pageQuery(args),
+        ...(args.type ? { type: args.type } : {}),
+        ...(args.status ? { status: args.status } : {}),
+      }),
+  }),
+  generation: t.field({
+    type: GenerationRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, { id }, ctx) => notFoundAsNull(() => ctx.app.services.generationReader.get(principalOf(ctx), String(id))),
+  }),
+}));

@@ -1,0 +1,51 @@
+import { subscribeGenerationEvents } from '../../../events/generation-events.ts';
+import type { GenerationDetail } from '../../../services/generations/views.ts';
+import { builder } from '../builder.ts';
+import { principalOf } from '../context.ts';
+import { GenerationRef } from './generation.ts';
+
+/**
+ * Events carry ids only (Postgres NOTIFY from the transaction that changed the row); each one is
+ * read fresh here, so a subscriber sees what a query would, links signed anew.
+ */
+builder.subscriptionType({
+  fields: (t) => ({
+    generationUpdated: t.field({
+      type: GenerationRef,
+      description: 'The generation now, then on every change; ends once it has completed or failed',
+      args: { id: t.arg.id({ required: true }) },
+      subscribe: async function* (_r, { id }, ctx) {
+        const p = principalOf(ctx);
+        const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId, generationId: String(id) });
+        try {
+          await events.ready;
+          let current = await ctx.app.services.generationReader.get(p, String(id));
+          yield current;
+          while (current.status === 'processing') {
+            const next = await events.next();
+            if (next.done) return;
+            current = await ctx.app.services.generationReader.get(p, String(id));
+            yield current;
+          }
+        } finally {
+          await events.return();
+        }
+      },
+      resolve: (g: GenerationDetail) => g,
+    }),
+    generationsUpdated: t.field({
+      type: GenerationRef,
+      description: "Every change of any of the team's generations",
+      subscribe: async function* (_r, _a, ctx) {
+        const p = principalOf(ctx);
+        const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId });
+        try {
+          for await (const e of events) yield await ctx.app.services.generationReader.get(p, e.id);
+        } finally {
+          await events.return();
+        }
+      },
+      resolve: (g: GenerationDetail) => g,
+    }),
+  }),
+});

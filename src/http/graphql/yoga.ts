@@ -1,0 +1,123 @@
+import type http from 'node:http';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { GraphQLError } from 'graphql';
+import { createYoga, maskError } from 'graphql-yoga';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { App } from '../../app.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { EventBus } from '../../events/pg-events.ts';
+import { buildContext, type GraphQLContext } from './context.ts';
+import { graphqlSchema } from './schema.ts';
+
+export const GRAPHQL_PATH = '/graphql';
+
+// Limits against abusive queries; an over-limit query is a GraphQL error before execution.
+export const GRAPHQL_LIMITS = { maxDepth: 10, maxAliases: 15, maxTokens: 2000, maxDirectives: 20, maxCost: 5000 };
+
+/** AppErrors keep their REST code as `extensions.code`; anything else is masked. */
+function mask(error: unknown, message: string, isDev?: boolean): Error {
+  const original = error instanceof GraphQLError ? error.originalError : error;
+  if (original instanceof AppError) {
+    return new GraphQLError(original.message, { extensions: { code: original.code } });
+  }
+  return maskError(error, message, isDev);
+}
+
+export function createGraphqlHandler(app: App, events: EventBus) {
+  const yoga = createYoga<{ req?: FastifyRequest; reply?: FastifyReply; authorization?: string }, GraphQLContext>({
+    schema: graphqlSchema(),
+    graphqlEndpoint: GRAPHQL_PATH,
+    graphiql: process.env.NODE_ENV !== 'production',
+    logging: false,
+    maskedErrors: { maskError: mask },
+    batching: { limit: 5 },
+    context: (init) =>
+      buildContext(app, events, init.authorization ?? init.request?.headers.get('authorization') ?? undefined),
+    plugins: [
+      EnvelopArmorPlugin({
+        maxDepth: { n: GRAPHQL_LIMITS.maxDepth },
+        maxAliases: { n: GRAPHQL_LIMITS.maxAliases },
+        maxTokens: { n: GRAPHQL_LIMITS.maxTokens },
+        maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives },
+        costLimit: { maxCost: GRAPHQL_LIMITS.maxCost },
+        blockFieldSuggestion: { enabled: true },
+      }),
+    ],
+  });
+
+  /** Mounted in its own scope so Yoga, not Fastify, reads every body and content type. */
+  async function register(scope: FastifyInstance): Promise<void> {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    scope.route({
+      url: GRAPHQL_PATH,
+      method: ['GET', 'POST', 'OPTIONS'],
+      handler: async (req, reply) => {
+        const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
+        response.headers.forEach((value, key) => reply.header(key, value));
+        reply.status(response.status);
+        reply.send(response.body);
+        return reply;
+      },
+    });
+  }
+
+  /** graphql-ws on the same path; the API key travels in connectionParams.authorization. */
+  function websocket(): { handleUpgrade: (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => void; close: () => Promise<void> } {
+    const wss = new WebSocketServer({ noServer: true });
+    const authorizationOf = (params: Record<string, unknown> | undefined): string | undefined => {
+      const raw = params?.authorization ?? params?.Authorization ?? (params?.apiKey ? `Bearer ${String(params.apiKey)}` : undefined);
+      return typeof raw === 'string' ? raw : undefined;
+    };
+    // Operations over WebSocket run through Yoga's own pipeline: the same limits, masking and context.
+    const server = useServer<Record<string, unknown>>(
+      {
+        onConnect: async (ctx) => {
+          try {
+            await app.services.auth.authenticate(authorizationOf(ctx.connectionParams));
+            return true;
+          } catch {
+            return false;
+          }
+        },
+        execute: (args: any) => args.rootValue.execute(args),
+        subscribe: (args: any) => args.rootValue.subscribe(args),
+        onSubscribe: async (ctx, _id, payload) => {
+          const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+            authorization: authorizationOf(ctx.connectionParams),
+            params: payload,
+          } as never);
+          const args = {
+            schema,
+            operationName: payload.operationName,
+            document: parse(payload.query),
+            variableValues: payload.variables,
+            contextValue: await contextFactory(),
+            rootValue: { execute, subscribe },
+          };
+          const errors = validate(args.schema, args.document);
+          if (errors.length) return errors;
+          return args;
+        },
+      },
+      wss,
+    );
+    return {
+      handleUpgrade(req, socket, head) {
+        if ((req.url ?? '').split('?')[0] !== GRAPHQL_PATH) {
+          socket.destroy();
+          return;
+        }
+        wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      },
+      close: async () => {
+        await server.dispose();
+        await new Promise<void>((r) => wss.close(() => r()));
+      },
+    };
+  }
+
+  return { register, websocket };
+}
