@@ -7,7 +7,8 @@ import pg from 'pg';
  * - One dedicated pg.Client per bus (never a pool client: a pooled connection would be handed to
  *   other work and its LISTENs would leak or vanish). It LISTENs on a channel while at least one
  *   in-process subscriber wants it and UNLISTENs when the last one leaves.
- * - Payloads are JSON; a payload that does not parse is logged and dropped.
+ * - Payloads are JSON; a payload that does not parse is logged and dropped. One parsed object is
+ *   handed to every subscriber of the event: treat it as read-only.
  * - Each subscriber has a bounded queue: when a consumer falls `maxQueue` events behind, the OLDEST
  *   queued event is dropped and counted (`subscription.dropped`). Our payloads are change notices
  *   (ids + status; readers fetch the row fresh), so the newest ones matter most, and a burst must not
