@@ -1,6 +1,12 @@
+import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
 
+// One graphql module for the tests and the libraries they load, as under plain Node: otherwise
+// vite's ESM copy and the libraries' CommonJS copy disagree on instanceof checks.
+const graphqlEntry = createRequire(import.meta.url).resolve('graphql');
+
 export default defineConfig({
+  resolve: { alias: [{ find: /^graphql$/, replacement: graphqlEntry }] },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],

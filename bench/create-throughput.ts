@@ -144,9 +144,9 @@ async function otherLoad(probe: Probe, ms: number): Promise<number> {
   return Math.max(0, busy - mine) / ms;
 }
 
-/** Waits (at most ~10 s) for the others on a shared machine to use less than half a core. */
+/** Waits (at most ~5 s) for the others on a shared machine to use less than half a core. */
 async function quietMachine(probe: Probe): Promise<void> {
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < 5; i++) {
     const other = await otherLoad(probe, 1000);
     if (!(other > 0.5)) return;
     if (i === 0) process.stdout.write(`  (waiting for a quieter machine: others use ${other.toFixed(1)} cores)\n`);

@@ -18,7 +18,7 @@ export const GRAPHQL_LIMITS = { maxDepth: 10, maxAliases: 15, maxTokens: 2000, m
 
 /** AppErrors keep their REST code as `extensions.code`; anything else is masked. */
 function mask(error: unknown, message: string, isDev?: boolean): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error;
+  const original = (error as { originalError?: unknown } | undefined)?.originalError ?? error;
   if (original instanceof AppError) {
     return new GraphQLError(original.message, { extensions: { code: original.code } });
   }

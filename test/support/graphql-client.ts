@@ -1,0 +1,36 @@
+import { createClient, type Client } from 'graphql-ws';
+import { Agent, fetch as undiciFetch } from 'undici';
+import WebSocket from 'ws';
+import { loadTls } from '../../src/http/tls.ts';
+import type { TestService } from './app.ts';
+
+/** GraphQL over HTTPS, the server's certificate trusted as in the REST tests. */
+export async function graphqlClient(svc: TestService) {
+  const tls = await loadTls(svc.app.config);
+  const dispatcher = new Agent({ connect: { ca: tls.cert } });
+  const fetchFn = ((input: any, init: any = {}) => undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch;
+  const url = `${svc.baseUrl}/graphql`;
+  async function gql(query: string, variables: Record<string, unknown> = {}, key?: string): Promise<{ status: number; body: any }> {
+    const res = await fetchFn(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { status: res.status, body: await res.json() };
+  }
+  function ws(key: string | undefined): Client {
+    class TrustingWebSocket extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { ca: tls.cert });
+      }
+    }
+    return createClient({
+      url: url.replace(/^https/, 'wss'),
+      webSocketImpl: TrustingWebSocket,
+      connectionParams: key ? { authorization: `Bearer ${key}` } : {},
+      retryAttempts: 0,
+      lazy: true,
+    });
+  }
+  return { url, gql, ws, fetchFn, close: () => dispatcher.close() };
+}
