@@ -123,6 +123,88 @@ describe('GraphQL over HTTP', () => {
   });
 });
 
+describe('two doors to the same rooms', () => {
+  it('REST and GraphQL agree field for field on the same generation', async () => {
+    const t = await svc.team({ credits: 100 });
+    const created = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: { model: 'gpt-2', effort: 'high', prompt: 'twin', aspect_ratio: '4:5', quantity: 2 } });
+    const id = created.body.generation_id;
+    await svc.app.services.lifecycle.complete(id, ['generations/x/1.png', 'generations/x/2.png'], {});
+    const rest = (await svc.api('GET', `/api/v1/generations/${id}`, { key: t.key })).body;
+    const res = await client.gql(
+      'query ($id: ID!) { generation(id: $id) { id type status created_at completed_at result_url result_urls error credits details { ... on ImageDetails { all } } } }',
+      { id },
+      t.key,
+    );
+    const g = res.body.data.generation;
+    const strip = (u: string) => u.replace(/[?&](expires|signature)=[^&]*/g, '');
+    expect({ ...g, result_url: strip(g.result_url), result_urls: g.result_urls.map(strip), details: g.details.all }).toEqual({
+      id: rest.id,
+      type: rest.type,
+      status: rest.status,
+      created_at: rest.created_at,
+      completed_at: rest.completed_at,
+      result_url: strip(rest.result_url),
+      result_urls: rest.result_urls.map(strip),
+      error: rest.error,
+      credits: rest.credits,
+      details: rest.details,
+    });
+  });
+
+  it("team B cannot read, subscribe to or delete team A's objects", async () => {
+    const product = await client.gql(
+      `mutation ($input: ProductInput!) { createProduct(input: $input) { ... on MutationCreateProductSuccess { data { id } } } }`,
+      { input: { name: 'A only', description: 'd', category: 'c', image_url: host.url('/p.png') } },
+      a.key,
+    );
+    const productId = product.body.data.createProduct.data.id;
+    const gen = await svc.api('POST', '/api/v1/images/text-to-image', { key: a.key, body: { model: 'fast', prompt: 'A only', aspect_ratio: '1:1' } });
+    const brand = await svc.app.services.brands.create(a.teamId, { name: 'A brand' });
+    const read = await client.gql(
+      'query ($p: ID!, $g: ID!, $b: ID!) { product(id: $p) { id } generation(id: $g) { id } brand(id: $b) { id } }',
+      { p: productId, g: gen.body.generation_id, b: brand.id },
+      b.key,
+    );
+    expect(read.body.data).toEqual({ product: null, generation: null, brand: null });
+    const del = await client.gql('mutation ($id: ID!) { deleteProduct(id: $id) { __typename ... on AppError { code } } }', { id: productId }, b.key);
+    expect(del.body.data.deleteProduct).toEqual({ __typename: 'AppError', code: 'not_found' });
+    const edit = await client.gql('mutation ($id: ID!) { updateBrand(id: $id, input: { name: "mine now" }) { __typename ... on AppError { code } } }', { id: brand.id }, b.key);
+    expect(edit.body.data.updateBrand).toEqual({ __typename: 'AppError', code: 'not_found' });
+    const ws = client.ws(b.key);
+    try {
+      const outcome = await new Promise<any>((resolve) => {
+        ws.subscribe(
+          { query: 'subscription ($id: ID!) { generationUpdated(id: $id) { id } }', variables: { id: gen.body.generation_id } },
+          { next: resolve, error: resolve, complete: () => resolve('complete') },
+        );
+      });
+      expect(outcome.errors?.[0]?.extensions?.code ?? outcome[0]?.extensions?.code).toBe('not_found');
+    } finally {
+      await ws.dispose();
+    }
+    expect((await svc.api('GET', `/api/v1/products/${productId}`, { key: a.key })).status).toBe(200);
+  });
+
+  it('brands are created and edited through GraphQL, and REST shows the change', async () => {
+    const created = await client.gql(
+      'mutation { createBrand(input: { name: "Acme", brand_color_primary: "#112233" }) { ... on MutationCreateBrandSuccess { data { id name brand_color_primary } } } }',
+      {},
+      a.key,
+    );
+    const id = created.body.data.createBrand.data.id;
+    const updated = await client.gql(
+      'mutation ($id: ID!) { updateBrand(id: $id, input: { industry: "tools", brand_color_primary: null }) { ... on MutationUpdateBrandSuccess { data { name industry brand_color_primary } } } }',
+      { id },
+      a.key,
+    );
+    expect(updated.body.data.updateBrand.data).toEqual({ name: 'Acme', industry: 'tools', brand_color_primary: null });
+    const rest = await svc.api('GET', `/api/v1/brands/${id}`, { key: a.key });
+    expect(rest.body).toMatchObject({ name: 'Acme', industry: 'tools', brand_color_primary: null });
+    const bad = await client.gql('mutation ($id: ID!) { updateBrand(id: $id, input: { brand_color_accent: "red" }) { __typename ... on AppError { code message } } }', { id }, a.key);
+    expect(bad.body.data.updateBrand).toMatchObject({ code: 'validation_error', message: expect.stringMatching(/^brand_color_accent: /) });
+  });
+});
+
 describe('relations load in batches', () => {
   it('a page of 100 generations with avatar, products and brand costs a fixed number of SQL queries', async () => {
     const t = await svc.team({ credits: 100_000 });
