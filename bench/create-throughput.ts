@@ -392,8 +392,13 @@ function report(r: Run): void {
   for (const e of r.errorSamples) console.log(`    error: ${e}`);
 }
 
+/** A run during which others (processes, or the VM's host: steal) took more than a quarter of a core. */
+const DISTURBED = 0.25;
+const disturbed = (r: Run) => r.otherCores + r.stealCores > DISTURBED;
+const mark = (r: Run) => (disturbed(r) ? ' ⚠' : '');
+
 const pairRow = (name: string, api: Run, ceiling: Run) =>
-  `| ${name} | ${api.rps.toFixed(0)} | ${api.p50.toFixed(1)} | ${api.p99.toFixed(1)} | ${ceiling.rps.toFixed(0)} | ${ceiling.p50.toFixed(1)} | ${ceiling.p99.toFixed(1)} | **${(api.rps / ceiling.rps).toFixed(2)}** |`;
+  `| ${name}${mark(api) || mark(ceiling)} | ${api.rps.toFixed(0)} | ${api.p50.toFixed(1)} | ${api.p99.toFixed(1)} | ${ceiling.rps.toFixed(0)} | ${ceiling.p50.toFixed(1)} | ${ceiling.p99.toFixed(1)} | **${(api.rps / ceiling.rps).toFixed(2)}** |`;
 const PAIR_HEAD =
   '| scenario | API req/s | API p50 ms | API p99 ms | ceiling req/s | ceiling p50 ms | ceiling p99 ms | API/ceiling |\n|---|---:|---:|---:|---:|---:|---:|---:|';
 
@@ -593,11 +598,19 @@ async function main(): Promise<void> {
       console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
       for (const r of [...pairs.flatMap((p) => [p.api, p.ceiling]), ...extras]) {
         console.log(
-          `| ${r.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.nodeUsPerReq - r.loadUsPerReq).toFixed(0)} | ${r.loadUsPerReq.toFixed(0)} | ${r.nodeSysUsPerReq.toFixed(0)} | ${r.pgUsPerReq.toFixed(0)} (${r.pgSysUsPerReq.toFixed(0)}) | ${r.poolWaiting.toFixed(1)} | ${r.otherCores.toFixed(2)} | ${r.stealCores.toFixed(2)} |`,
+          `| ${r.label}${mark(r)} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.nodeUsPerReq - r.loadUsPerReq).toFixed(0)} | ${r.loadUsPerReq.toFixed(0)} | ${r.nodeSysUsPerReq.toFixed(0)} | ${r.pgUsPerReq.toFixed(0)} (${r.pgSysUsPerReq.toFixed(0)}) | ${r.poolWaiting.toFixed(1)} | ${r.otherCores.toFixed(2)} | ${r.stealCores.toFixed(2)} |`,
         );
       }
     }
-    const errors = [...pairs.flatMap((p) => [p.api, p.ceiling]), ...extras].reduce((n, r) => n + r.errors, 0);
+    const all = [...pairs.flatMap((p) => [p.api, p.ceiling]), ...extras];
+    const noisy = all.filter(disturbed).length;
+    if (noisy) {
+      console.log(
+        `\n⚠ ${noisy} of ${all.length} runs were disturbed: other processes or the VM's host (steal) took more than ` +
+          `${DISTURBED} cores meanwhile; their figures (and ratios) are not reliable. Re-run on a quiet machine.`,
+      );
+    }
+    const errors = all.reduce((n, r) => n + r.errors, 0);
     console.log(`\n${errors} errors in total; ${((Date.now() - t0) / 1000).toFixed(0)} s in all`);
     if (errors) process.exitCode = 1;
   } finally {

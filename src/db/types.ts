@@ -191,3 +191,4 @@ export type AvatarRow = Selectable<AvatarsTable>;
 export type GenerationRow = Selectable<GenerationsTable>;
 export type StyleTemplateRow = Selectable<StyleTemplatesTable>;
 export type CaptionTemplateRow = Selectable<CaptionTemplatesTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -185,6 +185,20 @@ describe('two doors to the same rooms', () => {
     expect((await svc.api('GET', `/api/v1/products/${productId}`, { key: a.key })).status).toBe(200);
   });
 
+  it('a generation lists its webhook attempts, only for its own team', async () => {
+    const t = await svc.team({ credits: 10 });
+    const gen = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: { model: 'fast', prompt: 'hooks', aspect_ratio: '1:1' } });
+    await svc.app.db
+      .insertInto('webhook_deliveries')
+      .values({ generation_id: gen.body.generation_id, api_key_id: t.keyId, event: 'generation.completed', url: 'https://hooks.example/x', ok: false, status_code: 500, latency_ms: 42, error: 'HTTP 500' })
+      .execute();
+    const q = 'query ($id: ID!) { generation(id: $id) { webhook_deliveries { event url ok status_code latency_ms error } } }';
+    const res = await client.gql(q, { id: gen.body.generation_id }, t.key);
+    expect(res.body.data.generation.webhook_deliveries).toEqual([
+      { event: 'generation.completed', url: 'https://hooks.example/x', ok: false, status_code: 500, latency_ms: 42, error: 'HTTP 500' },
+    ]);
+  });
+
   it('brands are created and edited through GraphQL, and REST shows the change', async () => {
     const created = await client.gql(
       'mutation { createBrand(input: { name: "Acme", brand_color_primary: "#112233" }) { ... on MutationCreateBrandSuccess { data { id name brand_color_primary } } } }',

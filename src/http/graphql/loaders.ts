@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { App } from '../../app.ts';
-import type { AvatarRow, BrandRow, ProductRow } from '../../db/types.ts';
+import type { AvatarRow, BrandRow, ProductRow, WebhookDeliveryRow } from '../../db/types.ts';
 import type { Principal } from '../../services/context.ts';
 
 /**
@@ -31,6 +31,17 @@ export function createLoaders(app: App, principal: Principal | undefined) {
         ids,
       ),
     ),
+    webhookDeliveriesOfGeneration: new DataLoader<string, WebhookDeliveryRow[]>(async (ids) => {
+      const rows = await app.db
+        .selectFrom('webhook_deliveries')
+        .innerJoin('generations', 'generations.id', 'webhook_deliveries.generation_id')
+        .selectAll('webhook_deliveries')
+        .where('generations.team_id', '=', teamId)
+        .where('webhook_deliveries.generation_id', 'in', [...ids])
+        .orderBy('webhook_deliveries.attempted_at')
+        .execute();
+      return ids.map((id) => rows.filter((r) => r.generation_id === id));
+    }),
     productIdsOfGeneration: new DataLoader<string, string[]>(async (ids) => {
       const rows = await app.db.selectFrom('generation_products').select(['generation_id', 'product_id']).where('generation_id', 'in', [...ids]).execute();
       return ids.map((id) => rows.filter((r) => r.generation_id === id).map((r) => r.product_id));

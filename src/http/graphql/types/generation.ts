@@ -1,4 +1,4 @@
-import type { ProductRow } from '../../../db/types.ts';
+import type { ProductRow, WebhookDeliveryRow } from '../../../db/types.ts';
 import { avatarView } from '../../../services/avatars.ts';
 import { brandView } from '../../../services/brands.ts';
 import type { GenerationDetail } from '../../../services/generations/views.ts';
@@ -74,6 +74,20 @@ const GenerationTypeFilter = builder.enumType('GenerationTypeFilter', {
 const IMAGE_TYPES = new Set(['text-to-image', 'image-edit', 'product-shots']);
 const kindOf = (g: GenerationDetail) => (IMAGE_TYPES.has(g.type) || (g.type === 'edit' && 'prompt' in g.details) ? 'image' : 'video');
 
+const WebhookDelivery = builder.objectRef<WebhookDeliveryRow>('WebhookDelivery').implement({
+  description: 'One attempt to notify the webhook URL of the key that made the generation',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    event: t.exposeString('event'),
+    url: t.exposeString('url'),
+    ok: t.exposeBoolean('ok'),
+    status_code: t.exposeInt('status_code', { nullable: true }),
+    latency_ms: t.exposeInt('latency_ms'),
+    error: t.exposeString('error', { nullable: true }),
+    attempted_at: t.field({ type: 'DateTime', resolve: (d) => d.attempted_at.toISOString() }),
+  }),
+});
+
 export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -103,6 +117,10 @@ export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').i
         const rows = await ctx.loaders.product.loadMany(ids);
         return Promise.all(rows.filter((r) => r && !(r instanceof Error)).map((r) => productView(ctx.app.storage, r as ProductRow)));
       },
+    }),
+    webhook_deliveries: t.field({
+      type: [WebhookDelivery],
+      resolve: (g, _a, ctx) => ctx.loaders.webhookDeliveriesOfGeneration.load(g.id),
     }),
     brand: t.field({
       type: BrandRef,
