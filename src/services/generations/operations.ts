@@ -33,6 +33,12 @@ export interface OperationSpec {
   resolve: (db: Db, teamId: string, params: any) => Promise<Resolved>;
 }
 
+/** The request's params with only the team's own brand and products left in them. */
+function withOwnReferences(params: Record<string, unknown>, own: Awaited<ReturnType<typeof ownBrandAndProducts>>): any {
+  const { brand_id: _dropped, ...rest } = params;
+  return own.brand ? { ...rest, brand_id: own.brand.id, product_ids: own.productIds } : { ...rest, product_ids: own.productIds };
+}
+
 const noLinks = { productIds: [] as string[], avatarIds: [] as string[] };
 
 export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
@@ -55,9 +61,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
     schema: aiVideoInput,
     async resolve(db, teamId, params) {
       const own = await ownBrandAndProducts(db, teamId, params.brand_id, params.product_ids);
-      const kept = { ...params, product_ids: own.productIds };
-      if (own.brand) kept.brand_id = own.brand.id;
-      else delete kept.brand_id;
+      const kept = withOwnReferences(params, own);
       return { type: 'ai-video', params: kept, credits: priceOf('ai-video', kept), productIds: own.productIds, avatarIds: [] };
     },
   },
@@ -108,9 +112,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
     schema: textToImageInput,
     async resolve(db, teamId, params) {
       const own = await ownBrandAndProducts(db, teamId, params.brand_id, params.product_ids);
-      const kept = { ...params, product_ids: own.productIds };
-      if (own.brand) kept.brand_id = own.brand.id;
-      else delete kept.brand_id;
+      const kept = withOwnReferences(params, own);
       // The spec: references from the brand or products turn the request into an image edit.
       const references = (own.brand?.referenceImages ?? 0) + own.productIds.length;
       const type = references > 0 ? 'image-edit' : 'text-to-image';
@@ -140,9 +142,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
         brand: own.brand?.referenceImages ?? 0,
         products: own.productIds.length,
       });
-      const kept = { ...params, product_ids: own.productIds };
-      if (own.brand) kept.brand_id = own.brand.id;
-      else delete kept.brand_id;
+      const kept = withOwnReferences(params, own);
       return { type: 'edit', params: kept, credits: priceOf('image-edit', kept), productIds: own.productIds, avatarIds: [] };
     },
   },
