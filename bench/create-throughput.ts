@@ -16,14 +16,15 @@ import pg from 'pg';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '../src/db/embedded.ts';
-import { createPool } from '../src/db/pool.ts';
+import { createDb, createPool } from '../src/db/pool.ts';
 import { digestApiKey } from '../src/domain/api-keys.ts';
 import { startHttpServer, type HttpServer } from '../src/http/server.ts';
 import { loadTls } from '../src/http/tls.ts';
 import { createLogger } from '../src/log.ts';
 import { freePort } from '../src/net/ports.ts';
+import { createAuthService } from '../src/services/auth.ts';
 import type { LoadJob, LoadResult } from './http-load.ts';
-import { createOneStatementCreator } from './proposed-create.ts';
+import { createOneStatementCreator, createPreparingPool } from './proposed-create.ts';
 
 const num = (name: string, dflt: number) => {
   const v = process.env[name];
@@ -144,10 +145,10 @@ async function otherLoad(probe: Probe, ms: number): Promise<number> {
   return Math.max(0, busy - mine) / ms;
 }
 
-/** Waits (at most ~5 s) for the others on a shared machine to use less than half a core. */
+/** Waits (at most ~3 s) for the others on a shared machine to use less than half a core. */
 async function quietMachine(probe: Probe): Promise<void> {
-  for (let i = 0; i < 5; i++) {
-    const other = await otherLoad(probe, 1000);
+  for (let i = 0; i < 4; i++) {
+    const other = await otherLoad(probe, 750);
     if (!(other > 0.5)) return;
     if (i === 0) process.stdout.write(`  (waiting for a quieter machine: others use ${other.toFixed(1)} cores)\n`);
   }
@@ -257,6 +258,8 @@ interface CapturedQuery {
   checkout: number;
   text: string;
   values: unknown[] | undefined;
+  /** Set when the app sent it as a named (prepared) statement: the replay does the same. */
+  name: string | undefined;
   firstRow: Record<string, unknown> | undefined;
 }
 
@@ -271,11 +274,15 @@ async function captureStatements(pool: pg.Pool, send: () => Promise<void>): Prom
   const original = proto.query;
   proto.query = function (this: object, ...args: unknown[]) {
     const result = original.apply(this, args);
-    if (typeof args[0] === 'string') {
+    const config = (typeof args[0] === 'object' && args[0] !== null ? args[0] : undefined) as { text?: unknown; values?: unknown; name?: unknown } | undefined;
+    const text = typeof args[0] === 'string' ? args[0] : typeof config?.text === 'string' ? config.text : undefined;
+    if (text !== undefined) {
+      const values = config ? config.values : args[1];
       const rec: CapturedQuery = {
         checkout: checkoutOf.get(this) ?? -1,
-        text: args[0],
-        values: Array.isArray(args[1]) ? [...(args[1] as unknown[])] : undefined,
+        text,
+        values: Array.isArray(values) ? [...(values as unknown[])] : undefined,
+        name: typeof config?.name === 'string' ? config.name : undefined,
         firstRow: undefined,
       };
       captured.push(rec);
@@ -303,8 +310,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Replays the captured statements for another team/key: the captured team id, key id and key
  * digest are replaced by the new ones, ids the database returned (the generation id) by the ids
  * it returns now, timestamps keep their offset from "now". Same texts, same parameter types,
- * same protocol (pg's simple query for parameterless `begin`/`commit`, extended otherwise),
- * same pool checkouts (the auth lookup on one, the transaction on another).
+ * same protocol (pg's simple query for parameterless `begin`/`commit`, extended otherwise; named
+ * statements stay named), same pool checkouts (the auth lookup on one, the transaction on another).
  */
 function makeReplayer(captured: CapturedQuery[], origin: TeamKey, capturedAt: number) {
   const groups = new Map<number, CapturedQuery[]>();
@@ -330,7 +337,8 @@ function makeReplayer(captured: CapturedQuery[], origin: TeamKey, capturedAt: nu
       let broken: Error | undefined;
       try {
         for (const q of group) {
-          const res = await client.query(q.text, q.values?.map(map));
+          const values = q.values?.map(map);
+          const res = q.name ? await client.query({ name: q.name, text: q.text, values: values ?? [] }) : await client.query(q.text, values);
           const row = res.rows[0] as Record<string, unknown> | undefined;
           if (q.firstRow) {
             if (!row) throw new Error(`replayed statement returned no row: ${q.text.slice(0, 80)}`);
@@ -411,6 +419,7 @@ async function main(): Promise<void> {
   let app: App | undefined;
   const servers: HttpServer[] = [];
   let ceilingPool: pg.Pool | undefined;
+  let preparingPool: pg.Pool | undefined;
   let admin: pg.Client | undefined;
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
@@ -418,6 +427,7 @@ async function main(): Promise<void> {
       for (const s of servers.reverse()) await s.close().catch(() => {});
       await admin?.end().catch(() => {});
       await ceilingPool?.end().catch(() => {});
+      await preparingPool?.end().catch(() => {});
       await app?.close().catch(() => {});
       await embedded?.stop().catch(() => {});
       await fs.rm(tmp, { recursive: true, force: true }).catch(() => {});
@@ -430,6 +440,8 @@ async function main(): Promise<void> {
   watchdog.unref();
   process.once('SIGINT', () => abort('interrupted'));
   process.once('SIGTERM', () => abort('terminated'));
+  // Output piped into `head` and closed early must not kill the bench before it cleans up.
+  process.stdout.on('error', () => {});
 
   try {
     const pgDir = path.join(tmp, 'pg');
@@ -479,16 +491,16 @@ async function main(): Promise<void> {
     ];
 
     /** One create through `serverOrigin`, its SQL recorded; returns a replayer of exactly that SQL. */
-    const captureVia = async (serverOrigin: string, title: string) => {
+    const captureVia = async (serverOrigin: string, title: string, pool: pg.Pool = appPool) => {
       const who = teams[0]!;
       const capturedAt = Date.now();
-      const captured = await captureStatements(appPool, async () => {
+      const captured = await captureStatements(pool, async () => {
         const r = await httpLoad({ origin: serverOrigin, path: PATH, ca: tls.cert, keys: [who.key], body: BODY, concurrency: 1, requests: 1, seconds: 30, expectStatus: 202 });
         if (r.errors) throw new Error(`the capture request failed: ${r.errorSamples.join('; ')}`);
       });
       const checkouts = new Set(captured.map((q) => q.checkout)).size;
       console.log(`\n${title}: ${captured.length} statements = ${captured.length} round trips, on ${checkouts} pool checkouts:`);
-      for (const q of captured) console.log(`  [checkout ${q.checkout}] ${q.text.replace(/\s+/g, ' ').slice(0, 140)}`);
+      for (const q of captured) console.log(`  [checkout ${q.checkout}]${q.name ? ' (named)' : ''} ${q.text.replace(/\s+/g, ' ').slice(0, 140)}`);
       const replay = makeReplayer(captured, who, capturedAt);
       return { captured, replay };
     };
@@ -513,7 +525,7 @@ async function main(): Promise<void> {
       }
     };
 
-    const apiRun = async (label: string, keys: TeamKey[], requests: number, seconds: number, warmup: number, opts: { origin?: string; plain?: boolean } = {}) => {
+    const apiRun = async (label: string, keys: TeamKey[], requests: number, seconds: number, warmup: number, opts: { origin?: string; plain?: boolean; pool?: pg.Pool } = {}) => {
       const job = (n: number): LoadJob => ({
         origin: opts.origin ?? origin,
         path: PATH,
@@ -529,7 +541,7 @@ async function main(): Promise<void> {
       await httpLoad(job(warmup));
       await settle();
       const before = await count();
-      const run = await measured(label, probe, appPool, async () => {
+      const run = await measured(label, probe, opts.pool ?? appPool, async () => {
         const r = await httpLoad(job(requests));
         return { ...r, loadCpuMs: r.cpuMs };
       });
@@ -560,7 +572,7 @@ async function main(): Promise<void> {
     const extras: Run[] = [];
     const proposalPairs: { name: string; api: Run; ceiling: Run }[] = [];
     if (EXTRAS) {
-      // Where the API's time goes: the same services without HTTP, and HTTP without TLS.
+      // Where the API's time goes (64 teams): the same services without HTTP, and HTTP without TLS.
       const direct = async (t: TeamKey) => {
         const principal = await a.services.auth.authenticate(`Bearer ${t.key}`);
         const out = await a.services.generationCreator.create(principal, 'text-to-image', JSON.parse(BODY));
@@ -568,21 +580,58 @@ async function main(): Promise<void> {
       };
       const plain = await startHttpServer({ ...app, config: Object.freeze({ ...app.config, trustProxy: true }) }, { port: 0, host: '127.0.0.1' });
       servers.push(plain);
-      // The proposed one-statement create (bench/proposed-create.ts) behind the same HTTPS stack.
+
+      // The proposal (bench/proposed-create.ts) behind the same HTTPS stack: (1) the one-statement
+      // create; (2) the same with the key lookup and the create statement prepared, on a pool of
+      // its own (same size) whose client names them.
       const proposedApp: App = { ...app, services: { ...app.services, generationCreator: createOneStatementCreator(app) } };
       const proposed = await startHttpServer(proposedApp, { port: 0, host: '127.0.0.1' });
       servers.push(proposed);
-      const proposedOrigin = `https://127.0.0.1:${proposed.port}`;
-      const next = await captureVia(proposedOrigin, 'SQL of one create with the proposed shape (bench prototype)');
+      preparingPool = createPreparingPool(databaseUrl, poolSize);
+      const pp = preparingPool;
+      const preparedDb = createDb(pp);
+      const preparedApp: App = {
+        ...app,
+        db: preparedDb,
+        services: {
+          ...app.services,
+          auth: createAuthService({ db: preparedDb }),
+          generationCreator: createOneStatementCreator({ db: preparedDb, config: app.config }),
+        },
+      };
+      const prepared = await startHttpServer(preparedApp, { port: 0, host: '127.0.0.1' });
+      servers.push(prepared);
+      const shapes = [
+        {
+          title: 'proposed shape',
+          origin: `https://127.0.0.1:${proposed.port}`,
+          pool: appPool,
+          sql: await captureVia(`https://127.0.0.1:${proposed.port}`, 'SQL of one create with the proposed shape (bench prototype)'),
+        },
+        {
+          title: 'proposed + prepared',
+          origin: `https://127.0.0.1:${prepared.port}`,
+          pool: pp,
+          sql: await captureVia(`https://127.0.0.1:${prepared.port}`, 'SQL of one create with the proposed shape, prepared statements', pp),
+        },
+      ];
 
       console.log(`\nAnalysis runs (${EXTRA_REQUESTS} requests or ${EXTRA_SECONDS} s each, warm-up ${EXTRA_WARMUP}):`);
-      for (const s of scenarios) {
-        extras.push(await inProcessRun(`services in-process, no HTTP — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, appPool, direct));
-        extras.push(await apiRun(`API over plain HTTP, no TLS — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, { origin: `http://127.0.0.1:${plain.port}`, plain: true }));
-        const api = await apiRun(`proposed shape: API (HTTPS) — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, { origin: proposedOrigin });
-        const ceiling = await inProcessRun(`proposed shape: its SQL via pg — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, cp, (t) => next.replay(cp, t));
-        extras.push(api, ceiling);
-        proposalPairs.push({ name: s.name, api, ceiling });
+      const spread = scenarios[1]!;
+      extras.push(await inProcessRun(`services in-process, no HTTP — ${spread.name}`, spread.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, appPool, direct));
+      extras.push(
+        await apiRun(`API over plain HTTP, no TLS — ${spread.name}`, spread.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, {
+          origin: `http://127.0.0.1:${plain.port}`,
+          plain: true,
+        }),
+      );
+      for (const shape of shapes) {
+        for (const s of scenarios) {
+          const api = await apiRun(`${shape.title}: API (HTTPS) — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, { origin: shape.origin, pool: shape.pool });
+          const ceiling = await inProcessRun(`${shape.title}: its SQL via pg — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, cp, (t) => shape.sql.replay(cp, t));
+          extras.push(api, ceiling);
+          proposalPairs.push({ name: `${shape.title} — ${s.name}`, api, ceiling });
+        }
       }
     }
 
@@ -590,7 +639,7 @@ async function main(): Promise<void> {
     console.log(PAIR_HEAD);
     for (const p of pairs) console.log(pairRow(p.name, p.api, p.ceiling));
     if (proposalPairs.length) {
-      console.log(`\nProposed one-statement create (bench prototype), API vs its own ceiling (${EXTRA_REQUESTS} requests):`);
+      console.log(`\nProposed create (bench prototype), API vs its own ceiling (${EXTRA_REQUESTS} requests; compare with today's pairs above):`);
       console.log(PAIR_HEAD);
       for (const p of proposalPairs) console.log(pairRow(p.name, p.api, p.ceiling));
       console.log('\nEvery run (CPU per request: node = this process minus the load generator thread):');
