@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { ChildFailure, describeExit, runChild } from './child-process.ts';
 
 // ffmpeg and ffprobe are GPL builds: they are run as separate processes, never linked.
 // Resolved lazily: the installer packages throw at require time when their binary is missing,
@@ -56,63 +56,25 @@ const STDOUT_MAX = 4 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 
 /** Runs a binary; resolves with its stdout. On abort rejects with `signal.reason`, the AbortSignal convention. */
-function runTool(binary: string, args: string[], opts: RunOptions): Promise<string> {
-  const { signal, timeoutMs = DEFAULT_TIMEOUT_MS, cwd } = opts;
+async function runTool(binary: string, args: string[], opts: RunOptions): Promise<string> {
   const tool = path.basename(binary);
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
+  let exit;
+  try {
+    exit = await runChild(binary, args, {
+      signal: opts.signal,
+      timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      cwd: opts.cwd,
+      maxStdout: STDOUT_MAX,
+      stderrTail: STDERR_TAIL,
+    });
+  } catch (e) {
+    if (e instanceof ChildFailure) {
+      throw new FfmpegError(`${tool} ${e.message}`, e.kind === 'spawn' ? 'spawn' : 'timeout', e.stderr, e.cause);
     }
-    let stderr = '';
-    const stdout: Buffer[] = [];
-    let stdoutBytes = 0;
-    let settled = false;
-    let killed = false;
-    const child = spawn(binary, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-
-    const finish = (err: unknown, value?: string) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      if (err === undefined) resolve(value ?? '');
-      else reject(err);
-    };
-    // A killed tool is waited for (briefly) before rejecting, so the caller's cleanup of its
-    // working directory does not race with a process that is still writing there.
-    const killThen = (err: unknown) => {
-      killed = true;
-      child.kill('SIGKILL');
-      const fallback = setTimeout(() => finish(err), 2000);
-      child.once('close', () => {
-        clearTimeout(fallback);
-        finish(err);
-      });
-    };
-    const onAbort = () => killThen(signal?.reason);
-    const timer = setTimeout(() => killThen(new FfmpegError(`${tool} timed out after ${timeoutMs} ms`, 'timeout', stderr)), timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (stdoutBytes < STDOUT_MAX) stdout.push(chunk);
-      stdoutBytes += chunk.length;
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
-    });
-    child.on('error', (err) => finish(new FfmpegError(`${tool} could not be started: ${err.message}`, 'spawn', stderr, err)));
-    child.on('close', (code, killedBy) => {
-      if (killed) return;
-      if (code === 0) {
-        finish(undefined, Buffer.concat(stdout).toString('utf8'));
-        return;
-      }
-      const lastLines = stderr.trim().split('\n').slice(-3).join(' | ');
-      const how = killedBy ? `was killed by ${killedBy}` : `exited with code ${code}`;
-      finish(new FfmpegError(`${tool} ${how}${lastLines ? `: ${lastLines}` : ''}`, 'failed', stderr));
-    });
-  });
+    throw e;
+  }
+  if (exit.code === 0) return exit.stdout.toString('utf8');
+  throw new FfmpegError(`${tool} ${describeExit(exit, 3)}`, 'failed', exit.stderr);
 }
 
 /** Runs ffmpeg (quiet, no stdin: a stray prompt would hang it) and resolves when it exits 0. */

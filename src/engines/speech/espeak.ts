@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { ChildFailure, describeExit, runChild } from '../child-process.ts';
 
 /*
  * Runs eSpeak NG in a child Node process (espeak-child.ts). The synthesizer is GPL: it is never
@@ -40,59 +40,25 @@ export class EspeakError extends Error {
  * Speaks `req` into a WAV (16-bit mono, 22050 Hz). On abort the child is killed (SIGKILL) and
  * awaited, then this rejects with `signal.reason`, the AbortSignal convention.
  */
-export function runEspeak(req: EspeakRequest, signal?: AbortSignal): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
+export async function runEspeak(req: EspeakRequest, signal?: AbortSignal): Promise<Buffer> {
+  let exit;
+  try {
     // The same Node binary that runs the server: it strips the child's types as it does ours.
-    const child = spawn(process.execPath, [CHILD], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const stdout: Buffer[] = [];
-    let stdoutBytes = 0;
-    let stderr = '';
-    let settled = false;
-    let killed = false;
-
-    const finish = (err: unknown, wav?: Buffer) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      if (err === undefined && wav) resolve(wav);
-      else reject(err);
-    };
-    const kill = (err: unknown) => {
-      killed = true;
-      child.kill('SIGKILL');
-      const fallback = setTimeout(() => finish(err), 2000);
-      child.once('close', () => {
-        clearTimeout(fallback);
-        finish(err);
-      });
-    };
-    const onAbort = () => kill(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdoutBytes += chunk.length;
-      if (stdoutBytes > WAV_MAX_BYTES) kill(new EspeakError('espeak-ng produced too much audio', 'failed', stderr));
-      else stdout.push(chunk);
+    exit = await runChild(process.execPath, [CHILD], {
+      signal,
+      stdin: JSON.stringify(req),
+      maxStdout: WAV_MAX_BYTES,
+      failOnOverflow: true,
+      stderrTail: STDERR_TAIL,
     });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-STDERR_TAIL);
-    });
-    // A child that dies before reading its request makes the write fail with EPIPE: 'close' reports it.
-    child.stdin.on('error', () => {});
-    child.on('error', (err) => finish(new EspeakError(`espeak-ng could not be started: ${err.message}`, 'failed', stderr, err)));
-    child.on('close', (code, bySignal) => {
-      if (killed) return;
-      if (code === 0) finish(undefined, Buffer.concat(stdout));
-      else if (code === UNKNOWN_VOICE) finish(new EspeakError(`espeak-ng has no voice ${req.voice}`, 'unknown-voice', stderr));
-      else {
-        const how = bySignal ? `was killed by ${bySignal}` : `exited with code ${code}`;
-        finish(new EspeakError(`espeak-ng ${how}: ${stderr.trim().split('\n').slice(-2).join(' | ')}`, 'failed', stderr));
-      }
-    });
-    child.stdin.end(JSON.stringify(req));
-  });
+  } catch (e) {
+    if (e instanceof ChildFailure) {
+      const message = e.kind === 'overflow' ? 'espeak-ng produced too much audio' : `espeak-ng ${e.message}`;
+      throw new EspeakError(message, 'failed', e.stderr, e.cause);
+    }
+    throw e;
+  }
+  if (exit.code === 0) return exit.stdout;
+  if (exit.code === UNKNOWN_VOICE) throw new EspeakError(`espeak-ng has no voice ${req.voice}`, 'unknown-voice', exit.stderr);
+  throw new EspeakError(`espeak-ng ${describeExit(exit, 2)}`, 'failed', exit.stderr);
 }
