@@ -17,6 +17,9 @@ import { createGenerationLifecycle } from './services/generations/lifecycle.ts';
 import { createGenerationReader } from './services/generations/read.ts';
 import { createTemplateService } from './services/templates.ts';
 import { createWebhookService } from './services/webhooks.ts';
+import { createVoiceService, seedVoices } from './services/voices.ts';
+import { createVoiceoverService } from './services/voiceovers.ts';
+import { createLocalSpeechEngine, type SpeechEngine } from './engines/speech/engine.ts';
 import { createStorage } from './storage/from-config.ts';
 
 export interface App extends Deps {
@@ -26,7 +29,11 @@ export interface App extends Deps {
 }
 
 function buildServices(deps: Deps) {
+  const speech: SpeechEngine = createLocalSpeechEngine({ timeoutMs: deps.config.speechTimeoutSeconds * 1000 });
+  const voices = createVoiceService(deps, speech);
   return {
+    voices,
+    voiceovers: createVoiceoverService(deps, voices, speech),
     auth: createAuthService(deps),
     teams: createTeamService(deps),
     credits: createCreditService(deps),
@@ -61,7 +68,10 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       log,
       fetchImage: createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }),
     };
-    if (opts.seed !== false) await seedPlatformAvatars(deps);
+    if (opts.seed !== false) {
+      await seedPlatformAvatars(deps);
+      await seedVoices(deps);
+    }
     return { ...deps, database, services: buildServices(deps), close: database.close };
   } catch (e) {
     await database.close().catch(() => {});

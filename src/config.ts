@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -36,6 +37,8 @@ const envSchema = z.object({
   GENERATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(25).default(5),
   WORKER_HEARTBEAT_SECONDS: z.coerce.number().min(0.2).max(600).default(10),
   MAX_INPUT_VIDEO_MB: z.coerce.number().int().min(1).max(10_000).default(200),
+  SPEECH_TIMEOUT_SECONDS: z.coerce.number().min(0.001).max(3600).default(120),
+  SPEECH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
 });
 
 export interface Config {
@@ -72,6 +75,10 @@ export interface Config {
   generationMaxAttempts: number;
   /** Workers beat this often; one silent for 4 beats is taken for dead and its jobs unlocked. */
   workerHeartbeatSeconds: number;
+  /** A voiceover's engine work (download excluded) past this fails the call with 502. */
+  speechTimeoutSeconds: number;
+  /** Voiceovers made at once by one API process; more wait their turn. Default: the core count. */
+  speechConcurrency: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -121,6 +128,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     maxInputVideoBytes: e.MAX_INPUT_VIDEO_MB * 1024 * 1024,
     generationMaxAttempts: e.GENERATION_MAX_ATTEMPTS,
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
+    speechTimeoutSeconds: e.SPEECH_TIMEOUT_SECONDS,
+    speechConcurrency: e.SPEECH_CONCURRENCY ?? os.availableParallelism(),
   });
 }
 

@@ -165,6 +165,34 @@ export interface WorkerHeartbeatsTable {
   seen_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+export interface VoicesTable {
+  id: string;
+  name: string;
+  gender: 'male' | 'female' | 'other';
+  age_group: 'kid' | 'young_adult' | 'adult' | 'senior';
+  accent: string;
+  style: string;
+  engine_voice: ColumnType<Record<string, unknown>, string, string>;
+  created_at: CreatedAt;
+}
+
+export interface VoiceoversTable {
+  id: Generated<string>;
+  team_id: string;
+  api_key_id: string | null;
+  kind: 'text-to-speech' | 'speech-to-speech';
+  voice_id: string;
+  text: string | null;
+  source_url: string | null;
+  source_duration_seconds: number | null;
+  model: string | null;
+  voice_settings: ColumnType<Record<string, unknown> | null, string | null, string | null>;
+  duration_seconds: number;
+  audio_key: string;
+  credits: number;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   teams: TeamsTable;
   api_keys: ApiKeysTable;
@@ -181,6 +209,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   webhook_deliveries: WebhookDeliveriesTable;
   worker_heartbeats: WorkerHeartbeatsTable;
+  voices: VoicesTable;
+  voiceovers: VoiceoversTable;
 }
 
 export type Team = Selectable<TeamsTable>;
@@ -191,4 +221,6 @@ export type AvatarRow = Selectable<AvatarsTable>;
 export type GenerationRow = Selectable<GenerationsTable>;
 export type StyleTemplateRow = Selectable<StyleTemplatesTable>;
 export type CaptionTemplateRow = Selectable<CaptionTemplatesTable>;
+export type VoiceRow = Selectable<VoicesTable>;
+export type VoiceoverRow = Selectable<VoiceoversTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -89,21 +89,8 @@ export async function runIdempotent(
       throw e;
     }
     await sql.raw('set local lock_timeout = 0').execute(trx);
-    const existing = await trx
-      .selectFrom('idempotency_keys')
-      .select(['request_hash', 'response_status', 'response_body', 'created_at'])
-      .where('team_id', '=', scope.teamId)
-      .where('method', '=', scope.method)
-      .where('path', '=', scope.path)
-      .where('key', '=', scope.key)
-      .executeTakeFirst();
-    const fresh = existing && existing.created_at.getTime() > Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000;
-    if (existing && fresh) {
-      if (!existing.request_hash.equals(hash)) {
-        throw new AppError('validation_error', 'Idempotency-Key: this key was already used with a different request body');
-      }
-      return { status: existing.response_status, body: existing.response_body ?? undefined, replayed: true };
-    }
+    const stored = await storedOutcome(trx, scope, hash);
+    if (stored) return stored;
 
     await sql`savepoint idempotent_work`.execute(trx);
     let outcome: Outcome;
@@ -137,6 +124,26 @@ export async function runIdempotent(
       .execute();
     return { ...outcome, replayed: false };
   });
+}
+
+/**
+ * The outcome already stored under the key, if any (a different body under the same key is a 400).
+ * Lets work that must happen outside the transaction (a synchronous voiceover) be skipped on a replay.
+ */
+export async function storedOutcome(db: Db, scope: IdempotencyScope, hash: Buffer): Promise<RecordedOutcome | undefined> {
+  const existing = await db
+    .selectFrom('idempotency_keys')
+    .select(['request_hash', 'response_status', 'response_body', 'created_at'])
+    .where('team_id', '=', scope.teamId)
+    .where('method', '=', scope.method)
+    .where('path', '=', scope.path)
+    .where('key', '=', scope.key)
+    .executeTakeFirst();
+  if (!existing || existing.created_at.getTime() <= Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000) return undefined;
+  if (!existing.request_hash.equals(hash)) {
+    throw new AppError('validation_error', 'Idempotency-Key: this key was already used with a different request body');
+  }
+  return { status: existing.response_status, body: existing.response_body ?? undefined, replayed: true };
 }
 
 export async function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {

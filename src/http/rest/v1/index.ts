@@ -6,6 +6,7 @@ import { avatarRoutes } from './avatars.ts';
 import { brandRoutes } from './brands.ts';
 import { generationRoutes } from './generations.ts';
 import { productRoutes } from './products.ts';
+import { voiceRoutes } from './voices.ts';
 
 /** The spec's /api/v1 contract: routes only translate HTTP to service calls. */
 export function registerRestV1(app: App) {
@@ -20,5 +21,6 @@ export function registerRestV1(app: App) {
       reader: app.services.generationReader,
       templates: app.services.templates,
     });
+    voiceRoutes(scope, { voices: app.services.voices, voiceovers: app.services.voiceovers });
   };
 }

@@ -1,0 +1,151 @@
+/**
+ * The one place that knows the source's field names.
+ *
+ * Format implemented: the public Meta Ad Library's own ad record (the JSON behind
+ * facebook.com/ads/library: `ad_archive_id`, `is_active`, `start_date`, `snapshot.*`), as the
+ * ScrapeCreators Facebook Ad Library API passes it through:
+ *   GET {base}/v1/facebook/adLibrary/company/ads?pageId=&status=ALL&country=ALL&cursor=
+ *   header x-api-key -> { results: AdRecord[], cursor: string | null }; 401 bad key, 402 no credits,
+ *   404 unknown page, 429 rate limited. https://docs.scrapecreators.com/v1/facebook/adlibrary/company/ads/
+ * The record's fields (incl. `aaa_info.eu_total_reach` on the ad-detail answer):
+ *   https://docs.scrapecreators.com/v1/facebook/adlibrary/ad/
+ * Why not Meta's Graph API `ads_archive` (https://developers.facebook.com/docs/graph-api/reference/ads_archive/):
+ * it returns no media URLs, CTA, link or display format (only `ad_snapshot_url`), and commercial
+ * ads only when delivered to the EU/UK, so most spec fields would always be empty.
+ *
+ * Spec field <- source (what we put when the source lacks it):
+ *   brand: name <- snapshot.page_name | page_name; meta_page_id <- page_id | the requested id;
+ *   page_url <- snapshot.page_profile_uri ('https://www.facebook.com/<id>'); about <- none, always '';
+ *   profile_picture_url <- snapshot.page_profile_picture_url (null); page_categories <- snapshot.page_categories ([]);
+ *   page_like_count <- snapshot.page_like_count (0). Taken from the page's first ad record:
+ *   the Ad Library has no profile endpoint, its page header is built from the same fields.
+ *   ad: ad_archive_id <- ad_archive_id (record skipped without it); is_active <- is_active;
+ *   start_date <- start_date, unix seconds -> ISO (record skipped without it);
+ *   end_date <- end_date -> ISO, null while active (for a running ad it is only the day last seen);
+ *   body_text, title, cta_text, cta_type (uppercased), link_url <- snapshot.body.text, .title, .cta_text,
+ *   .cta_type, .link_url, else the first carousel card's (catalog ads carry `{{product.x}}` templates
+ *   at the top level) ('' each); display_format <- snapshot.display_format, uppercased as lists give it (''); publisher_platforms
+ *   <- publisher_platform, uppercased ([]); media <- snapshot.videos, .images, .cards: a video's
+ *   video_hd_url | video_sd_url, an image's original_image_url | resized_image_url ([]);
+ *   thumbnail_url <- first video_preview_image_url, else first image's resized | original ('');
+ *   eu_total_reach <- eu_total_reach | aaa_info.eu_total_reach, present only where a provider merged
+ *   the ad's detail page in; the list endpoint lacks it (0).
+ */
+import type { SourceAd, SourceBrand, SourceMedia } from './source.ts';
+
+export const ADS_PATH = 'v1/facebook/adLibrary/company/ads';
+export const TOKEN_HEADER = 'x-api-key';
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});
+const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : typeof v === 'number' ? String(v) : '');
+const first = (...values: unknown[]): string => values.map(text).find((v) => v !== '') ?? '';
+const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
+const isTemplate = (s: string): boolean => /\{\{[^}]*\}\}/.test(s);
+
+export function adsQuery(pageId: string, cursor: string | null): Record<string, string> {
+  const q: Record<string, string> = { pageId, status: 'ALL', country: 'ALL' };
+  if (cursor) q.cursor = cursor;
+  return q;
+}
+
+/** One page of the list answer, or null when the body is not that shape. */
+export function readAdsPage(body: unknown): { records: Obj[]; cursor: string | null } | null {
+  const b = obj(body);
+  if (!Array.isArray(b.results) || b.success === false) return null;
+  return { records: b.results.map(obj), cursor: text(b.cursor) || null };
+}
+
+/** The source's own words about a refusal (`message`, else `error`), for error messages. */
+export function sourceMessage(body: unknown): string {
+  const b = obj(body);
+  return first(b.message, b.error, obj(b.error).message).slice(0, 200);
+}
+
+/** Unix seconds (or milliseconds, or an ISO string) to ISO 8601; null when unusable. */
+export function toIsoDate(v: unknown): string | null {
+  let ms: number;
+  if (typeof v === 'number' || (typeof v === 'string' && /^\d+$/.test(v.trim()))) {
+    const n = Number(v);
+    ms = n > 1e12 ? n : n * 1000;
+  } else if (typeof v === 'string' && v.trim() !== '') {
+    ms = Date.parse(v);
+  } else return null;
+  return Number.isFinite(ms) && ms > 0 ? new Date(ms).toISOString() : null;
+}
+
+export function mediaOf(snapshot: unknown): SourceMedia[] {
+  const s = obj(snapshot);
+  const found: SourceMedia[] = [];
+  const add = (type: SourceMedia['type'], url: string) => {
+    if (url && !found.some((m) => m.url === url)) found.push({ type, url });
+  };
+  for (const v of list(s.videos).map(obj)) add('video', first(v.video_hd_url, v.video_sd_url));
+  for (const i of list(s.images).map(obj)) add('image', first(i.original_image_url, i.resized_image_url));
+  for (const c of list(s.cards).map(obj)) {
+    const video = first(c.video_hd_url, c.video_sd_url);
+    if (video) add('video', video);
+    else add('image', first(c.original_image_url, c.resized_image_url));
+  }
+  return found;
+}
+
+export function thumbnailOf(snapshot: unknown): string {
+  const s = obj(snapshot);
+  const parts = [...list(s.videos), ...list(s.images), ...list(s.cards)].map(obj);
+  return first(...parts.map((p) => p.video_preview_image_url), ...parts.map((p) => first(p.resized_image_url, p.original_image_url)));
+}
+
+/** A card's value when the top-level one is missing or an unfilled catalog template. */
+function creative(s: Obj, card: Obj, read: (o: Obj) => unknown): string {
+  const top = text(read(s));
+  return top && !isTemplate(top) ? top : first(read(card), top);
+}
+const field = (key: string) => (o: Obj) => o[key];
+// The list answer nests the text (`body.text`); the ad-detail answer and cards give a plain string.
+const body = (o: Obj) => (typeof o.body === 'string' ? o.body : obj(o.body).text);
+
+export function mapAd(record: unknown): SourceAd | null {
+  const r = obj(record);
+  const s = obj(r.snapshot);
+  const card = obj(list(s.cards)[0]);
+  const adArchiveId = text(r.ad_archive_id);
+  const startDate = toIsoDate(r.start_date);
+  if (!adArchiveId || !startDate) return null;
+  const isActive = r.is_active === true;
+  return {
+    adArchiveId,
+    isActive,
+    startDate,
+    endDate: isActive ? null : toIsoDate(r.end_date),
+    bodyText: creative(s, card, body),
+    title: creative(s, card, field('title')),
+    ctaText: creative(s, card, field('cta_text')),
+    ctaType: creative(s, card, field('cta_type')).toUpperCase(),
+    linkUrl: creative(s, card, field('link_url')),
+    displayFormat: text(s.display_format).toUpperCase(),
+    publisherPlatforms: list(r.publisher_platform).map(text).filter(Boolean).map((p) => p.toUpperCase()),
+    media: mediaOf(s),
+    thumbnailUrl: thumbnailOf(s),
+    euTotalReach: count(r.eu_total_reach ?? obj(r.aaa_info).eu_total_reach),
+  };
+}
+
+/** The page's profile from its ad records; null when there is no record to read it from. */
+export function mapBrand(pageId: string, records: unknown[]): SourceBrand | null {
+  const all = records.map(obj);
+  const r = all.find((x) => text(x.page_id) === pageId) ?? all[0];
+  if (!r) return null;
+  const s = obj(r.snapshot);
+  const categories = list(s.page_categories).map((c) => first(c, obj(c).name)).filter(Boolean);
+  return {
+    metaPageId: text(r.page_id) || pageId,
+    name: first(s.page_name, r.page_name),
+    pageUrl: first(s.page_profile_uri) || `https://www.facebook.com/${pageId}`,
+    about: '',
+    profilePictureUrl: first(s.page_profile_picture_url) || null,
+    pageCategories: categories,
+    pageLikeCount: count(s.page_like_count),
+  };
+}

@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
+import type { CatalogueVoice } from '../domain/catalogue/voices.ts';
+import { AppError } from '../domain/errors.ts';
+import { speechToSpeechCredits, TEXT_TO_SPEECH_CREDITS } from '../domain/pricing.ts';
+import { parseInput } from '../domain/validate.ts';
+import { MAX_SOURCE_AUDIO_BYTES, speechToSpeechInput, textToSpeechInput } from '../domain/voices.ts';
+import { EngineError } from '../engines/engine.ts';
+import type { SpeechAudio } from '../engines/speech/mp3.ts';
+import type { SpeechEngine } from '../engines/speech/engine.ts';
+import { audioDuration } from '../engines/speech/voice-change.ts';
+import { download, downloadErrorToAppError } from '../net/download.ts';
+import { debitCredits } from '../repositories/credits.ts';
+import { appendLedger } from '../repositories/ledger.ts';
+import { findTeamVoiceover, insertVoiceover } from '../repositories/voiceovers.ts';
+import type { VoiceoversTable } from '../db/types.ts';
+import type { Insertable } from 'kysely';
+import type { Deps, Principal } from './context.ts';
+import { requireUuid } from './ids.ts';
+import { requestHash, runIdempotent, storedOutcome, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
+import type { VoiceService } from './voices.ts';
+
+export interface Voiceover {
+  id: string;
+  status: 'completed';
+  duration: number;
+  audio_url: string;
+}
+
+/** Stored under the Idempotency-Key: the link is signed afresh on every answer, replays included. */
+interface StoredVoiceover {
+  id: string;
+  status: 'completed';
+  duration: number;
+}
+
+const SOURCE_DOWNLOAD_TIMEOUT_MS = 30_000;
+/** Durations are reported to the millisecond; the MP3 frame grid makes finer digits noise. */
+const roundSeconds = (s: number) => Math.round(s * 1000) / 1000;
+
+const insufficient = (needed: number, available: number) =>
+  new AppError('insufficient_credits', `Not enough credits: this voiceover needs ${needed} credits and ${available} are available`);
+
+export function createVoiceoverService(
+  { db, storage, config, log }: Pick<Deps, 'db' | 'storage' | 'config' | 'log'>,
+  voices: Pick<VoiceService, 'require'>,
+  speech: SpeechEngine,
+) {
+  const limit = pLimit(config.speechConcurrency);
+
+  async function present(outcome: RecordedOutcome): Promise<RecordedOutcome> {
+    if (outcome.status !== 201) return outcome;
+    const stored = outcome.body as StoredVoiceover;
+    const row = await db.selectFrom('voiceovers').select('audio_key').where('id', '=', stored.id).executeTakeFirstOrThrow();
+    return { ...outcome, body: { ...stored, audio_url: await storage.signedUrl(row.audio_key) } satisfies Voiceover };
+  }
+
+  /** Runs the engine, bounded in time and in how many run at once; its failure is the upstream's 502. */
+  async function runEngine(work: (signal: AbortSignal) => Promise<SpeechAudio>): Promise<SpeechAudio> {
+    return limit(async () => {
+      try {
+        return await work(AbortSignal.timeout(config.speechTimeoutSeconds * 1000));
+      } catch (e) {
+        log.warn({ err: e }, 'voiceover engine failed');
+        const reason = e instanceof EngineError ? e.message : 'the speech engine failed';
+        throw new AppError('external_service_error', `The voice engine failed: ${reason}; nothing was charged`);
+      }
+    });
+  }
+
+  /**
+   * The audio is made before the transaction (a voiceover is synchronous and can take seconds);
+   * the debit, the row and the stored response then commit together. Audio that ends up in no
+   * row (a 402, a replay that won the race, a crash) is deleted again.
+   */
+  async function record(
+    p: Principal,
+    idem: IdempotencyRequest | undefined,
+    body: unknown,
+    credits: number,
+    make: () => Promise<SpeechAudio>,
+    row: Omit<Insertable<VoiceoversTable>, 'id' | 'team_id' | 'api_key_id' | 'duration_seconds' | 'audio_key' | 'credits'>,
+  ): Promise<RecordedOutcome> {
+    const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
+    const hash = requestHash(body);
+    const available = await db
+      .selectFrom('teams')
+      .select((eb) => eb('credits_limit', '-', eb.ref('credits_used')).as('available'))
+      .where('id', '=', p.teamId)
+      .executeTakeFirstOrThrow();
+    if (Number(available.available) < credits) {
+      // Refused before any engine work; stored like every 402 (DESIGN decision 2).
+      return present(await runIdempotent(db, scope, hash, async () => { throw insufficient(credits, Math.max(0, Number(available.available))); }));
+    }
+    const audio = await make();
+    const id = randomUUID();
+    const audioKey = `voiceovers/${p.teamId}/${id}.mp3`;
+    await storage.put(audioKey, audio.bytes, audio.mime);
+    let outcome: RecordedOutcome;
+    try {
+      outcome = await runIdempotent(db, scope, hash, async (trx) => {
+        const debit = await debitCredits(trx, p.teamId, credits);
+        if (!debit.ok) throw insufficient(credits, debit.available);
+        const duration = roundSeconds(audio.durationSeconds);
+        await insertVoiceover(trx, { ...row, id, team_id: p.teamId, api_key_id: p.keyId, duration_seconds: duration, audio_key: audioKey, credits });
+        await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: credits, subject_type: 'voiceover', subject_id: id });
+        return { status: 201, body: { id, status: 'completed', duration } satisfies StoredVoiceover };
+      });
+    } catch (e) {
+      await storage.delete(audioKey).catch(() => {});
+      throw e;
+    }
+    if (outcome.replayed || outcome.status !== 201) await storage.delete(audioKey).catch(() => {});
+    return present(outcome);
+  }
+
+  async function replayOf(p: Principal, idem: IdempotencyRequest | undefined, body: unknown): Promise<RecordedOutcome | undefined> {
+    if (!idem) return undefined;
+    const stored = await storedOutcome(db, { teamId: p.teamId, ...idem }, requestHash(body));
+    return stored && present(stored);
+  }
+
+  async function fetchSource(url: string): Promise<{ bytes: Buffer; seconds: number }> {
+    let bytes: Buffer;
+    try {
+      ({ bytes } = await download(url, { maxBytes: MAX_SOURCE_AUDIO_BYTES, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: SOURCE_DOWNLOAD_TIMEOUT_MS }));
+    } catch (e) {
+      throw downloadErrorToAppError('audio_url', e);
+    }
+    try {
+      return { bytes, seconds: await audioDuration(bytes, { signal: AbortSignal.timeout(SOURCE_DOWNLOAD_TIMEOUT_MS) }) };
+    } catch (e) {
+      if (e instanceof EngineError && !e.transient) throw new AppError('validation_error', 'audio_url: the file is not audio that can be read');
+      throw new AppError('external_service_error', 'The voice engine failed: the source audio could not be measured; nothing was charged');
+    }
+  }
+
+  return {
+    async textToSpeech(p: Principal, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
+      const input = parseInput(textToSpeechInput, body ?? undefined);
+      const replay = await replayOf(p, idem, body);
+      if (replay) return replay;
+      const voice = await voices.require(input.voice_id);
+      return record(
+        p,
+        idem,
+        body,
+        TEXT_TO_SPEECH_CREDITS,
+        () => runEngine((signal) => speech.textToSpeech({ text: input.text, voice, ...(input.model ? { model: input.model } : {}), ...(input.voice_settings ? { settings: input.voice_settings } : {}) }, signal)),
+        {
+          kind: 'text-to-speech',
+          voice_id: voice.id,
+          text: input.text,
+          model: input.model ?? null,
+          voice_settings: input.voice_settings ? JSON.stringify(input.voice_settings) : null,
+        },
+      );
+    },
+
+    /**
+     * Priced by the source's measured length (whole seconds, rounded down, per the spec's brackets);
+     * an explicit `duration` is only checked to be in range: the audio itself decides.
+     */
+    async speechToSpeech(p: Principal, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
+      const input = parseInput(speechToSpeechInput, body ?? undefined);
+      const replay = await replayOf(p, idem, body);
+      if (replay) return replay;
+      const voice: CatalogueVoice = await voices.require(input.voice_id);
+      const source = await fetchSource(input.audio_url);
+      const credits = speechToSpeechCredits(source.seconds);
+      if (credits === null) {
+        throw new AppError('validation_error', `audio_url: the audio lasts ${roundSeconds(source.seconds)} s; speech-to-speech takes at most 120 s`);
+      }
+      return record(
+        p,
+        idem,
+        body,
+        credits,
+        () => runEngine((signal) => speech.speechToSpeech({ input: source.bytes, voice, ...(input.voice_settings ? { settings: input.voice_settings } : {}) }, signal)),
+        {
+          kind: 'speech-to-speech',
+          voice_id: voice.id,
+          source_url: input.audio_url,
+          source_duration_seconds: roundSeconds(source.seconds),
+          voice_settings: input.voice_settings ? JSON.stringify(input.voice_settings) : null,
+        },
+      );
+    },
+
+    /** The team's own voiceover (talking-avatar's voiceover_id, GraphQL); another team's is 404. */
+    async get(p: Principal, id: unknown): Promise<Voiceover> {
+      const row = await findTeamVoiceover(db, p.teamId, requireUuid(id));
+      if (!row) throw new AppError('not_found', 'Voiceover not found');
+      return { id: row.id, status: 'completed', duration: row.duration_seconds, audio_url: await storage.signedUrl(row.audio_key) };
+    },
+  };
+}
+export type VoiceoverService = ReturnType<typeof createVoiceoverService>;
