@@ -79,6 +79,17 @@ export function talkingAvatarCredits(scriptLength: number): number {
   return Math.min(p.max, Math.max(p.min, credits));
 }
 
+/**
+ * Ours: a talking avatar voiced by a speech-to-speech voiceover has no script to count, so each
+ * started 15 s of its audio counts as a 250-character block (about how long 250 characters take
+ * to say): 20 credits per started 15 s, within the same 20-160.
+ */
+export const SECONDS_PER_SCRIPT_BLOCK = 15;
+export function talkingAvatarCreditsForAudio(seconds: number): number {
+  assertSeconds(seconds);
+  return talkingAvatarCredits(Math.ceil(seconds / SECONDS_PER_SCRIPT_BLOCK) * TALKING_AVATAR_PRICING.blockCharacters);
+}
+
 /** A fractional duration is charged by the started second (rounded up): 1.2 s in pro mode costs 4. */
 export function swapAvatarCredits(mode: keyof typeof SWAP_AVATAR_CREDITS_PER_SECOND, seconds: number): number {
   assertSeconds(seconds);

@@ -37,6 +37,8 @@ export interface EngineJob {
   avatar?: EngineAsset;
   /** talking-avatar from an existing voiceover: its audio (WAV/MP3). */
   voiceAudio?: EngineAsset;
+  /** talking-avatar from script + voice_id: how the local engine speaks the catalogue voice. */
+  voice?: { language: string; variant?: string; pitch?: number; speed?: number };
   /** swap-avatar, localize, video edit: the source video. */
   inputVideo?: EngineAsset;
   referenceImages: EngineAsset[];

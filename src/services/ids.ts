@@ -2,6 +2,8 @@ import { AppError } from '../domain/errors.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+export const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID.test(value);
+
 /** A path id that cannot be a UUID is a malformed parameter (400), not a missing resource. */
 export function requireUuid(value: unknown, field = 'id'): string {
   if (typeof value !== 'string' || !UUID.test(value)) {

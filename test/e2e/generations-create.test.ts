@@ -2,6 +2,9 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/app.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
+import { VOICES } from '../../src/domain/catalogue/voices.ts';
+
+const VOICE_ID = VOICES[0]!.id;
 
 // No worker: these tests are about what a create accepts, charges and records.
 let svc: TestService;
@@ -37,7 +40,7 @@ async function charged(fn: () => Promise<unknown>, teamId = a.teamId): Promise<n
 }
 
 describe('POST /videos/talking-avatar', () => {
-  const body = (over: Record<string, unknown> = {}) => ({ avatar_id: platformAvatarId, avatar_type: 'platform', script: 'x'.repeat(251), voice_id: 'v1', ...over });
+  const body = (over: Record<string, unknown> = {}) => ({ avatar_id: platformAvatarId, avatar_type: 'platform', script: 'x'.repeat(251), voice_id: VOICE_ID, ...over });
 
   it('answers 202 {generation_id, type, status} and charges 20 per started 250 characters', async () => {
     let res: any;
@@ -45,7 +48,7 @@ describe('POST /videos/talking-avatar', () => {
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ generation_id: expect.stringMatching(/^[0-9a-f-]{36}$/), type: 'talking-avatar', status: 'processing' });
     const one = await svc.api('GET', `/api/v1/generations/${res.body.generation_id}`, { key: a.key });
-    expect(one.body.details).toMatchObject({ avatar_id: platformAvatarId, script: 'x'.repeat(251), voice_id: 'v1', lipsync_model: 'heygen-avatar4' });
+    expect(one.body.details).toMatchObject({ avatar_id: platformAvatarId, script: 'x'.repeat(251), voice_id: VOICE_ID, lipsync_model: 'heygen-avatar4' });
   });
 
   it('accepts custom and product avatars of the team; 404 for a missing or foreign avatar', async () => {
@@ -69,6 +72,15 @@ describe('POST /videos/talking-avatar', () => {
     expect(res.body.error.message).toMatch(/^voice_id: /);
     const vo = await post('/videos/talking-avatar', body({ voiceover_id: MISSING }));
     expect(vo.status).toBe(404);
+  });
+
+  it('answers 404 for a voice_id that is not in the voice catalogue, charging nothing', async () => {
+    for (const voice_id of [MISSING, 'v1']) {
+      let res: any;
+      expect(await charged(async () => (res = await post('/videos/talking-avatar', body({ voice_id }))))).toBe(0);
+      expect(res.status).toBe(404);
+      expect(res.body.error).toEqual({ code: 'not_found', message: 'Voice not found (voice_id)' });
+    }
   });
 });
 

@@ -6,6 +6,9 @@ import { startTestService, waitForGeneration, type TestService } from '../suppor
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
 import { videoInfo } from '../support/media-probe.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { VOICES } from '../../src/domain/catalogue/voices.ts';
+
+const VOICE_ID = VOICES[0]!.id;
 
 let svc: TestService;
 let host: Awaited<ReturnType<typeof startImageHost>>;
@@ -55,7 +58,7 @@ describe('the worker', () => {
     const avatars = await svc.api('GET', '/api/v1/avatars', { key: t.key });
     const res = await svc.api('POST', '/api/v1/videos/talking-avatar', {
       key: t.key,
-      body: { avatar_id: avatars.body.data[0].id, avatar_type: 'platform', script: 'Meet the new trail shoe. Light, tough, ready.', voice_id: 'v1' },
+      body: { avatar_id: avatars.body.data[0].id, avatar_type: 'platform', script: 'Meet the new trail shoe. Light, tough, ready.', voice_id: VOICE_ID },
     });
     const done = await waitForGeneration(svc, t.key, res.body.generation_id);
     expect(done.status).toBe('completed');

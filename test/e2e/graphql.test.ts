@@ -8,6 +8,9 @@ import { startTestService, type TestService } from '../support/app.ts';
 import { spawnCli, type LongRunning } from '../support/cli-run.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
+import { VOICES } from '../../src/domain/catalogue/voices.ts';
+
+const VOICE_ID = VOICES[0]!.id;
 
 let svc: TestService;
 let client: Awaited<ReturnType<typeof graphqlClient>>;
@@ -227,7 +230,7 @@ describe('relations load in batches', () => {
     const avatars = await svc.api('GET', '/api/v1/avatars', { key: t.key });
     const make = (i: number) =>
       i % 2
-        ? svc.api('POST', '/api/v1/videos/talking-avatar', { key: t.key, body: { avatar_id: avatars.body.data[i % 10].id, avatar_type: 'platform', script: `hi ${i}`, voice_id: 'v' } })
+        ? svc.api('POST', '/api/v1/videos/talking-avatar', { key: t.key, body: { avatar_id: avatars.body.data[i % 10].id, avatar_type: 'platform', script: `hi ${i}`, voice_id: VOICE_ID } })
         : svc.api('POST', '/api/v1/videos/ai-video', { key: t.key, body: { model: 'seedance-2.0', prompt: `p ${i}`, aspect_ratio: '1:1', duration: 4, brand_id: brand.id, product_ids: [product.body.id] } });
     for (let i = 0; i < 100; i += 10) await Promise.all(Array.from({ length: 10 }, (_, j) => make(i + j)));
     // Only the rows matter here; their render jobs would keep the worker of a later test busy.

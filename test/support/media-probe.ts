@@ -53,3 +53,42 @@ export function testVideo(opts: { width: number; height: number; seconds: number
     'mp4',
   );
 }
+
+/** Loudness (RMS) of the sound track per `windowMs`, decoded to 8 kHz mono: an outline of what is said. */
+export async function audioEnvelope(bytes: Buffer, windowMs = 50): Promise<number[]> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-test-audio-'));
+  try {
+    const input = path.join(dir, 'input');
+    const out = path.join(dir, 'audio.raw');
+    await fs.writeFile(input, bytes);
+    await runFfmpeg(['-i', input, '-vn', '-ac', '1', '-ar', '8000', '-f', 's16le', out]);
+    const pcm = await fs.readFile(out);
+    const per = (8000 * windowMs) / 1000;
+    const env: number[] = [];
+    for (let start = 0; start + per * 2 <= pcm.length; start += per * 2) {
+      let sum = 0;
+      for (let i = 0; i < per; i++) sum += pcm.readInt16LE(start + i * 2) ** 2;
+      env.push(Math.sqrt(sum / per));
+    }
+    return env;
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Pearson correlation of two series over their common length. */
+export function correlation(a: number[], b: number[]): number {
+  const n = Math.min(a.length, b.length);
+  const mean = (x: number[]) => x.slice(0, n).reduce((s, v) => s + v, 0) / n;
+  const ma = mean(a);
+  const mb = mean(b);
+  let cov = 0;
+  let va = 0;
+  let vb = 0;
+  for (let i = 0; i < n; i++) {
+    cov += (a[i]! - ma) * (b[i]! - mb);
+    va += (a[i]! - ma) ** 2;
+    vb += (b[i]! - mb) ** 2;
+  }
+  return cov / Math.sqrt(va * vb);
+}

@@ -3,8 +3,6 @@ import { splitPhrases, timeCues } from '../../src/engines/local/captions.ts';
 import { evenSize } from '../../src/engines/local/encode.ts';
 import { languageName } from '../../src/engines/local/localize.ts';
 import { paletteFor, parseHex } from '../../src/engines/local/palette.ts';
-import { synthesizeSpeech } from '../../src/engines/local/speech.ts';
-import { speechSeconds } from '../../src/engines/local/talking-avatar.ts';
 import { displayText, escapeXml, fitText, wrapText } from '../../src/engines/local/text.ts';
 import { captionStyle } from '../../src/engines/local/video-edit.ts';
 
@@ -64,21 +62,6 @@ describe('local engine captions and voice', () => {
     expect(cues[1]!.end - cues[1]!.start).toBeGreaterThan(cues[0]!.end - cues[0]!.start);
   });
 
-  it('times a script at 150 words per minute, within 2-120 s', () => {
-    expect(speechSeconds('word '.repeat(150))).toBe(60);
-    expect(speechSeconds('hi')).toBe(2);
-    expect(speechSeconds('word '.repeat(1000))).toBe(120);
-  });
-
-  it('synthesizes a mono 16-bit WAV of the asked length that is not silent', () => {
-    const wav = synthesizeSpeech(timeCues(['hello there', 'good morning'], 2), 2);
-    expect(wav.toString('ascii', 0, 4)).toBe('RIFF');
-    expect(wav.readUInt32LE(24)).toBe(24_000);
-    expect(wav.length).toBe(44 + 2 * 48_000);
-    let peak = 0;
-    for (let i = 44; i < wav.length; i += 2) peak = Math.max(peak, Math.abs(wav.readInt16LE(i)));
-    expect(peak).toBeGreaterThan(5000);
-  });
 });
 
 describe('local engine video helpers', () => {

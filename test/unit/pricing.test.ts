@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ImageEffort, ImageModel, ImageResolution } from '../../src/domain/generation-types.ts';
 import {
+  talkingAvatarCreditsForAudio,
   AD_LIBRARY_SCRAPE_CREDITS,
   aiVideoCredits,
   AI_VIDEO_PRICING,
@@ -47,6 +48,17 @@ describe('talking-avatar', () => {
 
   it.each([-1, 1.5, Number.NaN])('refuses a length of %d', (n) => {
     expect(() => talkingAvatarCredits(n)).toThrow(RangeError);
+  });
+});
+
+describe('talking-avatar from a speech-to-speech voiceover (ours)', () => {
+  it('charges 20 per started 15 s of audio, within 20-160', () => {
+    for (const [seconds, credits] of [[0.5, 20], [15, 20], [15.01, 40], [30, 40], [30.5, 60], [119.9, 160], [120, 160], [600, 160]] as const) {
+      expect(talkingAvatarCreditsForAudio(seconds), `${seconds} s`).toBe(credits);
+    }
+  });
+  it('refuses a duration that is not one', () => {
+    for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => talkingAvatarCreditsForAudio(bad)).toThrow();
   });
 });
 

@@ -7,44 +7,35 @@ import { probeMedia } from '../ffmpeg.ts';
 import { defaultCaptionStyle, splitPhrases, timeCues, writeCaptionTrack } from './captions.ts';
 import type { RenderContext } from './context.ts';
 import { encode, evenSize, fitOnBlur, FPS, mp4Output, writeImage } from './encode.ts';
-import { synthesizeSpeech } from './speech.ts';
+import { synthesize, type SpeechVoice } from '../speech/tts.ts';
 import { displayText } from './text.ts';
 
-const WORDS_PER_MINUTE = 150;
-const MIN_SECONDS = 2;
-const MAX_SECONDS = 120;
 /** A voiceover longer than this is cut: the video would be unreasonably large for a stand-in. */
 const MAX_VOICE_SECONDS = 600;
-
-/** How long the script takes to say at a calm 150 words per minute, within 2-120 s. */
-export function speechSeconds(script: string): number {
-  const words = displayText(script).split(' ').filter(Boolean).length;
-  return Math.min(MAX_SECONDS, Math.max(MIN_SECONDS, Math.round((words / WORDS_PER_MINUTE) * 60 * 10) / 10));
-}
+/** The voice of a talking avatar whose job names none (generations made before the catalogue). */
+const DEFAULT_VOICE: SpeechVoice = { language: 'en-us' };
 
 /**
- * The avatar still with the script captioned phrase by phrase over a voice track. Duration:
- * the voiceover's length when one is given; else `job.durationSeconds` when the caller set it;
- * else the script's speaking time (speechSeconds). Without a voiceover the voice is the local
- * placeholder from speech.ts, timed with the captions. No lip movement: the face is still.
+ * The avatar still with the script captioned phrase by phrase over its voice: the voiceover's audio
+ * when one is given, else the script spoken by eSpeak NG with the job's catalogue voice. The video
+ * lasts as long as the voice. No lip movement: the face is still.
  */
 export async function renderTalkingAvatar(job: EngineJob, dir: string, ctx: RenderContext): Promise<Buffer> {
   const W = evenSize(job.width);
   const H = evenSize(job.height);
   const script = displayText(job.script ?? '');
   let voice: string;
-  let duration: number;
   if (job.voiceAudio) {
     voice = path.join(dir, 'voice-input');
     await fs.writeFile(voice, job.voiceAudio.bytes);
-    duration = Math.min(MAX_VOICE_SECONDS, await audioSeconds(voice, ctx));
   } else {
     if (!script) throw new EngineError('a talking avatar needs a script or a voiceover', { transient: false });
-    duration = job.durationSeconds ?? speechSeconds(script);
-    voice = path.join(dir, 'voice.wav');
+    const speech = await synthesize({ text: job.script ?? script, voice: job.voice ?? DEFAULT_VOICE, signal: ctx.signal, tmpRoot: dir });
+    voice = path.join(dir, 'voice.mp3');
+    await fs.writeFile(voice, speech.bytes);
   }
+  const duration = Math.min(MAX_VOICE_SECONDS, await audioSeconds(voice, ctx));
   const cues = timeCues(splitPhrases(script), duration);
-  if (!job.voiceAudio) await fs.writeFile(voice, synthesizeSpeech(cues, duration));
 
   const face = job.avatar?.bytes ?? (await placeholderFace());
   await writeImage(dir, 'frame.png', await fitOnBlur(face, W, H));

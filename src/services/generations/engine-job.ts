@@ -75,6 +75,14 @@ export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise
       Object.assign(job, TALKING_AVATAR_FRAME);
       job.script = String(p.script ?? '');
       job.avatar = await avatarImage(deps, g.team_id, p.avatar_type, p.avatar_id, fromStorage);
+      if (p.voiceover_id) {
+        const vo = await deps.db.selectFrom('voiceovers').select('audio_key').where('team_id', '=', g.team_id).where('id', '=', p.voiceover_id).executeTakeFirst();
+        if (!vo) throw new Error('the voiceover no longer exists');
+        job.voiceAudio = await fromStorage(vo.audio_key);
+      } else if (p.voice_id) {
+        const v = await deps.db.selectFrom('voices').select('engine_voice').where('id', '=', String(p.voice_id)).executeTakeFirst();
+        if (v) job.voice = v.engine_voice as EngineJob['voice'];
+      }
       break;
     }
     case 'swap-avatar':

@@ -13,7 +13,10 @@ import {
   videoEditInput,
 } from '../../domain/generation-inputs.ts';
 import type { GenerationKind, GenerationOperation, GenerationType } from '../../domain/generation-types.ts';
-import { priceOf, scriptLength } from '../../domain/pricing.ts';
+import { priceOf, scriptLength, talkingAvatarCreditsForAudio } from '../../domain/pricing.ts';
+import { findTeamVoiceover } from '../../repositories/voiceovers.ts';
+import { findVoice } from '../../repositories/voices.ts';
+import { isUuid } from '../ids.ts';
 import { ownBrandAndProducts, requireAvatar } from './references.ts';
 
 /** What the create transaction needs once the ids in a request are checked against the database. */
@@ -49,10 +52,21 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
     async resolve(db, teamId, params) {
       const links = await requireAvatar(db, teamId, params.avatar_type, params.avatar_id);
       if (params.voiceover_id) {
-        // Voiceovers arrive with their own issue; until then no voiceover id can belong to the team.
-        throw new AppError('not_found', 'Voiceover not found');
+        // The voiceover wins over script + voice_id: what it says (and who says it) is what is stored.
+        const vo = await findTeamVoiceover(db, teamId, params.voiceover_id);
+        if (!vo) throw new AppError('not_found', 'Voiceover not found');
+        const { script: _s, voice_id: _v, ...rest } = params;
+        const credits = vo.text !== null ? priceOf('talking-avatar', { scriptLength: scriptLength(vo.text) }) : talkingAvatarCreditsForAudio(vo.duration_seconds);
+        return { type: 'talking-avatar', params: { ...rest, ...(vo.text !== null ? { script: vo.text } : {}), voice_id: vo.voice_id }, credits, ...links };
       }
-      return { type: 'talking-avatar', params, credits: priceOf('talking-avatar', { scriptLength: scriptLength(params.script) }), ...links };
+      const voice = isUuid(params.voice_id) ? await findVoice(db, params.voice_id.toLowerCase()) : undefined;
+      if (!voice) throw new AppError('not_found', 'Voice not found (voice_id)');
+      return {
+        type: 'talking-avatar',
+        params: { ...params, voice_id: voice.id },
+        credits: priceOf('talking-avatar', { scriptLength: scriptLength(params.script) }),
+        ...links,
+      };
     },
   },
   'ai-video': {
