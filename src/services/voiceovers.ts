@@ -13,7 +13,7 @@ import { download, downloadErrorToAppError } from '../net/download.ts';
 import { debitCredits } from '../repositories/credits.ts';
 import { appendLedger } from '../repositories/ledger.ts';
 import { findTeamVoiceover, insertVoiceover } from '../repositories/voiceovers.ts';
-import type { VoiceoversTable } from '../db/types.ts';
+import type { VoiceoverRow, VoiceoversTable } from '../db/types.ts';
 import type { Insertable } from 'kysely';
 import type { Deps, Principal } from './context.ts';
 import { requireUuid } from './ids.ts';
@@ -32,6 +32,10 @@ interface StoredVoiceover {
   id: string;
   status: 'completed';
   duration: number;
+}
+
+export async function voiceoverView(storage: Deps['storage'], row: VoiceoverRow): Promise<Voiceover> {
+  return { id: row.id, status: 'completed', duration: row.duration_seconds, audio_url: await storage.signedUrl(row.audio_key) };
 }
 
 const SOURCE_DOWNLOAD_TIMEOUT_MS = 30_000;
@@ -191,7 +195,7 @@ export function createVoiceoverService(
     async get(p: Principal, id: unknown): Promise<Voiceover> {
       const row = await findTeamVoiceover(db, p.teamId, requireUuid(id));
       if (!row) throw new AppError('not_found', 'Voiceover not found');
-      return { id: row.id, status: 'completed', duration: row.duration_seconds, audio_url: await storage.signedUrl(row.audio_key) };
+      return voiceoverView(storage, row);
     },
   };
 }

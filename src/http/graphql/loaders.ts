@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { App } from '../../app.ts';
-import type { AvatarRow, BrandRow, ProductRow, WebhookDeliveryRow } from '../../db/types.ts';
+import type { AvatarRow, BrandRow, ProductRow, VoiceoverRow, WebhookDeliveryRow } from '../../db/types.ts';
 import type { Principal } from '../../services/context.ts';
 
 /**
@@ -19,6 +19,9 @@ export function createLoaders(app: App, principal: Principal | undefined) {
     ),
     brand: new DataLoader<string, BrandRow | null>(async (ids) =>
       byId(await app.db.selectFrom('brands').selectAll().where('team_id', '=', teamId).where('id', 'in', [...ids]).execute(), ids),
+    ),
+    voiceover: new DataLoader<string, VoiceoverRow | null>(async (ids) =>
+      byId(await app.db.selectFrom('voiceovers').selectAll().where('team_id', '=', teamId).where('id', 'in', [...ids]).execute(), ids),
     ),
     avatar: new DataLoader<string, AvatarRow | null>(async (ids) =>
       byId(

@@ -6,6 +6,7 @@ import './types/product.ts';
 import './types/brand.ts';
 import './types/avatar.ts';
 import './types/template.ts';
+import './types/voice.ts';
 import './types/generation.ts';
 import './types/generation-mutations.ts';
 import './types/subscriptions.ts';

@@ -3,13 +3,15 @@ import { avatarView } from '../../../services/avatars.ts';
 import { brandView } from '../../../services/brands.ts';
 import type { GenerationDetail } from '../../../services/generations/views.ts';
 import { productView } from '../../../services/products.ts';
+import { voiceoverView } from '../../../services/voiceovers.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, type GraphQLContext } from '../context.ts';
 import { AvatarRef } from './avatar.ts';
 import { BrandRef } from './brand.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { ProductRef } from './product.ts';
 import { notFoundAsNull } from './visibility.ts';
+import { VoiceoverRef } from './voice.ts';
 
 type Details = Record<string, unknown> & { __type: string; __kind: string };
 
@@ -26,6 +28,17 @@ const TalkingAvatarDetails = builder.objectRef<Details>('TalkingAvatarDetails').
     script: str(t, 'script'),
     voice_id: str(t, 'voice_id'),
     voiceover_id: str(t, 'voiceover_id'),
+    voiceover: t.field({
+      type: VoiceoverRef,
+      nullable: true,
+      description: 'The voiceover the avatar speaks, when made with voiceover_id; null when absent or gone',
+      resolve: async (d: Details, _a: unknown, ctx: GraphQLContext) => {
+        const id = d.voiceover_id;
+        if (typeof id !== 'string') return null;
+        const row = await ctx.loaders.voiceover.load(id);
+        return row && voiceoverView(ctx.app.storage, row);
+      },
+    }),
     template: str(t, 'template'),
     duration: num(t, 'duration'),
     all: all(t),

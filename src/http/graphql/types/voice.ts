@@ -1,0 +1,117 @@
+import type { Voiceover } from '../../../services/voiceovers.ts';
+import type { Voice } from '../../../services/voices.ts';
+import { builder } from '../builder.ts';
+import { principalOf } from '../context.ts';
+import { errorTypes } from './errors.ts';
+import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
+import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { notFoundAsNull } from './visibility.ts';
+
+export const VoiceRef = builder.objectRef<Voice>('Voice').implement({
+  description: 'A catalogue voice; its id is the `voice_id` of voiceovers and talking avatars',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    gender: t.exposeString('gender'),
+    age_group: t.exposeString('age_group'),
+    accent: t.exposeString('accent'),
+    style: t.exposeString('style'),
+    preview_audio_url: t.exposeString('preview_audio_url'),
+  }),
+});
+
+export const VoiceoverRef = builder.objectRef<Voiceover>('Voiceover').implement({
+  description: 'A finished voiceover; its id can be passed as `voiceover_id` to a talking avatar',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    status: t.exposeString('status', { description: 'Always `completed`' }),
+    duration: t.exposeFloat('duration', { description: 'Seconds' }),
+    audio_url: t.exposeString('audio_url', { description: 'Signed link to the MP3, valid 1 hour' }),
+  }),
+});
+
+const VoicePage = pageOf<Voice>('VoicePage', VoiceRef);
+
+const VoiceSettingsInput = builder.inputType('VoiceSettingsInput', {
+  fields: (t) => ({
+    stability: t.float(),
+    similarity_boost: t.float(),
+  }),
+});
+
+const TextToSpeechInput = builder.inputType('TextToSpeechInput', {
+  fields: (t) => ({
+    text: t.string({ required: true }),
+    voice_id: t.string({ required: true }),
+    model: t.string(),
+    voice_settings: t.field({ type: VoiceSettingsInput }),
+  }),
+});
+
+const SpeechToSpeechInput = builder.inputType('SpeechToSpeechInput', {
+  fields: (t) => ({
+    audio_url: t.string({ required: true }),
+    voice_id: t.string({ required: true }),
+    duration: t.float(),
+    voice_settings: t.field({ type: VoiceSettingsInput }),
+  }),
+});
+
+/** An explicit GraphQL `null` counts as absent, as in REST; the service's zod rules judge the rest. */
+function compact(input: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) {
+    if (v === null || v === undefined) continue;
+    out[k] = typeof v === 'object' && !Array.isArray(v) ? compact(v as Record<string, unknown>) : v;
+  }
+  return out;
+}
+
+const FILTERS = ['gender', 'age_group', 'accent', 'style'] as const;
+
+builder.queryFields((t) => ({
+  voices: t.field({
+    type: VoicePage,
+    description: 'The voice catalogue; filters take the Voice values, checked like REST GET /voices',
+    args: {
+      ...pageArgs(t),
+      gender: t.arg.string(),
+      age_group: t.arg.string(),
+      accent: t.arg.string(),
+      style: t.arg.string(),
+    },
+    resolve: (_r, args, ctx) => {
+      principalOf(ctx);
+      const query: Record<string, string> = pageQuery(args);
+      for (const f of FILTERS) if (typeof args[f] === 'string') query[f] = args[f];
+      return ctx.app.services.voices.list(query);
+    },
+  }),
+  voiceover: t.field({
+    type: VoiceoverRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, { id }, ctx) => notFoundAsNull(() => ctx.app.services.voiceovers.get(principalOf(ctx), String(id))),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createTextToSpeech: t.field({
+    type: VoiceoverRef,
+    errors: errorTypes,
+    args: { input: t.arg({ type: TextToSpeechInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: async (_r, { input, idempotencyKey }, ctx) =>
+      unwrapOutcome<Voiceover>(
+        await ctx.app.services.voiceovers.textToSpeech(principalOf(ctx), compact(input), idempotencyFor('createTextToSpeech', idempotencyKey)),
+      ),
+  }),
+  createSpeechToSpeech: t.field({
+    type: VoiceoverRef,
+    errors: errorTypes,
+    args: { input: t.arg({ type: SpeechToSpeechInput, required: true }), idempotencyKey: t.arg.string() },
+    resolve: async (_r, { input, idempotencyKey }, ctx) =>
+      unwrapOutcome<Voiceover>(
+        await ctx.app.services.voiceovers.speechToSpeech(principalOf(ctx), compact(input), idempotencyFor('createSpeechToSpeech', idempotencyKey)),
+      ),
+  }),
+}));
