@@ -16,17 +16,18 @@
  * Spec field <- source (what we put when the source lacks it):
  *   brand: name <- snapshot.page_name | page_name; meta_page_id <- page_id | the requested id;
  *   page_url <- snapshot.page_profile_uri ('https://www.facebook.com/<id>'); about <- none, always '';
- *   profile_picture_url <- snapshot.page_profile_picture_url (null); page_categories <- snapshot.page_categories ([]);
- *   page_like_count <- snapshot.page_like_count (0). Taken from the page's first ad record:
+ *   profile_picture_url <- snapshot.page_profile_picture_url (null);
+ *   page_categories <- snapshot.page_categories ([]); page_like_count <- snapshot.page_like_count (0). Taken from the page's first ad record:
  *   the Ad Library has no profile endpoint, its page header is built from the same fields.
  *   ad: ad_archive_id <- ad_archive_id (record skipped without it); is_active <- is_active;
  *   start_date <- start_date, unix seconds -> ISO (record skipped without it);
  *   end_date <- end_date -> ISO, null while active (for a running ad it is only the day last seen);
  *   body_text, title, cta_text, cta_type (uppercased), link_url <- snapshot.body.text, .title, .cta_text,
  *   .cta_type, .link_url, else the first carousel card's (catalog ads carry `{{product.x}}` templates
- *   at the top level) ('' each); display_format <- snapshot.display_format, uppercased as lists give it (''); publisher_platforms
- *   <- publisher_platform, uppercased ([]); media <- snapshot.videos, .images, .cards: a video's
- *   video_hd_url | video_sd_url, an image's original_image_url | resized_image_url ([]);
+ *   at the top level) ('' each); display_format <- snapshot.display_format, uppercased as the list
+ *   answer gives it (''); publisher_platforms <- publisher_platform, uppercased ([]);
+ *   media <- snapshot.videos, .images, .cards: a video's video_hd_url | video_sd_url, an image's
+ *   original_image_url | resized_image_url ([]);
  *   thumbnail_url <- first video_preview_image_url, else first image's resized | original ('');
  *   eu_total_reach <- eu_total_reach | aaa_info.eu_total_reach, present only where a provider merged
  *   the ad's detail page in; the list endpoint lacks it (0).

@@ -1,0 +1,170 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Readable } from 'node:stream';
+import { request, type Dispatcher } from 'undici';
+import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
+import { ADS_PATH, TOKEN_HEADER, adsQuery, mapAd, mapBrand, readAdsPage, sourceMessage } from './meta-fields.ts';
+import { AdSourceError, type AdSource, type SourceAd } from './source.ts';
+
+export interface MetaAdSourceOptions {
+  /** e.g. https://api.scrapecreators.com, or any server with the same contract (see meta-fields.ts). */
+  baseUrl: string;
+  /** Sent as the x-api-key header; omitted when unset (a self-hosted source may need none). */
+  accessToken?: string;
+  /** Lets the source live on a private/loopback address: local setups and tests only. */
+  allowPrivate?: boolean;
+  /** Tries per page for server errors and network failures; rate limiting has its own count of the same size. */
+  maxAttempts?: number;
+  /** First backoff wait; each further one doubles, up to maxWaitMs. */
+  backoffMs?: number;
+  /** The longest single wait. A Retry-After beyond it fails the read as throttled instead of blocking a worker. */
+  maxWaitMs?: number;
+  /** Per HTTP request, body included. */
+  timeoutMs?: number;
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+}
+
+type Page = { records: Record<string, unknown>[]; cursor: string | null };
+type Outcome = { ok: Page } | { throttled: number | null } | { retry: string; status?: number };
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const SOURCE = 'the Ad Library source';
+
+export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
+  const maxAttempts = Math.max(1, opts.maxAttempts ?? 4);
+  const backoffMs = opts.backoffMs ?? 1_000;
+  const maxWaitMs = opts.maxWaitMs ?? 60_000;
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const sleep = opts.sleep ?? abortableSleep;
+  const base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
+  const token = opts.accessToken || undefined;
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'adforge/0.1 (+ad library)' };
+  if (token) headers[TOKEN_HEADER] = token;
+  // The source's own words may echo what we sent; never let the key reach a user-visible message.
+  const quote = (body: unknown) => {
+    const said = token ? sourceMessage(body).split(token).join('[redacted]') : sourceMessage(body);
+    return said ? `: ${said}` : '';
+  };
+  const backoff = (n: number) => Math.min(backoffMs * 2 ** (n - 1), maxWaitMs);
+
+  async function attempt(url: URL, pageId: string, signal: AbortSignal, dispatcher: Dispatcher): Promise<Outcome> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let status: number, body: unknown, retryAfter: string | undefined;
+    try {
+      const res = await request(url, { method: 'GET', headers, dispatcher, signal: AbortSignal.any([signal, timeout]) });
+      status = res.statusCode;
+      retryAfter = [res.headers['retry-after']].flat()[0];
+      body = parseJson(await readAtMost(res.body, MAX_BODY_BYTES));
+    } catch (e) {
+      if (signal.aborted) throw signal.reason;
+      if (e instanceof AdSourceError) throw e;
+      if (isBlockedAddressError(e)) throw new AdSourceError('failed', `${SOURCE} is at a private or reserved address`, { cause: e });
+      return { retry: timeout.aborted ? `did not answer within ${timeoutMs / 1000} s` : 'could not be reached' };
+    }
+    if (status >= 200 && status < 300) {
+      const page = readAdsPage(body);
+      if (page) return { ok: page };
+      throw new AdSourceError('failed', `${SOURCE} answered in an unexpected format (no list of ads)${quote(body)}`, { status });
+    }
+    if (status === 429) return { throttled: retryAfterMs(retryAfter) };
+    if (status === 401 || status === 403) {
+      const why = token ? 'refused the access token' : 'requires an access token, and none is configured';
+      throw new AdSourceError('unauthorized', `${SOURCE} ${why} (HTTP ${status}${quote(body)})`, { status });
+    }
+    if (status === 404) throw new AdSourceError('not_found', `${SOURCE} knows no page ${pageId} (HTTP 404${quote(body)})`, { status });
+    if (status >= 500 || status === 408) return { retry: `answered HTTP ${status}`, status };
+    throw new AdSourceError('failed', `${SOURCE} rejected the request (HTTP ${status}${quote(body)})`, { status });
+  }
+
+  /** One page of results; throttling and passing failures are waited out here, so reading resumes where it was. */
+  async function fetchPage(pageId: string, cursor: string | null, signal: AbortSignal): Promise<Page> {
+    if (!/^\d+$/.test(pageId)) throw new AdSourceError('not_found', `page id must be numeric, got "${pageId.slice(0, 40)}"`);
+    const url = new URL(ADS_PATH, base);
+    for (const [k, v] of Object.entries(adsQuery(pageId, cursor))) url.searchParams.set(k, v);
+    const agent = createSafeDispatcher({ allowPrivate: opts.allowPrivate ?? false, connectTimeoutMs: Math.min(timeoutMs, 10_000) });
+    try {
+      for (let failures = 0, throttles = 0; ; ) {
+        signal.throwIfAborted();
+        const outcome = await attempt(url, pageId, signal, agent);
+        if ('ok' in outcome) return outcome.ok;
+        if ('throttled' in outcome) {
+          throttles += 1;
+          const wait = outcome.throttled ?? backoff(throttles);
+          if (throttles >= maxAttempts) throw throttled(`was still rate-limiting after ${throttles} tries`);
+          if (wait > maxWaitMs) throw throttled(`asks to wait ${Math.ceil(wait / 1000)} s before trying again`);
+          await sleep(wait, signal);
+        } else {
+          failures += 1;
+          if (failures >= maxAttempts) {
+            throw new AdSourceError('failed', `${SOURCE} ${outcome.retry} (${failures} attempts)`, { status: outcome.status });
+          }
+          await sleep(backoff(failures), signal);
+        }
+      }
+    } finally {
+      await agent.destroy().catch(() => {});
+    }
+  }
+
+  return {
+    async brand(pageId, signal) {
+      const brand = mapBrand(pageId, (await fetchPage(pageId, null, signal)).records);
+      if (!brand) throw new AdSourceError('not_found', `the Ad Library shows no ads for page ${pageId}, so no profile to read`);
+      return brand;
+    },
+
+    async *ads(pageId, signal) {
+      const seen = new Set<string>();
+      for (let cursor: string | null = null; ; ) {
+        const page: Page = await fetchPage(pageId, cursor, signal);
+        const ads = page.records.map(mapAd).filter((ad): ad is SourceAd => ad !== null);
+        if (ads.length > 0) yield ads;
+        // A repeated cursor would loop forever; the source has nothing further to give.
+        if (page.records.length === 0 || !page.cursor || seen.has(page.cursor)) return;
+        seen.add(page.cursor);
+        cursor = page.cursor;
+      }
+    },
+  };
+}
+
+const throttled = (what: string) => new AdSourceError('throttled', `${SOURCE} ${what}; try again later`, { status: 429 });
+
+/** Rejects with the caller's abort reason (not a generic AbortError), so a cancelled job sees why. */
+async function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  try {
+    await delay(ms, undefined, { signal });
+  } catch (e) {
+    throw signal.aborted ? signal.reason : e;
+  }
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Retry-After as delay-seconds or an HTTP date; null when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.on('error', () => {});
+      body.destroy();
+      throw new AdSourceError('failed', `${SOURCE} answered with more than ${maxBytes / 1024 / 1024} MB`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size);
+}

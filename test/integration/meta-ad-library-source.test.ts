@@ -1,0 +1,374 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fileTypeFromBuffer } from 'file-type';
+import { createMetaAdSource, type MetaAdSourceOptions } from '../../src/adlibrary/meta-source.ts';
+import { AdSourceError, type AdSource, type SourceAd } from '../../src/adlibrary/source.ts';
+import { download } from '../../src/net/download.ts';
+import { freePort } from '../support/net.ts';
+import { cursorFor, FIXTURE_PAGE_ID, startMetaAdLibraryFake, type MetaAdLibraryFake } from '../support/meta-ad-library-fake.ts';
+
+const TOKEN = 'test-token';
+let fake: MetaAdLibraryFake;
+let waits: number[];
+
+beforeEach(async () => {
+  fake = await startMetaAdLibraryFake({ token: TOKEN });
+  waits = [];
+});
+afterEach(() => fake.close());
+
+/** The real adapter against the fake; waits are recorded and kept short. */
+function source(over: Partial<MetaAdSourceOptions> = {}): AdSource {
+  return createMetaAdSource({
+    baseUrl: fake.baseUrl,
+    accessToken: TOKEN,
+    allowPrivate: true,
+    maxAttempts: 3,
+    backoffMs: 5,
+    maxWaitMs: 1_000,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    ...over,
+  });
+}
+
+async function readAll(src: AdSource, pageId = FIXTURE_PAGE_ID, signal = AbortSignal.timeout(10_000)): Promise<SourceAd[][]> {
+  const pages: SourceAd[][] = [];
+  for await (const page of src.ads(pageId, signal)) pages.push(page);
+  return pages;
+}
+
+async function failure(p: Promise<unknown>): Promise<AdSourceError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(AdSourceError);
+  return e as AdSourceError;
+}
+
+describe('meta ad source: reading', () => {
+  it('reads every page in order, with the key, asking for active and inactive ads', async () => {
+    const pages = await readAll(source());
+    expect(pages.map((p) => p.map((a) => a.adArchiveId))).toEqual([
+      ['1000000000000001', '1000000000000002'],
+      ['1000000000000003', '1000000000000004'],
+      ['1000000000000005'], // the record without an archive id is skipped
+    ]);
+    const asked = fake.adsRequests();
+    expect(asked.map((r) => r.page)).toEqual([0, 1, 2]);
+    expect(asked.map((r) => r.query.cursor)).toEqual([undefined, cursorFor(1), cursorFor(2)]);
+    for (const r of asked) {
+      expect(r.apiKey).toBe(TOKEN);
+      expect(r.query).toMatchObject({ pageId: FIXTURE_PAGE_ID, status: 'ALL', country: 'ALL' });
+      expect(r.status).toBe(200);
+    }
+    expect(waits).toEqual([]);
+  });
+
+  it('maps every field exactly', async () => {
+    const ads = (await readAll(source())).flat();
+    const m = fake.mediaUrl;
+    expect(ads).toEqual([
+      {
+        adArchiveId: '1000000000000001',
+        isActive: true,
+        startDate: '2025-01-01T00:00:00.000Z',
+        endDate: null,
+        bodyText: 'Summer linen, now in sand and sage.',
+        title: 'Linen Shirt',
+        ctaText: 'Shop now',
+        ctaType: 'SHOP_NOW',
+        linkUrl: 'https://acme.example/linen',
+        displayFormat: 'IMAGE',
+        publisherPlatforms: ['FACEBOOK', 'INSTAGRAM'],
+        media: [{ type: 'image', url: m('linen.png') }],
+        thumbnailUrl: m('linen-small.png'),
+        euTotalReach: 0,
+      },
+      {
+        adArchiveId: '1000000000000002',
+        isActive: false,
+        startDate: '2024-10-01T00:00:00.000Z',
+        endDate: '2024-11-01T00:00:00.000Z',
+        bodyText: 'Autumn, in motion.',
+        title: 'The Autumn Film',
+        ctaText: 'Learn more',
+        ctaType: 'LEARN_MORE',
+        linkUrl: 'https://acme.example/autumn',
+        displayFormat: 'VIDEO',
+        publisherPlatforms: ['FACEBOOK', 'AUDIENCE_NETWORK'],
+        media: [{ type: 'video', url: m('autumn.mp4') }],
+        thumbnailUrl: m('autumn-poster.png'),
+        euTotalReach: 15230,
+      },
+      {
+        adArchiveId: '1000000000000003',
+        isActive: true,
+        startDate: '2025-02-01T00:00:00.000Z',
+        endDate: null,
+        bodyText: 'Wool coat, 30% off this week.',
+        title: 'Wool Coat',
+        ctaText: 'Shop now',
+        ctaType: 'SHOP_NOW',
+        linkUrl: 'https://acme.example/coat',
+        displayFormat: 'DCO',
+        publisherPlatforms: ['INSTAGRAM', 'MESSENGER'],
+        media: [
+          { type: 'image', url: m('coat.png') },
+          { type: 'video', url: m('scarf.mp4') },
+        ],
+        thumbnailUrl: m('scarf-poster.png'),
+        euTotalReach: 98765,
+      },
+      {
+        adArchiveId: '1000000000000004',
+        isActive: false,
+        startDate: '2024-01-01T00:00:00.000Z',
+        endDate: null,
+        bodyText: '',
+        title: '',
+        ctaText: '',
+        ctaType: '',
+        linkUrl: '',
+        displayFormat: '',
+        publisherPlatforms: [],
+        media: [],
+        thumbnailUrl: '',
+        euTotalReach: 0,
+      },
+      {
+        adArchiveId: '1000000000000005',
+        isActive: true,
+        startDate: '2025-03-01T00:00:00.000Z',
+        endDate: null,
+        bodyText: 'New in: the field jacket.',
+        title: 'Field Jacket',
+        ctaText: 'Order now',
+        ctaType: 'ORDER_NOW',
+        linkUrl: 'https://acme.example/jacket',
+        displayFormat: 'IMAGE',
+        publisherPlatforms: ['THREADS'],
+        media: [{ type: 'image', url: m('jacket-small.png') }],
+        thumbnailUrl: m('jacket-small.png'),
+        euTotalReach: 0,
+      },
+    ]);
+  });
+
+  it('lists active and inactive ads, and the media links lead to real images and videos', async () => {
+    const ads = (await readAll(source())).flat();
+    expect(ads.filter((a) => a.isActive)).toHaveLength(3);
+    expect(ads.filter((a) => !a.isActive)).toHaveLength(2);
+    const media = ads.flatMap((a) => a.media);
+    expect(new Set(media.map((x) => x.type))).toEqual(new Set(['image', 'video']));
+    for (const item of media) {
+      const got = await download(item.url, { maxBytes: 1024 * 1024, allowPrivate: true });
+      const sniffed = await fileTypeFromBuffer(got.bytes);
+      expect(sniffed?.mime, item.url).toBe(item.type === 'image' ? 'image/png' : 'video/mp4');
+    }
+  });
+
+  it('reads the brand profile from the page', async () => {
+    const brand = await source().brand(FIXTURE_PAGE_ID, AbortSignal.timeout(5_000));
+    expect(brand).toEqual({
+      metaPageId: FIXTURE_PAGE_ID,
+      name: 'Acme Outfitters',
+      pageUrl: 'https://www.facebook.com/acmeoutfitters/',
+      about: '',
+      profilePictureUrl: fake.mediaUrl('profile.png'),
+      pageCategories: ['Clothing (Brand)', 'Shopping & retail'],
+      pageLikeCount: 48213,
+    });
+    expect(fake.adsRequests()).toHaveLength(1);
+  });
+
+  it('reports an unknown page, and a page without ads, as not_found', async () => {
+    const unknown = await failure(source().brand('999', AbortSignal.timeout(5_000)));
+    expect(unknown.kind).toBe('not_found');
+    expect(unknown.message).toBe('the Ad Library source knows no page 999 (HTTP 404: Company not found)');
+    await expect(readAll(source(), '999')).rejects.toMatchObject({ kind: 'not_found' });
+
+    fake.control.pages.set('777', []);
+    const empty = await failure(source().brand('777', AbortSignal.timeout(5_000)));
+    expect(empty.kind).toBe('not_found');
+    expect(empty.message).toMatch(/no ads for page 777/);
+    expect(await readAll(source(), '777')).toEqual([]);
+  });
+
+  it('stops when the source hands out a cursor it already gave', async () => {
+    fake.control.repeatCursor = true;
+    fake.control.pages.set('55', [[{ ad_archive_id: '1', start_date: 1735689600 }], [{ ad_archive_id: '2', start_date: 1735689600 }]]);
+    const pages = await readAll(source(), '55');
+    // The first page names itself as next: read once more (storage upserts by archive id), then stop.
+    expect(pages.map((p) => p.map((a) => a.adArchiveId))).toEqual([['1'], ['1']]);
+    expect(fake.adsRequests().map((r) => r.page)).toEqual([0, 0]);
+  });
+});
+
+describe('meta ad source: throttling and failures', () => {
+  it('waits out 429 with Retry-After and resumes the same page', async () => {
+    fake.control.throttle = { times: 2, retryAfter: '1', onPage: 1 };
+    const ads = (await readAll(source())).flat();
+    expect(ads).toHaveLength(5);
+    expect(fake.adsRequests().map((r) => [r.page, r.status])).toEqual([
+      [0, 200],
+      [1, 429],
+      [1, 429],
+      [1, 200],
+      [2, 200],
+    ]);
+    expect(waits).toEqual([1000, 1000]);
+  });
+
+  it('backs off exponentially on 429 without Retry-After, with real (short) waits', async () => {
+    fake.control.throttle = { times: 2 };
+    const started = Date.now();
+    const ads = (await readAll(source({ sleep: undefined, backoffMs: 20, maxAttempts: 3 }))).flat();
+    expect(ads).toHaveLength(5);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(20 + 40 - 5);
+    expect(fake.adsRequests().map((r) => r.status)).toEqual([429, 429, 200, 200, 200]);
+  });
+
+  it('gives up as throttled when the source keeps rate-limiting', async () => {
+    fake.control.throttle = { times: 100 };
+    const e = await failure(readAll(source()));
+    expect(e.kind).toBe('throttled');
+    expect(e.status).toBe(429);
+    expect(e.message).toBe('the Ad Library source was still rate-limiting after 3 tries; try again later');
+    expect(fake.adsRequests()).toHaveLength(3);
+    expect(waits).toEqual([5, 10]);
+  });
+
+  it('does not sleep through a Retry-After longer than maxWaitMs', async () => {
+    fake.control.throttle = { times: 1, retryAfter: '3600' };
+    const e = await failure(readAll(source()));
+    expect(e.kind).toBe('throttled');
+    expect(e.message).toBe('the Ad Library source asks to wait 3600 s before trying again; try again later');
+    expect(waits).toEqual([]);
+  });
+
+  it('retries server errors and resumes', async () => {
+    fake.control.fail = { times: 2, status: 503, onPage: 2 };
+    const ads = (await readAll(source())).flat();
+    expect(ads).toHaveLength(5);
+    expect(fake.adsRequests().map((r) => r.status)).toEqual([200, 200, 503, 503, 200]);
+    expect(waits).toEqual([5, 10]);
+  });
+
+  it('throws a clear error after maxAttempts when the source keeps failing', async () => {
+    fake.control.fail = { times: 'always' };
+    const e = await failure(readAll(source({ maxAttempts: 4 })));
+    expect(e.kind).toBe('failed');
+    expect(e.status).toBe(500);
+    expect(e.message).toBe('the Ad Library source answered HTTP 500 (4 attempts)');
+    expect(fake.adsRequests()).toHaveLength(4);
+    expect(waits).toEqual([5, 10, 20]);
+  });
+
+  it('caps the backoff at maxWaitMs', async () => {
+    fake.control.fail = { times: 'always' };
+    await failure(readAll(source({ maxAttempts: 5, backoffMs: 300, maxWaitMs: 1000 })));
+    expect(waits).toEqual([300, 600, 1000, 1000]);
+  });
+
+  it('fails at once, without retrying, on an invalid token, and never repeats the token', async () => {
+    const e = await failure(readAll(source({ accessToken: 'wrong-secret-token' })));
+    expect(e.kind).toBe('unauthorized');
+    expect(e.status).toBe(401);
+    expect(e.message).toBe('the Ad Library source refused the access token (HTTP 401: Invalid API key [redacted])');
+    expect(e.message).not.toContain('wrong-secret-token');
+    expect(fake.adsRequests()).toHaveLength(1);
+    expect(fake.adsRequests()[0]?.apiKey).toBe('wrong-secret-token');
+    expect(waits).toEqual([]);
+  });
+
+  it('says so when the source needs a token and none is configured', async () => {
+    const e = await failure(source({ accessToken: undefined }).brand(FIXTURE_PAGE_ID, AbortSignal.timeout(5_000)));
+    expect(e.kind).toBe('unauthorized');
+    expect(e.message).toBe('the Ad Library source requires an access token, and none is configured (HTTP 401: Invalid API key)');
+    expect(fake.adsRequests()[0]?.apiKey).toBeUndefined();
+  });
+
+  it('sends no key when none is configured and the source needs none', async () => {
+    fake.control.token = null;
+    expect((await readAll(source({ accessToken: '' }))).flat()).toHaveLength(5);
+    expect(fake.adsRequests().every((r) => r.apiKey === undefined)).toBe(true);
+  });
+
+  it('fails at once on other 4xx answers, quoting the source', async () => {
+    fake.control.fail = { times: 'always', status: 402 };
+    const e = await failure(readAll(source()));
+    expect(e.kind).toBe('failed');
+    expect(e.message).toBe('the Ad Library source rejected the request (HTTP 402: upstream failed)');
+    expect(fake.adsRequests()).toHaveLength(1);
+  });
+
+  it('retries a source that does not answer in time, then names the timeout', async () => {
+    fake.control.delayMs = 2_000;
+    const e = await failure(readAll(source({ timeoutMs: 100, maxAttempts: 2 })));
+    expect(e.kind).toBe('failed');
+    expect(e.message).toBe('the Ad Library source did not answer within 0.1 s (2 attempts)');
+    expect(e.status).toBeUndefined();
+  });
+
+  it('retries an unreachable source, then says it could not be reached', async () => {
+    const port = await freePort();
+    const e = await failure(readAll(source({ baseUrl: `http://127.0.0.1:${port}`, maxAttempts: 2 })));
+    expect(e.kind).toBe('failed');
+    expect(e.message).toBe('the Ad Library source could not be reached (2 attempts)');
+    expect(waits).toEqual([5]);
+  });
+
+  it('refuses a source on a private address unless allowed', async () => {
+    const e = await failure(readAll(source({ allowPrivate: false })));
+    expect(e.kind).toBe('failed');
+    expect(e.message).toBe('the Ad Library source is at a private or reserved address');
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('fails at once on an answer that is not the documented format', async () => {
+    fake.control.htmlAnswer = true;
+    const e = await failure(readAll(source()));
+    expect(e.kind).toBe('failed');
+    expect(e.message).toBe('the Ad Library source answered in an unexpected format (no list of ads)');
+    expect(fake.adsRequests()).toHaveLength(1);
+  });
+
+  it('quotes the source when a 404 comes from a wrong base URL rather than an unknown page', async () => {
+    const e = await failure(readAll(source({ baseUrl: `${fake.baseUrl}/api/` })));
+    expect(e.kind).toBe('not_found');
+    expect(e.message).toBe('the Ad Library source knows no page 1234567890 (HTTP 404: not_found)');
+    expect(fake.requests[0]?.path).toBe('/api/v1/facebook/adLibrary/company/ads');
+  });
+
+  it('cuts a real backoff wait short when the caller aborts', async () => {
+    fake.control.fail = { times: 'always' };
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('worker shutting down')), 50);
+    const started = Date.now();
+    const src = source({ sleep: undefined, backoffMs: 10_000, maxWaitMs: 10_000 });
+    await expect(readAll(src, FIXTURE_PAGE_ID, controller.signal)).rejects.toThrow('worker shutting down');
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('reads no further than the caller consumes', async () => {
+    for await (const page of source().ads(FIXTURE_PAGE_ID, AbortSignal.timeout(5_000))) {
+      expect(page).toHaveLength(2);
+      break;
+    }
+    expect(fake.adsRequests()).toHaveLength(1);
+  });
+
+  it('stops when the caller aborts, with the abort reason rather than a source error', async () => {
+    fake.control.throttle = { times: 5 };
+    const controller = new AbortController();
+    const src = source({
+      sleep: async () => {
+        controller.abort(new Error('job cancelled'));
+      },
+    });
+    await expect(readAll(src, FIXTURE_PAGE_ID, controller.signal)).rejects.toThrow('job cancelled');
+    expect(fake.adsRequests()).toHaveLength(1);
+  });
+});
