@@ -20,6 +20,8 @@ import { createWebhookService } from './services/webhooks.ts';
 import { createVoiceService, seedVoices } from './services/voices.ts';
 import { createVoiceoverService } from './services/voiceovers.ts';
 import { createLocalSpeechEngine, type SpeechEngine } from './engines/speech/engine.ts';
+import { createAdLibraryReader } from './services/ad-library/read.ts';
+import { createAdLibraryScraper } from './services/ad-library/scrape.ts';
 import { createStorage } from './storage/from-config.ts';
 
 export interface App extends Deps {
@@ -34,6 +36,8 @@ function buildServices(deps: Deps) {
   return {
     voices,
     voiceovers: createVoiceoverService(deps, voices, speech),
+    adLibrary: createAdLibraryReader(deps),
+    adLibraryScraper: createAdLibraryScraper(deps),
     auth: createAuthService(deps),
     teams: createTeamService(deps),
     credits: createCreditService(deps),

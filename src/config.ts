@@ -39,6 +39,13 @@ const envSchema = z.object({
   MAX_INPUT_VIDEO_MB: z.coerce.number().int().min(1).max(10_000).default(200),
   SPEECH_TIMEOUT_SECONDS: z.coerce.number().min(0.001).max(3600).default(120),
   SPEECH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  AD_LIBRARY_SOURCE_URL: z.string().url().default('https://api.scrapecreators.com'),
+  AD_LIBRARY_SOURCE_TOKEN: z.string().optional(),
+  AD_LIBRARY_FRESH_HOURS: z.coerce.number().min(0).max(24 * 365).default(24),
+  AD_LIBRARY_MAX_ADS: z.coerce.number().int().min(1).max(100_000).default(2000),
+  AD_LIBRARY_MAX_MEDIA_MB: z.coerce.number().int().min(1).max(10_000).default(100),
+  AD_LIBRARY_SOURCE_BACKOFF_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
+  AD_LIBRARY_SOURCE_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(4),
 });
 
 export interface Config {
@@ -79,6 +86,17 @@ export interface Config {
   speechTimeoutSeconds: number;
   /** Voiceovers made at once by one API process; more wait their turn. Default: the core count. */
   speechConcurrency: number;
+  adLibrary: {
+    /** The ad source (src/adlibrary/meta-fields.ts says which format it speaks). */
+    sourceUrl: string;
+    sourceToken: string | undefined;
+    /** A page scraped less than this long ago answers `existing`; an older one is scraped again. */
+    freshHours: number;
+    maxAds: number;
+    maxMediaBytes: number;
+    sourceBackoffMs: number;
+    sourceMaxAttempts: number;
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -130,6 +148,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     speechTimeoutSeconds: e.SPEECH_TIMEOUT_SECONDS,
     speechConcurrency: e.SPEECH_CONCURRENCY ?? os.availableParallelism(),
+    adLibrary: Object.freeze({
+      sourceUrl: e.AD_LIBRARY_SOURCE_URL,
+      sourceToken: e.AD_LIBRARY_SOURCE_TOKEN,
+      freshHours: e.AD_LIBRARY_FRESH_HOURS,
+      maxAds: e.AD_LIBRARY_MAX_ADS,
+      maxMediaBytes: e.AD_LIBRARY_MAX_MEDIA_MB * 1024 * 1024,
+      sourceBackoffMs: e.AD_LIBRARY_SOURCE_BACKOFF_MS,
+      sourceMaxAttempts: e.AD_LIBRARY_SOURCE_MAX_ATTEMPTS,
+    }),
   });
 }
 

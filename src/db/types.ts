@@ -193,6 +193,69 @@ export interface VoiceoversTable {
   created_at: CreatedAt;
 }
 
+export interface AdLibraryBrandsTable {
+  id: Generated<string>;
+  meta_page_id: string;
+  name: string;
+  page_url: string;
+  about: Generated<string>;
+  profile_picture_source_url: string | null;
+  profile_picture_key: string | null;
+  page_categories: Generated<string[]>;
+  page_like_count: ColumnType<number, number | undefined, number>;
+  scraped_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface AdLibraryMediaItem {
+  type: 'image' | 'video';
+  url: string;
+  key: string | null;
+}
+
+export interface AdLibraryAdsTable {
+  id: Generated<string>;
+  brand_id: string;
+  ad_archive_id: string;
+  is_active: boolean;
+  start_date: ColumnType<Date, Date | string, Date | string>;
+  end_date: ColumnType<Date | null, Date | string | null, Date | string | null>;
+  body_text: string;
+  title: string;
+  cta_text: string;
+  cta_type: string;
+  link_url: string;
+  display_format: string;
+  publisher_platforms: string[];
+  media: ColumnType<AdLibraryMediaItem[], string, string>;
+  thumbnail_url: string;
+  eu_total_reach: number;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface AdLibraryScrapeJobsTable {
+  id: Generated<string>;
+  team_id: string;
+  api_key_id: string | null;
+  meta_page_id: string;
+  page_url: string;
+  status: Generated<'processing' | 'completed' | 'failed'>;
+  credits: number;
+  brand_id: string | null;
+  ads_count: Generated<number>;
+  error: string | null;
+  created_at: CreatedAt;
+  completed_at: Date | null;
+}
+
+export interface RateLimitHitsTable {
+  team_id: string;
+  scope: string;
+  at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 export interface Database {
   teams: TeamsTable;
   api_keys: ApiKeysTable;
@@ -211,6 +274,10 @@ export interface Database {
   worker_heartbeats: WorkerHeartbeatsTable;
   voices: VoicesTable;
   voiceovers: VoiceoversTable;
+  ad_library_brands: AdLibraryBrandsTable;
+  ad_library_ads: AdLibraryAdsTable;
+  ad_library_scrape_jobs: AdLibraryScrapeJobsTable;
+  rate_limit_hits: RateLimitHitsTable;
 }
 
 export type Team = Selectable<TeamsTable>;
@@ -221,6 +288,9 @@ export type AvatarRow = Selectable<AvatarsTable>;
 export type GenerationRow = Selectable<GenerationsTable>;
 export type StyleTemplateRow = Selectable<StyleTemplatesTable>;
 export type CaptionTemplateRow = Selectable<CaptionTemplatesTable>;
+export type AdLibraryBrandRow = Selectable<AdLibraryBrandsTable>;
+export type AdLibraryAdRow = Selectable<AdLibraryAdsTable>;
+export type ScrapeJobRow = Selectable<AdLibraryScrapeJobsTable>;
 export type VoiceRow = Selectable<VoicesTable>;
 export type VoiceoverRow = Selectable<VoiceoversTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

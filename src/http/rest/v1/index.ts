@@ -7,6 +7,7 @@ import { brandRoutes } from './brands.ts';
 import { generationRoutes } from './generations.ts';
 import { productRoutes } from './products.ts';
 import { voiceRoutes } from './voices.ts';
+import { adLibraryRoutes } from './ad-library.ts';
 
 /** The spec's /api/v1 contract: routes only translate HTTP to service calls. */
 export function registerRestV1(app: App) {
@@ -22,5 +23,6 @@ export function registerRestV1(app: App) {
       templates: app.services.templates,
     });
     voiceRoutes(scope, { voices: app.services.voices, voiceovers: app.services.voiceovers });
+    adLibraryRoutes(scope, { reader: app.services.adLibrary, scraper: app.services.adLibraryScraper });
   };
 }

@@ -1,0 +1,124 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/pool.ts';
+import type { AdLibraryAdRow, AdLibraryBrandRow, AdLibraryMediaItem, ScrapeJobRow } from '../db/types.ts';
+import type { Page } from '../domain/inputs.ts';
+import type { SourceAd, SourceBrand } from '../adlibrary/source.ts';
+import { fetchPage, type PageOf } from './paging.ts';
+
+export function listScrapedBrands(db: Db, page: Page): Promise<PageOf<AdLibraryBrandRow>> {
+  const base = db.selectFrom('ad_library_brands').where('scraped_at', 'is not', null);
+  return fetchPage(base, (b) => b.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
+}
+
+export function findScrapedBrand(db: Db, id: string): Promise<AdLibraryBrandRow | undefined> {
+  return db.selectFrom('ad_library_brands').selectAll().where('id', '=', id).where('scraped_at', 'is not', null).executeTakeFirst();
+}
+
+export function findBrandsByIds(db: Db, ids: readonly string[]): Promise<AdLibraryBrandRow[]> {
+  if (!ids.length) return Promise.resolve([]);
+  return db.selectFrom('ad_library_brands').selectAll().where('id', 'in', ids).where('scraped_at', 'is not', null).execute();
+}
+
+export function listBrandAds(db: Db, brandId: string, page: Page): Promise<PageOf<AdLibraryAdRow>> {
+  const base = db.selectFrom('ad_library_ads').where('brand_id', '=', brandId);
+  return fetchPage(base, (b) => b.selectAll().orderBy('start_date', 'desc').orderBy('id', 'desc'), page);
+}
+
+export function findAd(db: Db, id: string): Promise<AdLibraryAdRow | undefined> {
+  return db
+    .selectFrom('ad_library_ads')
+    .innerJoin('ad_library_brands', 'ad_library_brands.id', 'ad_library_ads.brand_id')
+    .selectAll('ad_library_ads')
+    .where('ad_library_ads.id', '=', id)
+    .where('ad_library_brands.scraped_at', 'is not', null)
+    .executeTakeFirst();
+}
+
+/** A page counts as scraped when a scrape of it completed within `freshHours`. */
+export function findFreshBrand(db: Db, metaPageId: string, freshHours: number): Promise<AdLibraryBrandRow | undefined> {
+  return db
+    .selectFrom('ad_library_brands')
+    .selectAll()
+    .where('meta_page_id', '=', metaPageId)
+    .where('scraped_at', '>', sql<Date>`now() - make_interval(secs => ${freshHours * 3600})`)
+    .executeTakeFirst();
+}
+
+export function findRunningJob(db: Db, metaPageId: string): Promise<ScrapeJobRow | undefined> {
+  return db.selectFrom('ad_library_scrape_jobs').selectAll().where('meta_page_id', '=', metaPageId).where('status', '=', 'processing').executeTakeFirst();
+}
+
+export function lastCompletedJob(db: Db, metaPageId: string): Promise<ScrapeJobRow | undefined> {
+  return db
+    .selectFrom('ad_library_scrape_jobs')
+    .selectAll()
+    .where('meta_page_id', '=', metaPageId)
+    .where('status', '=', 'completed')
+    .orderBy('completed_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export function findJob(db: Db, id: string): Promise<ScrapeJobRow | undefined> {
+  return db.selectFrom('ad_library_scrape_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Inserts the brand or updates it in place (by meta_page_id); `scraped_at` is left to the job's end. */
+export function upsertBrand(db: Db, b: SourceBrand, picture: { sourceUrl: string | null; key: string | null }): Promise<AdLibraryBrandRow> {
+  const values = {
+    meta_page_id: b.metaPageId,
+    name: b.name,
+    page_url: b.pageUrl,
+    about: b.about,
+    profile_picture_source_url: picture.sourceUrl,
+    profile_picture_key: picture.key,
+    page_categories: b.pageCategories,
+    page_like_count: b.pageLikeCount,
+  };
+  return db
+    .insertInto('ad_library_brands')
+    .values(values)
+    .onConflict((oc) => oc.column('meta_page_id').doUpdateSet({ ...values, updated_at: sql`now()` }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function findBrandByPage(db: Db, metaPageId: string): Promise<AdLibraryBrandRow | undefined> {
+  return db.selectFrom('ad_library_brands').selectAll().where('meta_page_id', '=', metaPageId).executeTakeFirst();
+}
+
+export function findAdByArchiveId(db: Db, adArchiveId: string): Promise<AdLibraryAdRow | undefined> {
+  return db.selectFrom('ad_library_ads').selectAll().where('ad_archive_id', '=', adArchiveId).executeTakeFirst();
+}
+
+/** Inserts the ad or updates it in place (by ad_archive_id). */
+export async function upsertAd(db: Db, brandId: string, ad: SourceAd, media: AdLibraryMediaItem[]): Promise<void> {
+  const values = {
+    brand_id: brandId,
+    ad_archive_id: ad.adArchiveId,
+    is_active: ad.isActive,
+    start_date: ad.startDate,
+    end_date: ad.endDate,
+    body_text: ad.bodyText,
+    title: ad.title,
+    cta_text: ad.ctaText,
+    cta_type: ad.ctaType,
+    link_url: ad.linkUrl,
+    display_format: ad.displayFormat,
+    publisher_platforms: ad.publisherPlatforms,
+    media: JSON.stringify(media),
+    thumbnail_url: ad.thumbnailUrl,
+    eu_total_reach: ad.euTotalReach,
+  };
+  await db
+    .insertInto('ad_library_ads')
+    .values(values)
+    .onConflict((oc) => oc.column('ad_archive_id').doUpdateSet({ ...values, updated_at: sql`now()` }))
+    .execute();
+}
+
+export const SCRAPE_EVENTS_CHANNEL = 'adforge_scrape_events';
+
+export async function notifyScrapeChanged(db: Db, job: { id: string; status: string }): Promise<void> {
+  await sql`select pg_notify(${SCRAPE_EVENTS_CHANNEL}, ${JSON.stringify({ id: job.id, status: job.status })})`.execute(db);
+}

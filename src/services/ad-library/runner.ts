@@ -1,0 +1,95 @@
+import pLimit from 'p-limit';
+import { isAdSourceError, type AdSource } from '../../adlibrary/source.ts';
+import type { AdLibraryMediaItem, ScrapeJobRow } from '../../db/types.ts';
+import { findJob, notifyScrapeChanged, upsertAd, upsertBrand } from '../../repositories/ad-library.ts';
+import { refundCredits } from '../../repositories/credits.ts';
+import { appendLedger } from '../../repositories/ledger.ts';
+import type { Deps } from '../context.ts';
+import { copyMedia } from './media.ts';
+
+/** Media files fetched at once per scrape: the source's CDN is shared with everyone else's. */
+const MEDIA_CONCURRENCY = 4;
+
+export function createScrapeRunner(deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'>, source: AdSource) {
+  const { db, storage, config, log } = deps;
+  const mediaDeps = { storage, allowPrivate: config.allowPrivateNetworkUrls, maxBytes: config.adLibrary.maxMediaBytes };
+
+  async function finish(job: ScrapeJobRow, outcome: { status: 'completed'; brandId: string; ads: number } | { status: 'failed'; error: string }) {
+    await db.transaction().execute(async (trx) => {
+      const ended = await trx
+        .updateTable('ad_library_scrape_jobs')
+        .set(
+          outcome.status === 'completed'
+            ? { status: 'completed', completed_at: new Date(), ads_count: outcome.ads, brand_id: outcome.brandId }
+            : { status: 'failed', completed_at: new Date(), error: outcome.error },
+        )
+        .where('id', '=', job.id)
+        .where('status', '=', 'processing')
+        .returning('id')
+        .executeTakeFirst();
+      if (!ended) return; // already ended by an earlier attempt: never refunded twice
+      if (outcome.status === 'completed') {
+        await trx.updateTable('ad_library_brands').set({ scraped_at: new Date() }).where('id', '=', outcome.brandId).execute();
+      } else {
+        await refundCredits(trx, job.team_id, job.credits);
+        await appendLedger(trx, { team_id: job.team_id, kind: 'refund', amount: -job.credits, subject_type: 'ad_library_scrape', subject_id: job.id });
+      }
+      await notifyScrapeChanged(trx, { id: job.id, status: outcome.status });
+    });
+  }
+
+  async function scrape(job: ScrapeJobRow, signal: AbortSignal): Promise<{ brandId: string; ads: number }> {
+    const profile = await source.brand(job.meta_page_id, signal);
+    const skip = (url: string) => (why: string) => log.warn({ job_id: job.id, url, why }, 'ad-library media not copied');
+    const pictureKey = profile.profilePictureUrl
+      ? await copyMedia(mediaDeps, profile.profilePictureUrl, `ad-library/brands/${job.meta_page_id}/profile`, skip(profile.profilePictureUrl))
+      : null;
+    const brand = await upsertBrand(db, profile, { sourceUrl: profile.profilePictureUrl, key: pictureKey });
+    await db.updateTable('ad_library_scrape_jobs').set({ brand_id: brand.id }).where('id', '=', job.id).execute();
+    const limit = pLimit(MEDIA_CONCURRENCY);
+    let count = 0;
+    for await (const page of source.ads(job.meta_page_id, signal)) {
+      const room = config.adLibrary.maxAds - count;
+      const ads = page.slice(0, room);
+      await Promise.all(
+        ads.map(async (ad) => {
+          const media: AdLibraryMediaItem[] = await Promise.all(
+            ad.media.map((m, i) =>
+              limit(async () => ({ type: m.type, url: m.url, key: await copyMedia(mediaDeps, m.url, `ad-library/ads/${ad.adArchiveId}/${i}`, skip(m.url)) })),
+            ),
+          );
+          await upsertAd(db, brand.id, ad, media);
+        }),
+      );
+      count += ads.length;
+      if (count >= config.adLibrary.maxAds) {
+        log.info({ job_id: job.id, max: config.adLibrary.maxAds }, 'ad-library scrape stopped at AD_LIBRARY_MAX_ADS');
+        break;
+      }
+    }
+    return { brandId: brand.id, ads: count };
+  }
+
+  return {
+    /**
+     * Reads the page's brand and every ad (upserted as they arrive, so a rerun duplicates nothing)
+     * and ends the job. A source failure ends it as failed with a refund at once; anything else is
+     * thrown for graphile-worker to retry, and the last attempt fails and refunds too.
+     */
+    async run(jobId: string, attempt: { number: number; max: number }, signal: AbortSignal): Promise<void> {
+      const job = await findJob(db, jobId);
+      if (!job || job.status !== 'processing') return;
+      try {
+        const { brandId, ads } = await scrape(job, signal);
+        await finish(job, { status: 'completed', brandId, ads });
+      } catch (e) {
+        if (signal.aborted) throw e;
+        const last = attempt.number >= attempt.max;
+        if (!isAdSourceError(e) && !last) throw e;
+        log.warn({ err: e, job_id: job.id }, 'ad-library scrape failed');
+        await finish(job, { status: 'failed', error: isAdSourceError(e) ? e.message : 'the scrape failed; the credits were refunded' });
+      }
+    },
+  };
+}
+export type ScrapeRunner = ReturnType<typeof createScrapeRunner>;
