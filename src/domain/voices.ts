@@ -39,6 +39,9 @@ export const voiceSettings = z
   .nullish()
   .transform((v) => v ?? undefined);
 
+/** Absent and null are the same to clients that serialise every key (as elsewhere in the API). */
+const absentIfNull = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v): z.output<S> | undefined => v ?? undefined);
+
 const voiceId = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
 export const textToSpeechInput = z.object({
@@ -47,7 +50,9 @@ export const textToSpeechInput = z.object({
     .refine((s) => s.trim().length > 0, 'must not be empty')
     .refine((s) => [...s].length <= MAX_VOICEOVER_TEXT, `must be at most ${MAX_VOICEOVER_TEXT} characters`),
   voice_id: voiceId,
-  model: z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(MAX_VOICE_MODEL, `must be at most ${MAX_VOICE_MODEL} characters`).optional(),
+  model: absentIfNull(
+    z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(MAX_VOICE_MODEL, `must be at most ${MAX_VOICE_MODEL} characters`),
+  ),
   voice_settings: voiceSettings,
 });
 export type TextToSpeechInput = z.output<typeof textToSpeechInput>;
@@ -55,11 +60,9 @@ export type TextToSpeechInput = z.output<typeof textToSpeechInput>;
 export const speechToSpeechInput = z.object({
   audio_url: httpUrl,
   voice_id: voiceId,
-  duration: z
-    .number({ error: 'must be a number of seconds' })
-    .gt(0, 'must be more than 0 seconds')
-    .max(120, 'must be at most 120 seconds')
-    .optional(),
+  duration: absentIfNull(
+    z.number({ error: 'must be a number of seconds' }).gt(0, 'must be more than 0 seconds').max(120, 'must be at most 120 seconds'),
+  ),
   voice_settings: voiceSettings,
 });
 export type SpeechToSpeechInput = z.output<typeof speechToSpeechInput>;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { CatalogueVoice } from '../domain/catalogue/voices.ts';
 import { AppError } from '../domain/errors.ts';
-import { speechToSpeechCredits, TEXT_TO_SPEECH_CREDITS } from '../domain/pricing.ts';
+import { SPEECH_TO_SPEECH_MAX_SECONDS, speechToSpeechCredits, TEXT_TO_SPEECH_CREDITS } from '../domain/pricing.ts';
 import { parseInput } from '../domain/validate.ts';
 import { MAX_SOURCE_AUDIO_BYTES, speechToSpeechInput, textToSpeechInput } from '../domain/voices.ts';
 import { EngineError } from '../engines/engine.ts';
@@ -37,6 +37,13 @@ interface StoredVoiceover {
 export async function voiceoverView(storage: Deps['storage'], row: VoiceoverRow): Promise<Voiceover> {
   return { id: row.id, status: 'completed', duration: row.duration_seconds, audio_url: await storage.signedUrl(row.audio_key) };
 }
+
+/**
+ * MP3 and Opus framing pad an exactly two-minute recording to 120.03 s or so (our own MP3 of a
+ * 120 s source included): up to 50 ms over the limit still counts as 120 s. 120.1 s does not.
+ */
+const FRAMING_SECONDS = 0.05;
+const withinFraming = (s: number) => (s > SPEECH_TO_SPEECH_MAX_SECONDS && s <= SPEECH_TO_SPEECH_MAX_SECONDS + FRAMING_SECONDS ? SPEECH_TO_SPEECH_MAX_SECONDS : s);
 
 const SOURCE_DOWNLOAD_TIMEOUT_MS = 30_000;
 /** Durations are reported to the millisecond; the MP3 frame grid makes finer digits noise. */
@@ -171,9 +178,11 @@ export function createVoiceoverService(
       if (replay) return replay;
       const voice: CatalogueVoice = await voices.require(input.voice_id);
       const source = await fetchSource(input.audio_url);
-      const credits = speechToSpeechCredits(source.seconds);
+      const credits = speechToSpeechCredits(withinFraming(source.seconds));
       if (credits === null) {
-        throw new AppError('validation_error', `audio_url: the audio lasts ${roundSeconds(source.seconds)} s; speech-to-speech takes at most 120 s`);
+        // To the millisecond, 120.0004 s would read "lasts 120 s": say "more than" instead.
+        const shown = roundSeconds(source.seconds) > SPEECH_TO_SPEECH_MAX_SECONDS ? `${roundSeconds(source.seconds)} s` : `more than ${SPEECH_TO_SPEECH_MAX_SECONDS} s`;
+        throw new AppError('validation_error', `audio_url: the audio lasts ${shown}; speech-to-speech takes at most ${SPEECH_TO_SPEECH_MAX_SECONDS} s`);
       }
       return record(
         p,
