@@ -22,6 +22,8 @@ import { createVoiceoverService } from './services/voiceovers.ts';
 import { createLocalSpeechEngine, type SpeechEngine } from './engines/speech/engine.ts';
 import { createAdLibraryReader } from './services/ad-library/read.ts';
 import { createAdLibraryScraper } from './services/ad-library/scrape.ts';
+import { createCampaignService } from './services/campaigns/campaigns.ts';
+import { createRowChecker } from './services/campaigns/check.ts';
 import { createStorage } from './storage/from-config.ts';
 
 export interface App extends Deps {
@@ -38,6 +40,7 @@ function buildServices(deps: Deps) {
     voiceovers: createVoiceoverService(deps, voices, speech),
     adLibrary: createAdLibraryReader(deps),
     adLibraryScraper: createAdLibraryScraper(deps),
+    campaigns: createCampaignService(deps, createRowChecker(deps.db, voices)),
     auth: createAuthService(deps),
     teams: createTeamService(deps),
     credits: createCreditService(deps),

@@ -8,7 +8,10 @@ import { createGenerationRunner } from '../src/services/generations/runner.ts';
 import { createMetaAdSource } from '../src/adlibrary/meta-source.ts';
 import { createScrapeRunner } from '../src/services/ad-library/runner.ts';
 import { SCRAPE_AD_LIBRARY } from '../src/services/ad-library/scrape.ts';
+import { createCampaignRunner } from '../src/services/campaigns/runner.ts';
+import { RUN_CAMPAIGN } from '../src/services/campaigns/campaigns.ts';
 import { deliverWebhook } from './deliver-webhook.ts';
+import { runCampaign } from './run-campaign.ts';
 import { purgeRateLimitHits } from './purge-rate-limit-hits.ts';
 import { scrapeAdLibrary } from './scrape-ad-library.ts';
 import { purgeIdempotencyKeys } from './purge-idempotency-keys.ts';
@@ -32,6 +35,7 @@ export function buildTaskList(app: App): TaskList {
   return {
     [SCRAPE_AD_LIBRARY]: scrapeAdLibrary(createScrapeRunner(app, adSource)),
     purge_rate_limit_hits: purgeRateLimitHits(app.db),
+    [RUN_CAMPAIGN]: runCampaign(createCampaignRunner(app, app.services.generationCreator, app.services.voiceovers)),
     [RUN_GENERATION]: runGeneration(runner),
     [DELIVER_WEBHOOK]: deliverWebhook(app.services.webhooks),
     sweep_generations: sweepGenerations(app.db, app.services.lifecycle),

@@ -256,6 +256,31 @@ export interface RateLimitHitsTable {
   at: ColumnType<Date, Date | string | undefined, never>;
 }
 
+export interface CampaignsTable {
+  id: Generated<string>;
+  team_id: string;
+  api_key_id: string | null;
+  name: string;
+  status: Generated<'draft' | 'running' | 'submitted'>;
+  created_at: CreatedAt;
+  started_at: Date | null;
+  submitted_at: Date | null;
+}
+
+export interface CampaignRowsTable {
+  campaign_id: string;
+  row_number: number;
+  row_key: string | null;
+  type: string;
+  body: ColumnType<Record<string, unknown>, string, string>;
+  credits: number;
+  state: Generated<'pending' | 'submitted' | 'failed'>;
+  generation_id: string | null;
+  voiceover_id: string | null;
+  error: string | null;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface Database {
   teams: TeamsTable;
   api_keys: ApiKeysTable;
@@ -278,6 +303,8 @@ export interface Database {
   ad_library_ads: AdLibraryAdsTable;
   ad_library_scrape_jobs: AdLibraryScrapeJobsTable;
   rate_limit_hits: RateLimitHitsTable;
+  campaigns: CampaignsTable;
+  campaign_rows: CampaignRowsTable;
 }
 
 export type Team = Selectable<TeamsTable>;
@@ -291,6 +318,8 @@ export type CaptionTemplateRow = Selectable<CaptionTemplatesTable>;
 export type AdLibraryBrandRow = Selectable<AdLibraryBrandsTable>;
 export type AdLibraryAdRow = Selectable<AdLibraryAdsTable>;
 export type ScrapeJobRow = Selectable<AdLibraryScrapeJobsTable>;
+export type CampaignRow = Selectable<CampaignsTable>;
+export type CampaignRowRow = Selectable<CampaignRowsTable>;
 export type VoiceRow = Selectable<VoicesTable>;
 export type VoiceoverRow = Selectable<VoiceoversTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

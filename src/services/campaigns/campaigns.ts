@@ -1,0 +1,176 @@
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { CampaignRow } from '../../db/types.ts';
+import { AppError } from '../../domain/errors.ts';
+import { pageQuery } from '../../domain/inputs.ts';
+import { parseInput } from '../../domain/validate.ts';
+import { campaignCounts, campaignRows, notifyCampaignChanged, type CampaignCounts } from '../../repositories/campaigns.ts';
+import { addJob } from '../../repositories/jobs.ts';
+import type { Deps, Principal } from '../context.ts';
+import { requireUuid } from '../ids.ts';
+import { paginated, type Paginated } from '../paging.ts';
+import type { RowChecker, RowInput } from './check.ts';
+
+export const RUN_CAMPAIGN = 'run_campaign';
+
+export interface Campaign {
+  id: string;
+  name: string;
+  status: CampaignRow['status'];
+  /** Every row submitted and none of their generations still processing. */
+  finished: boolean;
+  counts: CampaignCounts;
+  created_at: string;
+  started_at: string | null;
+  submitted_at: string | null;
+}
+
+export interface CampaignRowView {
+  row_number: number;
+  row_key: string | null;
+  type: string;
+  /** pending (not submitted yet), processing, completed or failed. */
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  credits: number;
+  generation_id: string | null;
+  voiceover_id: string | null;
+  result_url: string | null;
+  error: string | null;
+}
+
+const campaignName = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+
+export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storage'>, checker: RowChecker) {
+  async function load(p: Principal, id: unknown): Promise<CampaignRow> {
+    const row = await db.selectFrom('campaigns').selectAll().where('team_id', '=', p.teamId).where('id', '=', requireUuid(id)).executeTakeFirst();
+    if (!row) throw new AppError('not_found', 'Campaign not found');
+    return row;
+  }
+
+  async function view(row: CampaignRow): Promise<Campaign> {
+    const counts = await campaignCounts(db, row.id);
+    return {
+      id: row.id,
+      name: row.name,
+      status: row.status,
+      finished: row.status === 'submitted' && counts.pending === 0 && counts.processing === 0,
+      counts,
+      created_at: row.created_at.toISOString(),
+      started_at: row.started_at?.toISOString() ?? null,
+      submitted_at: row.submitted_at?.toISOString() ?? null,
+    };
+  }
+
+  return {
+    view,
+
+    check: (p: Principal, rows: readonly RowInput[]) => checker.check(p.teamId, rows),
+
+    /** The team's campaign of that name, made if new: running a file again with its name continues it. */
+    async open(p: Principal, name: unknown): Promise<Campaign> {
+      const n = parseInput(campaignName, name, 'name');
+      await db
+        .insertInto('campaigns')
+        .values({ team_id: p.teamId, api_key_id: p.keyId, name: n })
+        .onConflict((oc) => oc.columns(['team_id', 'name']).doNothing())
+        .execute();
+      const row = await db.selectFrom('campaigns').selectAll().where('team_id', '=', p.teamId).where('name', '=', n).executeTakeFirstOrThrow();
+      return view(row);
+    },
+
+    async get(p: Principal, id: unknown): Promise<Campaign> {
+      return view(await load(p, id));
+    },
+
+    /**
+     * Stores checked rows; any bad row refuses the whole call (nothing bad is ever stored). Rows
+     * already submitted are kept as they are: that is what makes a re-run continue, not repeat.
+     */
+    async addRows(p: Principal, id: unknown, rows: readonly RowInput[]): Promise<{ stored: number; kept: number }> {
+      const campaign = await load(p, id);
+      const checked = await checker.check(p.teamId, rows);
+      const bad = checked.filter((r) => !r.ok);
+      if (bad.length) {
+        const first = bad[0]!;
+        const problem = !first.ok ? first.problems[0] : undefined;
+        throw new AppError('validation_error', `rows: ${bad.length} invalid (row ${first.row_number} ${problem?.field}: ${problem?.message}); check them first`);
+      }
+      if (!checked.length) return { stored: 0, kept: 0 };
+      const values = checked.map((r) => {
+        if (!r.ok) throw new Error('unreachable');
+        return { campaign_id: campaign.id, row_number: r.row_number, row_key: r.row_key, type: r.type, body: JSON.stringify(r.body), credits: r.credits };
+      });
+      const written = await db
+        .insertInto('campaign_rows')
+        .values(values)
+        .onConflict((oc) =>
+          oc.columns(['campaign_id', 'row_number']).doUpdateSet((eb) => ({
+            row_key: eb.ref('excluded.row_key'),
+            type: eb.ref('excluded.type'),
+            body: eb.ref('excluded.body'),
+            credits: eb.ref('excluded.credits'),
+            updated_at: sql`now()`,
+          })).where('campaign_rows.state', '=', 'pending'),
+        )
+        .returning('row_number')
+        .execute();
+      return { stored: written.length, kept: checked.length - written.length };
+    },
+
+    /**
+     * Starts (or resumes) submitting the pending rows. Refused before anything starts when the
+     * team's credits cannot pay for all of them.
+     */
+    async start(p: Principal, id: unknown): Promise<Campaign> {
+      const campaign = await load(p, id);
+      const row = await db.transaction().execute(async (trx) => {
+        const c = await trx.selectFrom('campaigns').selectAll().where('id', '=', campaign.id).forUpdate().executeTakeFirstOrThrow();
+        const need = await trx
+          .selectFrom('campaign_rows')
+          .select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.coalesce(eb.fn.sum<number>('credits'), sql<number>`0`).as('credits')])
+          .where('campaign_id', '=', c.id)
+          .where('state', '=', 'pending')
+          .executeTakeFirstOrThrow();
+        const total = await trx.selectFrom('campaign_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', c.id).executeTakeFirstOrThrow();
+        if (Number(total.n) === 0) throw new AppError('validation_error', 'The campaign has no rows to run');
+        if (Number(need.rows) === 0) return c;
+        const team = await trx.selectFrom('teams').select(['credits_limit', 'credits_used']).where('id', '=', p.teamId).executeTakeFirstOrThrow();
+        const available = Math.max(0, team.credits_limit - team.credits_used);
+        if (Number(need.credits) > available) {
+          throw new AppError('insufficient_credits', `Not enough credits: the campaign's ${need.rows} rows to run need ${need.credits} credits and ${available} are available`);
+        }
+        const started = await trx
+          .updateTable('campaigns')
+          .set({ status: 'running', started_at: sql`coalesce(started_at, now())`, submitted_at: null, api_key_id: p.keyId })
+          .where('id', '=', c.id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await addJob(trx, RUN_CAMPAIGN, { campaign_id: c.id }, { jobKey: `campaign:${c.id}`, maxAttempts: 25 });
+        await notifyCampaignChanged(trx, started);
+        return started;
+      });
+      return view(row);
+    },
+
+    async rows(p: Principal, id: unknown, query: unknown): Promise<Paginated<CampaignRowView>> {
+      const campaign = await load(p, id);
+      const page = parseInput(pageQuery, query ?? {});
+      const [rows, counts] = await Promise.all([campaignRows(db, campaign.id, page.limit, page.offset), campaignCounts(db, campaign.id)]);
+      const data = await Promise.all(
+        rows.map(async (r): Promise<CampaignRowView> => ({
+          row_number: r.row_number,
+          row_key: r.row_key,
+          type: r.type,
+          status: r.state === 'failed' ? 'failed' : r.state === 'pending' ? 'pending' : r.voiceover_id ? 'completed' : ((r.generation_status ?? 'failed') as CampaignRowView['status']),
+          credits: r.state === 'failed' || r.generation_status === 'failed' ? 0 : (r.generation_credits ?? r.credits),
+          generation_id: r.generation_id,
+          voiceover_id: r.voiceover_id,
+          result_url: r.result_key && (r.voiceover_id || r.generation_status === 'completed') ? await storage.signedUrl(r.result_key) : null,
+          error: r.error ?? r.generation_error,
+        })),
+      );
+      return paginated(data, counts.total, page);
+    },
+  };
+}
+export type CampaignService = ReturnType<typeof createCampaignService>;
