@@ -23,7 +23,7 @@ const CampaignCountsRef = builder.objectRef<CampaignCounts>('CampaignCounts').im
 
 const CampaignRowRef = builder.objectRef<CampaignRowView>('CampaignRow').implement({
   fields: (t) => ({
-    row_number: t.exposeInt('row_number', { description: 'The line of the file, the header being line 0' }),
+    row_number: t.exposeInt('row_number', { description: 'The row as a spreadsheet numbers it: the header is row 1, the first data row 2' }),
     row_key: t.exposeString('row_key', { nullable: true }),
     type: t.exposeString('type'),
     status: t.exposeString('status', { description: 'pending, processing, completed or failed' }),
