@@ -12,6 +12,7 @@ import { buildContext, type GraphQLContext } from './context.ts';
 import { graphqlSchema } from './schema.ts';
 
 export const GRAPHQL_PATH = '/graphql';
+export const GRAPHQL_BODY_LIMIT = 8 * 1024 * 1024;
 
 // Limits against abusive queries; an over-limit query is a GraphQL error before execution.
 export const GRAPHQL_LIMITS = { maxDepth: 10, maxAliases: 15, maxTokens: 2000, maxDirectives: 20, maxCost: 5000 };
@@ -54,6 +55,8 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     scope.route({
       url: GRAPHQL_PATH,
       method: ['GET', 'POST', 'OPTIONS'],
+      // A batch of campaign rows (500 rows, scripts up to 5000 characters) does not fit REST's 1 MiB.
+      bodyLimit: GRAPHQL_BODY_LIMIT,
       handler: async (req, reply) => {
         const response = await yoga.handleNodeRequestAndResponse(req, reply, { req, reply });
         response.headers.forEach((value, key) => reply.header(key, value));
