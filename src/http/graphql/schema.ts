@@ -10,6 +10,7 @@ import './types/voice.ts';
 import './types/generation.ts';
 import './types/generation-mutations.ts';
 import './types/subscriptions.ts';
+import './types/ad-library.ts';
 import './types/campaign.ts';
 
 builder.queryType({});
