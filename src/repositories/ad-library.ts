@@ -34,6 +34,15 @@ export function findAd(db: Db, id: string): Promise<AdLibraryAdRow | undefined> 
     .executeTakeFirst();
 }
 
+/**
+ * Orders everything that decides a page's state, whoever runs it: a scrape request (existing /
+ * join / new job) and the end of a job, so a request never sees a job between "running" and
+ * "completed" (neither fresh nor running) and pays for a scrape that just finished.
+ */
+export async function lockScrapePage(trx: Db, metaPageId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`scrape-page:${metaPageId}`}, 0))`.execute(trx);
+}
+
 /** A page counts as scraped when a scrape of it completed within `freshHours`. */
 export function findFreshBrand(db: Db, metaPageId: string, freshHours: number): Promise<AdLibraryBrandRow | undefined> {
   return db

@@ -10,11 +10,15 @@ import { decide, type RateLimitDecision, type RateLimitRule } from '../domain/ra
  */
 export async function takeRateLimitSlot(trx: Db, teamId: string, rule: RateLimitRule): Promise<RateLimitDecision> {
   await sql`select pg_advisory_xact_lock(hashtextextended(${`rate:${rule.scope}:${teamId}`}, 0))`.execute(trx);
+  // One reading of the clock for both the window and the decision (clock_timestamp() changes
+  // between calls, even within a statement).
   const { rows } = await sql<{ now: Date; hits: Date[] | null }>`
-    select clock_timestamp() as now,
+    with clock as (select clock_timestamp() as now)
+    select clock.now,
       (select array_agg(at) from rate_limit_hits
         where team_id = ${teamId} and scope = ${rule.scope}
-          and at > clock_timestamp() - make_interval(secs => ${rule.windowSeconds})) as hits`.execute(trx);
+          and at > clock.now - make_interval(secs => ${rule.windowSeconds})) as hits
+    from clock`.execute(trx);
   const now = rows[0]!.now;
   const decision = decide(rule, (rows[0]!.hits ?? []).map((d) => new Date(d).getTime()), now.getTime());
   if (decision.allowed) await trx.insertInto('rate_limit_hits').values({ team_id: teamId, scope: rule.scope, at: now }).execute();

@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import { isAdSourceError, type AdSource } from '../../adlibrary/source.ts';
 import type { AdLibraryMediaItem, ScrapeJobRow } from '../../db/types.ts';
-import { findJob, notifyScrapeChanged, upsertAd, upsertBrand } from '../../repositories/ad-library.ts';
+import { findJob, lockScrapePage, notifyScrapeChanged, upsertAd, upsertBrand } from '../../repositories/ad-library.ts';
 import { refundCredits } from '../../repositories/credits.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
 import type { Deps } from '../context.ts';
@@ -16,6 +16,7 @@ export function createScrapeRunner(deps: Pick<Deps, 'db' | 'storage' | 'config' 
 
   async function finish(job: ScrapeJobRow, outcome: { status: 'completed'; brandId: string; ads: number } | { status: 'failed'; error: string }) {
     await db.transaction().execute(async (trx) => {
+      await lockScrapePage(trx, job.meta_page_id);
       const ended = await trx
         .updateTable('ad_library_scrape_jobs')
         .set(
@@ -44,13 +45,19 @@ export function createScrapeRunner(deps: Pick<Deps, 'db' | 'storage' | 'config' 
     const pictureKey = profile.profilePictureUrl
       ? await copyMedia(mediaDeps, profile.profilePictureUrl, `ad-library/brands/${job.meta_page_id}/profile`, skip(profile.profilePictureUrl))
       : null;
-    const brand = await upsertBrand(db, profile, { sourceUrl: profile.profilePictureUrl, key: pictureKey });
+    // Filed under the page asked for: "existing", the running job and the listing all go by it,
+    // whatever id the source's records carry (a page that moved to a new id, say).
+    const brand = await upsertBrand(db, { ...profile, metaPageId: job.meta_page_id }, { sourceUrl: profile.profilePictureUrl, key: pictureKey });
     await db.updateTable('ad_library_scrape_jobs').set({ brand_id: brand.id }).where('id', '=', job.id).execute();
     const limit = pLimit(MEDIA_CONCURRENCY);
     let count = 0;
+    // The source may give an ad twice (on two result pages, or twice in one): it is one ad, stored
+    // and counted once, and never written by two upserts at the same time.
+    const seen = new Set<string>();
     for await (const page of source.ads(job.meta_page_id, signal)) {
       const room = config.adLibrary.maxAds - count;
-      const ads = page.slice(0, room);
+      const fresh = page.filter((ad) => !seen.has(ad.adArchiveId) && seen.add(ad.adArchiveId));
+      const ads = fresh.slice(0, room);
       await Promise.all(
         ads.map(async (ad) => {
           const media: AdLibraryMediaItem[] = await Promise.all(

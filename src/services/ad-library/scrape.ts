@@ -1,11 +1,10 @@
-import { sql } from 'kysely';
 import { z } from 'zod';
 import { parseAdLibraryUrl } from '../../adlibrary/page-url.ts';
 import { AppError } from '../../domain/errors.ts';
 import { AD_LIBRARY_SCRAPE_CREDITS } from '../../domain/pricing.ts';
 import { rateLimitHeaders, SCRAPE_RATE_LIMIT } from '../../domain/rate-limit.ts';
 import { parseInput } from '../../domain/validate.ts';
-import { findFreshBrand, findRunningJob, lastCompletedJob } from '../../repositories/ad-library.ts';
+import { findFreshBrand, findRunningJob, lastCompletedJob, lockScrapePage } from '../../repositories/ad-library.ts';
 import { debitCredits } from '../../repositories/credits.ts';
 import { addJob } from '../../repositories/jobs.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
@@ -42,7 +41,7 @@ export function createAdLibraryScraper({ db, config }: Pick<Deps, 'db' | 'config
             headers,
           );
         }
-        await sql`select pg_advisory_xact_lock(hashtextextended(${`scrape-page:${parsed.pageId}`}, 0))`.execute(trx);
+        await lockScrapePage(trx, parsed.pageId);
         const fresh = await findFreshBrand(trx, parsed.pageId, config.adLibrary.freshHours);
         if (fresh) {
           const job = await lastCompletedJob(trx, parsed.pageId);
