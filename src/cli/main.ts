@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './admin-commands.ts';
+import { registerCampaignCommands } from './campaign/commands.ts';
 import { registerRunCommands } from './run-commands.ts';
 
 const program = new Command('adforge')
@@ -7,4 +8,5 @@ const program = new Command('adforge')
   .showHelpAfterError();
 registerRunCommands(program);
 registerAdminCommands(program);
+registerCampaignCommands(program);
 await program.parseAsync(process.argv);

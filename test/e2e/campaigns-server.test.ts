@@ -72,8 +72,12 @@ describe('campaigns through GraphQL', () => {
     // The same name continues the same campaign: nothing new to submit, nothing charged again.
     const again = await call(t.key, `mutation { openCampaign(name: "spring") { ... on MutationOpenCampaignSuccess { data { id } } } }`);
     expect(again.openCampaign.data.id).toBe(id);
-    const re = await call(t.key, `mutation ($id: ID!, $rows: [CampaignRowInput!]!) { addCampaignRows(campaign_id: $id, rows: $rows) { ... on MutationAddCampaignRowsSuccess { data { stored kept } } } }`, { id, rows: rows() });
-    expect(re.addCampaignRows.data).toEqual({ stored: 0, kept: 3 });
+    const re = await call(t.key, `mutation ($id: ID!, $rows: [CampaignRowInput!]!) { addCampaignRows(campaign_id: $id, rows: $rows) { ... on MutationAddCampaignRowsSuccess { data { stored kept changed } } } }`, { id, rows: rows() });
+    expect(re.addCampaignRows.data).toEqual({ stored: 0, kept: 3, changed: 0 });
+    // Another file under the same name: its submitted rows are kept, and the change is reported.
+    const other = rows().map((r) => (r.row_number === 1 ? { ...r, cells: { ...r.cells, prompt: 'a blue sneaker' } } : r));
+    const diff = await call(t.key, `mutation ($id: ID!, $rows: [CampaignRowInput!]!) { addCampaignRows(campaign_id: $id, rows: $rows) { ... on MutationAddCampaignRowsSuccess { data { stored kept changed } } } }`, { id, rows: other });
+    expect(diff.addCampaignRows.data).toEqual({ stored: 0, kept: 3, changed: 1 });
     await call(t.key, `mutation ($id: ID!) { startCampaign(id: $id) { __typename } }`, { id });
     expect((await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow()).credits_used).toBe(23);
   }, 90_000);

@@ -9,6 +9,7 @@ import { addJob } from '../../repositories/jobs.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requireUuid } from '../ids.ts';
 import { paginated, type Paginated } from '../paging.ts';
+import { requestHash } from '../idempotency.ts';
 import type { RowChecker, RowInput } from './check.ts';
 
 export const RUN_CAMPAIGN = 'run_campaign';
@@ -86,7 +87,7 @@ export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storag
      * Stores checked rows; any bad row refuses the whole call (nothing bad is ever stored). Rows
      * already submitted are kept as they are: that is what makes a re-run continue, not repeat.
      */
-    async addRows(p: Principal, id: unknown, rows: readonly RowInput[]): Promise<{ stored: number; kept: number }> {
+    async addRows(p: Principal, id: unknown, rows: readonly RowInput[]): Promise<{ stored: number; kept: number; changed: number }> {
       const campaign = await load(p, id);
       const checked = await checker.check(p.teamId, rows);
       const bad = checked.filter((r) => !r.ok);
@@ -95,7 +96,7 @@ export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storag
         const problem = !first.ok ? first.problems[0] : undefined;
         throw new AppError('validation_error', `rows: ${bad.length} invalid (row ${first.row_number} ${problem?.field}: ${problem?.message}); check them first`);
       }
-      if (!checked.length) return { stored: 0, kept: 0 };
+      if (!checked.length) return { stored: 0, kept: 0, changed: 0 };
       const values = checked.map((r) => {
         if (!r.ok) throw new Error('unreachable');
         return { campaign_id: campaign.id, row_number: r.row_number, row_key: r.row_key, type: r.type, body: JSON.stringify(r.body), credits: r.credits };
@@ -114,7 +115,21 @@ export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storag
         )
         .returning('row_number')
         .execute();
-      return { stored: written.length, kept: checked.length - written.length };
+      const writtenRows = new Set(written.map((w) => w.row_number));
+      const keptValues = values.filter((v) => !writtenRows.has(v.row_number));
+      // A kept row whose cells now say something else: most likely another file run under the same name.
+      let changed = 0;
+      if (keptValues.length) {
+        const stored = await db
+          .selectFrom('campaign_rows')
+          .select(['row_number', 'type', 'body'])
+          .where('campaign_id', '=', campaign.id)
+          .where('row_number', 'in', keptValues.map((v) => v.row_number))
+          .execute();
+        const byNumber = new Map(stored.map((r) => [r.row_number, requestHash({ type: r.type, body: r.body }).toString('hex')]));
+        changed = keptValues.filter((v) => byNumber.get(v.row_number) !== requestHash({ type: v.type, body: JSON.parse(v.body) }).toString('hex')).length;
+      }
+      return { stored: written.length, kept: keptValues.length, changed };
     },
 
     /**

@@ -70,10 +70,11 @@ const CheckedRowRef = builder.objectRef<CheckedRow>('CheckedCampaignRow').implem
   }),
 });
 
-const AddedRowsRef = builder.objectRef<{ stored: number; kept: number }>('AddedCampaignRows').implement({
+const AddedRowsRef = builder.objectRef<{ stored: number; kept: number; changed: number }>('AddedCampaignRows').implement({
   fields: (t) => ({
     stored: t.exposeInt('stored', { description: 'Rows written (new, or pending rows updated)' }),
     kept: t.exposeInt('kept', { description: 'Rows already submitted by an earlier run, left as they were' }),
+    changed: t.exposeInt('changed', { description: 'Kept rows whose cells differ from what was submitted (another file under the same name?)' }),
   }),
 });
 
