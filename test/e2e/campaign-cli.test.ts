@@ -396,3 +396,26 @@ describe('not enough credits', () => {
     expect(await creditsUsed(teamId)).toBe(0);
   });
 });
+
+describe('a row that fails', () => {
+  it('does not stop the others: they complete, it is refunded, the results say why, exit 1', async () => {
+    const { key, teamId } = await svc.team({ credits: 100 });
+    const file = await writeFile(
+      'one-fails.csv',
+      toCsv([
+        ['type', 'row_key', 'prompt', 'model', 'aspect_ratio'],
+        ['text-to-image', 'a', 'a blue mug', 'fast', '1:1'],
+        ['text-to-image', 'b', 'this one breaks [[fail]]', 'fast', '1:1'],
+        ['text-to-image', 'c', 'a green mug', 'fast', '1:1'],
+      ]),
+    );
+    const r = await campaign([file, '--name', 'one fails'], key, { timeoutMs: 60_000 });
+    expect(r.code, show(r)).toBe(1);
+    expect(r.stdout).toMatch(/^finished: 2 completed, 1 failed; 2 credits spent$/m);
+    const results = parse(await fs.readFile(file.replace(/\.csv$/, '.results.csv')), { columns: true }) as Record<string, string>[];
+    expect(results.map((x) => [x.row_key, x.status, x.credits])).toEqual([['a', 'completed', '1'], ['b', 'failed', '0'], ['c', 'completed', '1']]);
+    expect(results[1]!.error).not.toBe('');
+    expect(results[1]!.result_url).toBe('');
+    expect(await creditsUsed(teamId)).toBe(2);
+  }, 70_000);
+});

@@ -15,16 +15,9 @@ export interface CheckedRow {
   problems: { field: string; message: string }[];
 }
 
-export interface CampaignCounts {
-  total: number;
-  pending: number;
-  submitted: number;
-  processing: number;
-  completed: number;
-  failed: number;
-  credits_estimate: number;
-  credits_spent: number;
-}
+// The server's own shape of the counts, as the campaign query answers them.
+export type { CampaignCounts } from '../../repositories/campaigns.ts';
+import type { CampaignCounts } from '../../repositories/campaigns.ts';
 
 export interface CampaignState {
   id: string;
