@@ -34,7 +34,8 @@ export function createCampaignRunner(
           ? await voiceovers.textToSpeech(p, row.body, idem)
           : await creator.create(p, row.type as GenerationOperation, row.body, idem);
     } catch (e) {
-      if (!(e instanceof AppError) || e.status === 500) throw e;
+      // A 409 is another runner holding this row's key right now: retry later rather than fail the row.
+      if (!(e instanceof AppError) || e.status === 500 || e.code === 'conflict') throw e;
       outcome = { status: e.status, body: e.toBody(), replayed: false };
     }
     const ok = outcome.status >= 200 && outcome.status < 300;
