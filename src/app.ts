@@ -19,7 +19,8 @@ import { createTemplateService } from './services/templates.ts';
 import { createWebhookService } from './services/webhooks.ts';
 import { createVoiceService, seedVoices } from './services/voices.ts';
 import { createVoiceoverService } from './services/voiceovers.ts';
-import { createLocalSpeechEngine, type SpeechEngine } from './engines/speech/engine.ts';
+import type { SpeechEngine } from './engines/speech/engine.ts';
+import { createSpeechEngine } from './engines/speech/select.ts';
 import { createAdLibraryReader } from './services/ad-library/read.ts';
 import { createAdLibraryScraper } from './services/ad-library/scrape.ts';
 import { createCampaignService } from './services/campaigns/campaigns.ts';
@@ -33,7 +34,7 @@ export interface App extends Deps {
 }
 
 function buildServices(deps: Deps) {
-  const speech: SpeechEngine = createLocalSpeechEngine({ timeoutMs: deps.config.speechTimeoutSeconds * 1000 });
+  const speech: SpeechEngine = createSpeechEngine(deps.config);
   const voices = createVoiceService(deps, speech);
   return {
     voices,

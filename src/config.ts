@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { VOICES } from './domain/catalogue/voices.ts';
 
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
@@ -39,6 +40,12 @@ const envSchema = z.object({
   MAX_INPUT_VIDEO_MB: z.coerce.number().int().min(1).max(10_000).default(200),
   SPEECH_TIMEOUT_SECONDS: z.coerce.number().min(0.001).max(3600).default(120),
   SPEECH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
+  SPEECH_ENGINE: z.enum(['local', 'elevenlabs']).default('local'),
+  ELEVENLABS_API_URL: z.string().url().default('https://api.elevenlabs.io'),
+  ELEVENLABS_API_KEY: z.string().optional(),
+  ELEVENLABS_VOICE_IDS: z.string().optional().transform(parseVoiceIds),
+  ELEVENLABS_MODEL: z.string().max(100).default('eleven_multilingual_v2'),
+  ELEVENLABS_STS_MODEL: z.string().max(100).default('eleven_multilingual_sts_v2'),
   AD_LIBRARY_SOURCE_URL: z.string().url().default('https://api.scrapecreators.com'),
   AD_LIBRARY_SOURCE_TOKEN: z.string().optional(),
   AD_LIBRARY_FRESH_HOURS: z.coerce.number().min(0).max(24 * 365).default(24),
@@ -86,6 +93,10 @@ export interface Config {
   speechTimeoutSeconds: number;
   /** Voiceovers made at once by one API process; more wait their turn. Default: the core count. */
   speechConcurrency: number;
+  /** Who makes voiceovers (and voice previews): eSpeak/ffmpeg here, or the ElevenLabs API. */
+  speech:
+    | { engine: 'local'; elevenlabs: undefined }
+    | { engine: 'elevenlabs'; elevenlabs: ElevenLabsConfig };
   adLibrary: {
     /** The ad source (src/adlibrary/meta-fields.ts says which format it speaks). */
     sourceUrl: string;
@@ -97,6 +108,18 @@ export interface Config {
     sourceBackoffMs: number;
     sourceMaxAttempts: number;
   };
+}
+
+export interface ElevenLabsConfig {
+  /** e.g. https://api.elevenlabs.io, or anything speaking the same API. */
+  apiUrl: string;
+  apiKey: string;
+  /** Catalogue voice UUID (lower case) -> the provider's voice id; an unmapped voice is refused. */
+  voiceIds: Readonly<Record<string, string>>;
+  /** Text-to-speech model when a request names none. */
+  model: string;
+  /** Speech-to-speech model (requests cannot name one). */
+  stsModel: string;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Config> {
@@ -121,6 +144,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       accessKeyId: e.S3_ACCESS_KEY_ID,
       secretAccessKey: e.S3_SECRET_ACCESS_KEY,
       forcePathStyle: e.S3_FORCE_PATH_STYLE,
+    };
+  }
+  let speech: Config['speech'] = { engine: 'local', elevenlabs: undefined };
+  if (e.SPEECH_ENGINE === 'elevenlabs') {
+    if (!e.ELEVENLABS_API_KEY) throw new Error('invalid configuration: SPEECH_ENGINE=elevenlabs needs ELEVENLABS_API_KEY');
+    speech = {
+      engine: 'elevenlabs',
+      elevenlabs: Object.freeze({
+        apiUrl: e.ELEVENLABS_API_URL,
+        apiKey: e.ELEVENLABS_API_KEY,
+        voiceIds: e.ELEVENLABS_VOICE_IDS,
+        model: e.ELEVENLABS_MODEL,
+        stsModel: e.ELEVENLABS_STS_MODEL,
+      }),
     };
   }
   return Object.freeze({
@@ -148,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     speechTimeoutSeconds: e.SPEECH_TIMEOUT_SECONDS,
     speechConcurrency: e.SPEECH_CONCURRENCY ?? os.availableParallelism(),
+    speech: Object.freeze(speech),
     adLibrary: Object.freeze({
       sourceUrl: e.AD_LIBRARY_SOURCE_URL,
       sourceToken: e.AD_LIBRARY_SOURCE_TOKEN,
@@ -158,6 +196,37 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       sourceMaxAttempts: e.AD_LIBRARY_SOURCE_MAX_ATTEMPTS,
     }),
   });
+}
+
+const CATALOGUE_IDS = new Set(VOICES.map((v) => v.id.toLowerCase()));
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** ElevenLabs voice ids are short alphanumeric strings; they go into a URL path. */
+const PROVIDER_VOICE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * ELEVENLABS_VOICE_IDS: `uuid=providerId,uuid=providerId` (spaces around entries ignored). Each
+ * uuid must be a catalogue voice and appear once; a malformed entry is a configuration error.
+ */
+function parseVoiceIds(raw: string | undefined, ctx: z.RefinementCtx<string | undefined>): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const eq = entry.indexOf('=');
+    const uuid = (eq < 0 ? entry : entry.slice(0, eq)).trim().toLowerCase();
+    const providerId = eq < 0 ? '' : entry.slice(eq + 1).trim();
+    const problem =
+      eq < 0 || !providerId ? `"${entry}" is not uuid=providerVoiceId`
+      : !UUID.test(uuid) ? `"${uuid}" is not a UUID`
+      : !CATALOGUE_IDS.has(uuid) ? `${uuid} is not a catalogue voice`
+      : !PROVIDER_VOICE_ID.test(providerId) ? `the provider voice id for ${uuid} must be letters, digits, "_" or "-"`
+      : uuid in out ? `${uuid} is mapped twice`
+      : undefined;
+    if (problem) {
+      ctx.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    }
+    out[uuid] = providerId;
+  }
+  return Object.freeze(out);
 }
 
 /** An exported-but-empty variable means "unset", as shells and .env files tend to produce. */

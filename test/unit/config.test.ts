@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { VOICES } from '../../src/domain/catalogue/voices.ts';
 
 const s3Env = { STORAGE: 's3', S3_BUCKET: 'media', S3_ACCESS_KEY_ID: 'AKIDEXAMPLE', S3_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI' };
 
@@ -215,5 +216,86 @@ describe('loadConfig result', () => {
       (config as { port: number }).port = 1;
     }).toThrow(TypeError);
     expect(config.port).toBe(8443);
+  });
+});
+
+describe('loadConfig speech engine', () => {
+  const emma = VOICES.find((v) => v.name === 'Emma')!.id;
+  const elevenlabs = { SPEECH_ENGINE: 'elevenlabs', ELEVENLABS_API_KEY: 'xi-secret-key' };
+
+  it('defaults to the local engine, without ElevenLabs settings, whatever ELEVENLABS_* say', () => {
+    expect(loadConfig({}).speech).toEqual({ engine: 'local', elevenlabs: undefined });
+    expect(loadConfig({ ELEVENLABS_API_KEY: 'k', ELEVENLABS_MODEL: 'm' }).speech.engine).toBe('local');
+  });
+
+  it('builds the ElevenLabs settings with their defaults', () => {
+    expect(loadConfig(elevenlabs).speech).toEqual({
+      engine: 'elevenlabs',
+      elevenlabs: {
+        apiUrl: 'https://api.elevenlabs.io',
+        apiKey: 'xi-secret-key',
+        voiceIds: {},
+        model: 'eleven_multilingual_v2',
+        stsModel: 'eleven_multilingual_sts_v2',
+      },
+    });
+  });
+
+  it('takes the URL, the models and the voice mapping when given', () => {
+    const speech = loadConfig({
+      ...elevenlabs,
+      ELEVENLABS_API_URL: 'http://127.0.0.1:9999/proxy',
+      ELEVENLABS_MODEL: 'eleven_turbo_v2_5',
+      ELEVENLABS_STS_MODEL: 'eleven_english_sts_v2',
+      ELEVENLABS_VOICE_IDS: `${emma}=EXAVITQu4vr4xnSDxMaL`,
+    }).speech;
+    expect(speech.elevenlabs).toEqual({
+      apiUrl: 'http://127.0.0.1:9999/proxy',
+      apiKey: 'xi-secret-key',
+      voiceIds: { [emma]: 'EXAVITQu4vr4xnSDxMaL' },
+      model: 'eleven_turbo_v2_5',
+      stsModel: 'eleven_english_sts_v2',
+    });
+  });
+
+  it('parses ELEVENLABS_VOICE_IDS: uuid=providerId pairs, spaces and empty entries ignored, UUIDs lower-cased', () => {
+    const james = VOICES.find((v) => v.name === 'James')!.id;
+    const ids = (value: string) => loadConfig({ ...elevenlabs, ELEVENLABS_VOICE_IDS: value }).speech.elevenlabs!.voiceIds;
+    expect(ids(`${emma}=EXAVITQu4vr4xnSDxMaL,${james}=pNInz6obpgDQGcFmaJgB`)).toEqual({ [emma]: 'EXAVITQu4vr4xnSDxMaL', [james]: 'pNInz6obpgDQGcFmaJgB' });
+    expect(ids(` ${emma.toUpperCase()} = EXAVITQu4vr4xnSDxMaL , ,${james}=pNInz6obpgDQGcFmaJgB, `)).toEqual({ [emma]: 'EXAVITQu4vr4xnSDxMaL', [james]: 'pNInz6obpgDQGcFmaJgB' });
+    expect(Object.isFrozen(ids(`${emma}=x`))).toBe(true);
+  });
+
+  it.each([
+    ['no "="', `${emma}`, /is not uuid=providerVoiceId/],
+    ['no provider id', `${emma}=`, /is not uuid=providerVoiceId/],
+    ['not a UUID', 'emma=EXAVITQu4vr4xnSDxMaL', /"emma" is not a UUID/],
+    ['a UUID outside the catalogue', '00000000-0000-4000-8000-000000000000=abc', /00000000-0000-4000-8000-000000000000 is not a catalogue voice/],
+    ['a provider id with a slash', `${emma}=../v1/voices`, /must be letters, digits/],
+    ['the same voice twice', `${emma}=a,${emma.toUpperCase()}=b`, /is mapped twice/],
+  ])('refuses ELEVENLABS_VOICE_IDS with %s, naming the variable', (_what, value, message) => {
+    const text = configError({ ...elevenlabs, ELEVENLABS_VOICE_IDS: value });
+    expect(text).toMatch(/^\s*ELEVENLABS_VOICE_IDS:/m);
+    expect(text).toMatch(message);
+  });
+
+  it('refuses SPEECH_ENGINE=elevenlabs without ELEVENLABS_API_KEY (unset or empty)', () => {
+    expect(configError({ SPEECH_ENGINE: 'elevenlabs' })).toBe('invalid configuration: SPEECH_ENGINE=elevenlabs needs ELEVENLABS_API_KEY');
+    expect(configError({ SPEECH_ENGINE: 'elevenlabs', ELEVENLABS_API_KEY: '' })).toMatch(/SPEECH_ENGINE=elevenlabs needs ELEVENLABS_API_KEY/);
+  });
+
+  it('refuses an unknown SPEECH_ENGINE and an ELEVENLABS_API_URL that is not a URL, naming each', () => {
+    expect(configError({ SPEECH_ENGINE: 'polly' })).toMatch(/^\s*SPEECH_ENGINE:/m);
+    expect(configError({ ...elevenlabs, ELEVENLABS_API_URL: 'api.elevenlabs.io' })).toMatch(/^\s*ELEVENLABS_API_URL:/m);
+  });
+
+  it('never puts the API key in a configuration error', () => {
+    expect(configError({ ...elevenlabs, ELEVENLABS_VOICE_IDS: 'bad' })).not.toContain('xi-secret-key');
+  });
+
+  it('treats empty ELEVENLABS_* and SPEECH_ENGINE variables as unset', () => {
+    const empty = { SPEECH_ENGINE: '', ELEVENLABS_API_URL: '', ELEVENLABS_API_KEY: '', ELEVENLABS_VOICE_IDS: '', ELEVENLABS_MODEL: '', ELEVENLABS_STS_MODEL: '' };
+    expect(loadConfig(empty)).toEqual(loadConfig({}));
+    expect(loadConfig({ ...elevenlabs, ELEVENLABS_VOICE_IDS: '' }).speech.elevenlabs!.voiceIds).toEqual({});
   });
 });

@@ -1,0 +1,213 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { VOICES } from '../../src/domain/catalogue/voices.ts';
+import { EngineError } from '../../src/engines/engine.ts';
+import { createElevenLabsSpeechEngine, type ElevenLabsEngineOptions } from '../../src/engines/speech/elevenlabs.ts';
+import { freePort } from '../../src/net/ports.ts';
+import { STS_SECONDS, TTS_SECONDS, startElevenLabsFake, type ElevenLabsFake, type FakeFailure } from '../support/elevenlabs-fake.ts';
+import { wavSeconds } from '../support/wav.ts';
+
+const emma = VOICES.find((v) => v.name === 'Emma')!;
+const james = VOICES.find((v) => v.name === 'James')!;
+const olivia = VOICES.find((v) => v.name === 'Olivia')!; // left unmapped
+const KEY = 'xi-integration-key-5f0c2a9e7b41d3';
+const EMMA_PROVIDER = 'EXAVITQu4vr4xnSDxMaL';
+const JAMES_PROVIDER = 'pNInz6obpgDQGcFmaJgB';
+
+let fake: ElevenLabsFake;
+const signal = () => AbortSignal.timeout(20_000);
+
+const engineFor = (overrides: Partial<ElevenLabsEngineOptions> = {}) =>
+  createElevenLabsSpeechEngine({
+    baseUrl: fake.baseUrl,
+    apiKey: KEY,
+    voiceIds: { [emma.id]: EMMA_PROVIDER, [james.id]: JAMES_PROVIDER },
+    defaultModel: 'eleven_multilingual_v2',
+    stsModel: 'eleven_multilingual_sts_v2',
+    timeoutMs: 10_000,
+    allowPrivate: true,
+    ...overrides,
+  });
+
+/** The EngineError a call rejects with (failing the test if it resolves or throws anything else). */
+async function engineError(p: Promise<unknown>): Promise<EngineError> {
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(EngineError);
+  return e as EngineError;
+}
+
+beforeAll(async () => {
+  fake = await startElevenLabsFake({ apiKey: KEY, voices: [EMMA_PROVIDER, JAMES_PROVIDER] });
+});
+afterAll(async () => {
+  await fake?.close();
+});
+beforeEach(() => fake.reset());
+
+describe('text to speech', () => {
+  it('POSTs the documented request: path with the provider voice id, output_format, xi-api-key, JSON {text, model_id}', async () => {
+    const audio = await engineFor().textToSpeech({ text: 'Hello there.', voice: emma }, signal());
+    expect(fake.requests).toHaveLength(1);
+    const req = fake.requests[0]!;
+    expect(req.method).toBe('POST');
+    expect(req.path).toBe(`/v1/text-to-speech/${EMMA_PROVIDER}`);
+    expect(req.query).toEqual({ output_format: 'mp3_44100_128' });
+    expect(req.headers['xi-api-key']).toBe(KEY);
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.headers.accept).toBe('audio/mpeg');
+    expect(req.headers.authorization).toBeUndefined();
+    // The default model, and no voice_settings at all when none were given (the API refuses {}).
+    expect(req.json).toEqual({ text: 'Hello there.', model_id: 'eleven_multilingual_v2' });
+    expect(audio.mime).toBe('audio/mpeg');
+    expect(audio.bytes.equals(fake.audio.tts)).toBe(true);
+    expect(Math.abs(audio.durationSeconds - TTS_SECONDS)).toBeLessThan(0.1);
+  });
+
+  it('forwards the model and the two voice settings, nothing else', async () => {
+    await engineFor().textToSpeech(
+      { text: 'Settings.', voice: james, model: 'eleven_turbo_v2_5', settings: { stability: 0.25, similarity_boost: 0.9, ...{ style: 1 } } },
+      signal(),
+    );
+    const req = fake.requests[0]!;
+    expect(req.path).toBe(`/v1/text-to-speech/${JAMES_PROVIDER}`);
+    expect(req.json).toEqual({ text: 'Settings.', model_id: 'eleven_turbo_v2_5', voice_settings: { stability: 0.25, similarity_boost: 0.9 } });
+  });
+
+  it('sends only the settings that were given', async () => {
+    await engineFor().textToSpeech({ text: 'Half.', voice: emma, settings: { stability: 0 } }, signal());
+    expect(fake.requests[0]!.json).toEqual({ text: 'Half.', model_id: 'eleven_multilingual_v2', voice_settings: { stability: 0 } });
+    fake.reset();
+    await engineFor().textToSpeech({ text: 'None.', voice: emma, settings: {} }, signal());
+    expect(fake.requests[0]!.json).toEqual({ text: 'None.', model_id: 'eleven_multilingual_v2' });
+  });
+
+  it('keeps a path prefix of the base URL and tolerates a trailing slash', async () => {
+    await engineFor({ baseUrl: `${fake.baseUrl}/` }).textToSpeech({ text: 'Slash.', voice: emma }, signal());
+    expect(fake.requests[0]!.path).toBe(`/v1/text-to-speech/${EMMA_PROVIDER}`);
+    fake.reset();
+    await engineError(engineFor({ baseUrl: `${fake.baseUrl}/proxy` }).textToSpeech({ text: 'Prefix.', voice: emma }, signal()));
+    expect(fake.requests[0]!.path).toBe(`/proxy/v1/text-to-speech/${EMMA_PROVIDER}`);
+  });
+});
+
+describe('speech to speech', () => {
+  const source = wavSeconds(1.5);
+
+  it('POSTs multipart/form-data: the recording as the `audio` file, model_id, voice_settings as a JSON string', async () => {
+    const audio = await engineFor().speechToSpeech({ input: source, voice: emma, settings: { stability: 0.3, similarity_boost: 0.8 } }, signal());
+    expect(fake.requests).toHaveLength(1);
+    const req = fake.requests[0]!;
+    expect(req.method).toBe('POST');
+    expect(req.path).toBe(`/v1/speech-to-speech/${EMMA_PROVIDER}`);
+    expect(req.query).toEqual({ output_format: 'mp3_44100_128' });
+    expect(req.headers['xi-api-key']).toBe(KEY);
+    expect(req.headers['content-type']).toMatch(/^multipart\/form-data; boundary=\S+$/);
+    expect(Number(req.headers['content-length'])).toBe(req.raw.length);
+    expect(req.parts!.map((p) => p.name)).toEqual(['audio', 'model_id', 'voice_settings']);
+    const [file, model, settings] = req.parts!;
+    expect(Buffer.isBuffer(file!.value) && file!.value.equals(source)).toBe(true);
+    expect(file!.filename).toBe('audio.wav');
+    expect(file!.contentType).toBe('audio/wav');
+    expect(model!.value).toBe('eleven_multilingual_sts_v2');
+    expect(model!.filename).toBeUndefined();
+    expect(typeof settings!.value).toBe('string');
+    expect(JSON.parse(settings!.value as string)).toEqual({ stability: 0.3, similarity_boost: 0.8 });
+    expect(audio.bytes.equals(fake.audio.sts)).toBe(true);
+    expect(audio.mime).toBe('audio/mpeg');
+    expect(Math.abs(audio.durationSeconds - STS_SECONDS)).toBeLessThan(0.1);
+  });
+
+  it('leaves voice_settings out when none were given; an unrecognised recording goes as application/octet-stream', async () => {
+    const odd = Buffer.concat([Buffer.from([0, 1, 2, 3]), source]);
+    await engineFor({ stsModel: 'eleven_english_sts_v2' }).speechToSpeech({ input: odd, voice: james }, signal());
+    const req = fake.requests[0]!;
+    expect(req.path).toBe(`/v1/speech-to-speech/${JAMES_PROVIDER}`);
+    expect(req.parts!.map((p) => [p.name, p.name === 'audio' ? p.contentType : p.value])).toEqual([
+      ['audio', 'application/octet-stream'],
+      ['model_id', 'eleven_english_sts_v2'],
+    ]);
+  });
+});
+
+describe('voice mapping', () => {
+  it('refuses a catalogue voice without a provider voice id, naming it, without calling the provider', async () => {
+    for (const call of [
+      (e: ReturnType<typeof engineFor>) => e.textToSpeech({ text: 'Hi.', voice: olivia }, signal()),
+      (e: ReturnType<typeof engineFor>) => e.speechToSpeech({ input: wavSeconds(1), voice: olivia }, signal()),
+    ]) {
+      const e = await engineError(call(engineFor()));
+      expect(e.transient).toBe(false);
+      expect(e.message).toBe(`the voice Olivia (${olivia.id}) is not available from the voice provider`);
+    }
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('matches the catalogue id whatever its case', async () => {
+    await engineFor().textToSpeech({ text: 'Case.', voice: { ...emma, id: emma.id.toUpperCase() } }, signal());
+    expect(fake.requests[0]!.path).toBe(`/v1/text-to-speech/${EMMA_PROVIDER}`);
+  });
+});
+
+describe('failures', () => {
+  const cases: [FakeFailure, boolean, RegExp][] = [
+    [500, true, /^the voice provider failed \(HTTP 500\)$/],
+    [503, true, /^the voice provider failed \(HTTP 503\)$/],
+    [429, true, /^the voice provider is rate-limiting requests \(HTTP 429: too_many_concurrent_requests\); try again later$/],
+    [401, false, /^the voice provider refused the request \(HTTP 401: invalid_api_key: Invalid API key: \[redacted\]\)$/],
+    [404, false, /^the voice provider refused the request \(HTTP 404: voice_not_found: A voice with the voice_id nope was not found\.\)$/],
+    [422, false, /^the voice provider refused the request \(HTTP 422: text: Field required\)$/],
+    ['not-audio', false, /^the voice provider answered with something that is not MP3 audio$/],
+  ];
+  for (const [kind, transient, message] of cases) {
+    it(`${kind}: ${transient ? 'transient' : 'permanent'}, with a message that never holds the key`, async () => {
+      for (const call of ['tts', 'sts'] as const) {
+        fake.control.fail = { with: kind, times: 1 };
+        const engine = engineFor();
+        const e = await engineError(
+          call === 'tts' ? engine.textToSpeech({ text: 'Fail.', voice: emma }, signal()) : engine.speechToSpeech({ input: wavSeconds(1), voice: emma }, signal()),
+        );
+        expect(e.transient).toBe(transient);
+        expect(e.message).toMatch(message);
+        expect(e.message).not.toContain(KEY);
+      }
+    });
+  }
+
+  it('a wrong key: 401 with the echoed key redacted', async () => {
+    const e = await engineError(engineFor({ apiKey: 'xi-wrong-key-99999999' }).textToSpeech({ text: 'Key.', voice: emma }, signal()));
+    expect(e.transient).toBe(false);
+    expect(e.message).toBe('the voice provider refused the request (HTTP 401: invalid_api_key: Invalid API key: [redacted])');
+    expect(fake.requests[0]!.headers['xi-api-key']).toBe('xi-wrong-key-99999999');
+  });
+
+  it('an unreachable provider is transient', async () => {
+    const port = await freePort();
+    const e = await engineError(engineFor({ baseUrl: `http://127.0.0.1:${port}` }).textToSpeech({ text: 'Nobody.', voice: emma }, signal()));
+    expect(e.transient).toBe(true);
+    expect(e.message).toBe('the voice provider could not be reached');
+  });
+
+  it('a provider slower than timeoutMs is transient', async () => {
+    fake.control.delayMs = 2_000;
+    const e = await engineError(engineFor({ timeoutMs: 300 }).textToSpeech({ text: 'Slow.', voice: emma }, signal()));
+    expect(e.transient).toBe(true);
+    expect(e.message).toBe('the voice provider did not answer within 0.3 s');
+  });
+
+  it('refuses a provider on a private address unless allowed', async () => {
+    const e = await engineError(engineFor({ allowPrivate: false }).textToSpeech({ text: 'Private.', voice: emma }, signal()));
+    expect(e.transient).toBe(false);
+    expect(e.message).toBe('the voice provider is at a private or reserved address');
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it("rejects with the caller's own abort reason", async () => {
+    fake.control.delayMs = 2_000;
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    setTimeout(() => controller.abort(reason), 100);
+    await expect(engineFor().textToSpeech({ text: 'Abort.', voice: emma }, controller.signal)).rejects.toBe(reason);
+  });
+});
