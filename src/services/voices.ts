@@ -6,6 +6,7 @@ import { voicesQuery } from '../domain/voices.ts';
 import type { SpeechEngine } from '../engines/speech/engine.ts';
 import { findVoice, listVoices, upsertVoices } from '../repositories/voices.ts';
 import type { Deps } from './context.ts';
+import { isUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
 
 export interface Voice {
@@ -17,8 +18,6 @@ export interface Voice {
   style: string;
   preview_audio_url: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const catalogueVoice = (row: VoiceRow): CatalogueVoice => ({
   id: row.id,
@@ -61,7 +60,7 @@ export function createVoiceService({ db, storage, config }: Pick<Deps, 'db' | 's
 
     /** The catalogue voice a request names; a voice-provider id we do not have is 404. */
     async require(voiceId: string, field = 'voice_id'): Promise<CatalogueVoice> {
-      const row = UUID.test(voiceId) ? await findVoice(db, voiceId.toLowerCase()) : undefined;
+      const row = isUuid(voiceId) ? await findVoice(db, voiceId.toLowerCase()) : undefined;
       if (!row) throw new AppError('not_found', `Voice not found (${field})`);
       return catalogueVoice(row);
     },
