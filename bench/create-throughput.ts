@@ -584,7 +584,7 @@ async function main(): Promise<void> {
       // The proposal (bench/proposed-create.ts) behind the same HTTPS stack: (1) the one-statement
       // create; (2) the same with the key lookup and the create statement prepared, on a pool of
       // its own (same size) whose client names them.
-      const proposedApp: App = { ...app, services: { ...app.services, generationCreator: createOneStatementCreator(app) } };
+      const proposedApp: App = { ...app, services: { ...app.services, generationCreator: { ...app.services.generationCreator, ...createOneStatementCreator(app) } } };
       const proposed = await startHttpServer(proposedApp, { port: 0, host: '127.0.0.1' });
       servers.push(proposed);
       preparingPool = createPreparingPool(databaseUrl, poolSize);
@@ -596,7 +596,7 @@ async function main(): Promise<void> {
         services: {
           ...app.services,
           auth: createAuthService({ db: preparedDb }),
-          generationCreator: createOneStatementCreator({ db: preparedDb, config: app.config }),
+          generationCreator: { ...app.services.generationCreator, ...createOneStatementCreator({ db: preparedDb, config: app.config }) },
         },
       };
       const prepared = await startHttpServer(preparedApp, { port: 0, host: '127.0.0.1' });

@@ -77,53 +77,67 @@ export async function runIdempotent(
   work: (trx: Transaction<Database>) => Promise<Outcome>,
 ): Promise<RecordedOutcome> {
   if (!scope) return { ...(await db.transaction().execute(work)), replayed: false };
-  return db.transaction().execute(async (trx) => {
-    const lockKey = JSON.stringify([scope.teamId, scope.method, scope.path, scope.key]);
-    await sql.raw(`set local lock_timeout = ${IDEMPOTENCY_WAIT_MS}`).execute(trx);
-    try {
-      await sql`select pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
-    } catch (e) {
-      if ((e as { code?: string }).code === LOCK_NOT_AVAILABLE) {
-        throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
-      }
-      throw e;
-    }
-    await sql.raw('set local lock_timeout = 0').execute(trx);
-    const stored = await storedOutcome(trx, scope, hash);
-    if (stored) return stored;
+  return db.transaction().execute((trx) => runIdempotentIn(trx, scope, hash, work));
+}
 
-    await sql`savepoint idempotent_work`.execute(trx);
-    let outcome: Outcome;
-    try {
-      outcome = await work(trx);
-    } catch (e) {
-      if (!(e instanceof AppError) || !STORED_ERROR_STATUSES.has(e.status)) throw e;
-      await sql`rollback to savepoint idempotent_work`.execute(trx);
-      outcome = { status: e.status, body: e.toBody() };
+/**
+ * runIdempotent inside a transaction the caller owns (many creates in one commit). The work runs
+ * under a savepoint: an AppError it throws is rolled back to it, so the transaction stays usable
+ * for the next piece of work whether the error is stored (402, 404, 409) or rethrown.
+ */
+export async function runIdempotentIn(
+  trx: Transaction<Database>,
+  scope: IdempotencyScope,
+  hash: Buffer,
+  work: (trx: Transaction<Database>) => Promise<Outcome>,
+): Promise<RecordedOutcome> {
+  const lockKey = JSON.stringify([scope.teamId, scope.method, scope.path, scope.key]);
+  await sql.raw(`set local lock_timeout = ${IDEMPOTENCY_WAIT_MS}`).execute(trx);
+  try {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
+  } catch (e) {
+    if ((e as { code?: string }).code === LOCK_NOT_AVAILABLE) {
+      throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
     }
-    const row = {
-      team_id: scope.teamId,
-      method: scope.method,
-      path: scope.path,
-      key: scope.key,
-      request_hash: hash,
-      response_status: outcome.status,
-      response_body: outcome.body === undefined ? null : JSON.stringify(outcome.body),
-    };
-    await trx
-      .insertInto('idempotency_keys')
-      .values(row)
-      .onConflict((oc) =>
-        oc.columns(['team_id', 'method', 'path', 'key']).doUpdateSet({
-          request_hash: row.request_hash,
-          response_status: row.response_status,
-          response_body: row.response_body,
-          created_at: sql`now()`,
-        }),
-      )
-      .execute();
-    return { ...outcome, replayed: false };
-  });
+    throw e;
+  }
+  await sql.raw('set local lock_timeout = 0').execute(trx);
+  const stored = await storedOutcome(trx, scope, hash);
+  if (stored) return stored;
+
+  await sql`savepoint idempotent_work`.execute(trx);
+  let outcome: Outcome;
+  try {
+    outcome = await work(trx);
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    await sql`rollback to savepoint idempotent_work`.execute(trx);
+    if (!STORED_ERROR_STATUSES.has(e.status)) throw e;
+    outcome = { status: e.status, body: e.toBody() };
+  }
+  await sql`release savepoint idempotent_work`.execute(trx);
+  const row = {
+    team_id: scope.teamId,
+    method: scope.method,
+    path: scope.path,
+    key: scope.key,
+    request_hash: hash,
+    response_status: outcome.status,
+    response_body: outcome.body === undefined ? null : JSON.stringify(outcome.body),
+  };
+  await trx
+    .insertInto('idempotency_keys')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['team_id', 'method', 'path', 'key']).doUpdateSet({
+        request_hash: row.request_hash,
+        response_status: row.response_status,
+        response_body: row.response_body,
+        created_at: sql`now()`,
+      }),
+    )
+    .execute();
+  return { ...outcome, replayed: false };
 }
 
 /**

@@ -108,3 +108,27 @@ describe('a crash between a row\'s create and its recording', () => {
     expect(team.credits_used).toBe(3);
   });
 });
+
+describe('refusals inside a batch', () => {
+  it('fail only their own row: the rest of the batch commits, each refusal recorded with its reason', async () => {
+    const t = await svc.team({ credits: 5 });
+    const p = { teamId: t.teamId, keyId: t.keyId };
+    const c = await svc.app.services.campaigns.open(p, 'refusals');
+    const image = (n: number) => ({ row_number: n, cells: { type: 'text-to-image', prompt: `p${n}`, model: 'fast', aspect_ratio: '1:1' } });
+    await svc.app.services.campaigns.addRows(p, c.id, [image(2), image(3), image(4)]);
+    await svc.app.services.campaigns.start(p, c.id);
+    // Meanwhile the team spends 3 of its 5 credits elsewhere: only two rows can still be paid for.
+    for (const prompt of ['x', 'y', 'z']) {
+      expect((await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: { prompt, model: 'fast', aspect_ratio: '1:1' } })).status).toBe(202);
+    }
+    const runner = createCampaignRunner(svc.app, svc.app.services.generationCreator, svc.app.services.voiceovers);
+    await runner.run(c.id);
+    const rows = await svc.app.db.selectFrom('campaign_rows').select(['row_number', 'state', 'error']).where('campaign_id', '=', c.id).orderBy('row_number').execute();
+    expect(rows.map((r) => r.state)).toEqual(['submitted', 'submitted', 'failed']);
+    expect(rows[2]!.error).toMatch(/Not enough credits: this generation needs 1 credits and 0 are available/);
+    const team = await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow();
+    expect(team.credits_used).toBe(5);
+    const campaign = await svc.app.services.campaigns.get(p, c.id);
+    expect(campaign.counts).toMatchObject({ total: 3, submitted: 3, failed: 1, pending: 0 });
+  });
+});

@@ -3,6 +3,7 @@ import type { CampaignRowRow } from '../../db/types.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import { notifyCampaignChanged } from '../../repositories/campaigns.ts';
+import type { Db } from '../../db/pool.ts';
 import type { Deps, Principal } from '../context.ts';
 import type { GenerationCreator } from '../generations/create.ts';
 import type { RecordedOutcome } from '../idempotency.ts';
@@ -10,42 +11,36 @@ import type { VoiceoverService } from '../voiceovers.ts';
 
 /** Rows read per round; each round ends with a progress notice. */
 const BATCH = 50;
-/** Creates in flight at once: each is a short transaction, voiceovers a few hundred ms of CPU. */
+/** Voiceovers made at once: each is a few hundred ms of CPU. */
 const CONCURRENCY = 4;
 
 const errorOf = (outcome: RecordedOutcome) => (outcome.body as { error?: { message?: string } } | undefined)?.error?.message ?? `answered ${outcome.status}`;
 
 export function createCampaignRunner(
   { db, log }: Pick<Deps, 'db' | 'log'>,
-  creator: Pick<GenerationCreator, 'create'>,
+  creator: Pick<GenerationCreator, 'createIn'>,
   voiceovers: Pick<VoiceoverService, 'textToSpeech'>,
 ) {
-  /**
-   * One row through the same service as its endpoint, under the Idempotency-Key campaign id + row
-   * number: a crash between the create and recording it here, or a second runner, replays the
-   * first create instead of charging again. A refused row (402, 404...) is recorded and the rest go on.
-   */
-  async function submit(p: Principal, row: CampaignRowRow): Promise<void> {
-    const idem = { key: `campaign:${row.campaign_id}:${row.row_number}`, method: 'POST', path: `campaign:${row.type}` };
-    let outcome: RecordedOutcome;
-    try {
-      outcome =
-        row.type === 'text-to-speech'
-          ? await voiceovers.textToSpeech(p, row.body, idem)
-          : await creator.create(p, row.type as GenerationOperation, row.body, idem);
-    } catch (e) {
-      // A 409 is another runner holding this row's key right now: retry later rather than fail the row.
-      if (!(e instanceof AppError) || e.status === 500 || e.code === 'conflict') throw e;
-      outcome = { status: e.status, body: e.toBody(), replayed: false };
-    }
+  const idemOf = (row: CampaignRowRow) => ({ key: `campaign:${row.campaign_id}:${row.row_number}`, method: 'POST', path: `campaign:${row.type}` });
+
+  /** A refused create (402, 404, 400...) is the row's failure; anything else is the job's, and it retries. */
+  const refusal = (e: unknown): RecordedOutcome => {
+    // A 409 is another runner holding this row's key right now: retry later rather than fail the row.
+    if (!(e instanceof AppError) || e.status === 500 || e.code === 'conflict') throw e;
+    return { status: e.status, body: e.toBody(), replayed: false };
+  };
+
+  function recordOutcome(trx: Db, row: CampaignRowRow, outcome: RecordedOutcome) {
     const ok = outcome.status >= 200 && outcome.status < 300;
-    const id = ok ? ((outcome.body as { generation_id?: string; id?: string }).generation_id ?? (outcome.body as { id?: string }).id ?? null) : null;
-    await db
+    const body = outcome.body as { generation_id?: string; id?: string } | undefined;
+    const id = ok ? (body?.generation_id ?? body?.id ?? null) : null;
+    const tts = row.type === 'text-to-speech';
+    return trx
       .updateTable('campaign_rows')
       .set({
         state: ok ? 'submitted' : 'failed',
-        generation_id: ok && row.type !== 'text-to-speech' ? id : null,
-        voiceover_id: ok && row.type === 'text-to-speech' ? id : null,
+        generation_id: ok && !tts ? id : null,
+        voiceover_id: ok && tts ? id : null,
         error: ok ? null : errorOf(outcome),
         updated_at: new Date(),
       })
@@ -53,6 +48,28 @@ export function createCampaignRunner(
       .where('row_number', '=', row.row_number)
       .where('state', '=', 'pending')
       .execute();
+  }
+
+  /**
+   * Generation rows go through the same create as their endpoint, each under the Idempotency-Key
+   * campaign id + row number, all of a batch in one transaction with their row updates: the team's
+   * row lock is taken once per batch instead of once per row, and a crash leaves either the whole
+   * batch done or none of it (a second runner replays rather than charging again).
+   */
+  async function submitGenerations(p: Principal, rows: CampaignRowRow[]): Promise<void> {
+    if (!rows.length) return;
+    await db.transaction().execute(async (trx) => {
+      for (const row of rows) {
+        const outcome = await creator.createIn(trx, p, row.type as GenerationOperation, row.body, idemOf(row)).catch(refusal);
+        await recordOutcome(trx, row, outcome);
+      }
+    });
+  }
+
+  /** Text-to-speech rows are voiceovers, made synchronously (seconds of engine work): one at a time each. */
+  async function submitVoiceover(p: Principal, row: CampaignRowRow): Promise<void> {
+    const outcome = await voiceovers.textToSpeech(p, row.body, idemOf(row)).catch(refusal);
+    await recordOutcome(db, row, outcome);
   }
 
   return {
@@ -73,7 +90,11 @@ export function createCampaignRunner(
           .limit(BATCH)
           .execute();
         if (!rows.length) break;
-        await Promise.all(rows.map((r) => limit(() => submit(p, r))));
+        const speech = rows.filter((r) => r.type === 'text-to-speech');
+        await Promise.all([
+          submitGenerations(p, rows.filter((r) => r.type !== 'text-to-speech')),
+          ...speech.map((r) => limit(() => submitVoiceover(p, r))),
+        ]);
         after = rows.at(-1)!.row_number;
         await notifyCampaignChanged(db, campaign);
       }

@@ -6,48 +6,59 @@ import { insertGeneration, linkGeneration } from '../../repositories/generations
 import { addJob } from '../../repositories/jobs.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
 import type { Deps, Principal } from '../context.ts';
-import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from '../idempotency.ts';
+import { requestHash, runIdempotent, runIdempotentIn, type IdempotencyRequest, type Outcome, type RecordedOutcome } from '../idempotency.ts';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/types.ts';
 import { OPERATIONS } from './operations.ts';
 
 export const RUN_GENERATION = 'run_generation';
 
 export function createGenerationCreator({ db, config }: Pick<Deps, 'db' | 'config'>) {
+  /** Check ids, price, debit, record the generation and its links, queue its job: one piece of a transaction. */
+  async function work(trx: Transaction<Database>, p: Principal, operation: GenerationOperation, params: unknown): Promise<Outcome> {
+    const spec = OPERATIONS[operation];
+    const r = await spec.resolve(trx, p.teamId, params);
+    const debit = await debitCredits(trx, p.teamId, r.credits);
+    if (!debit.ok) {
+      throw new AppError(
+        'insufficient_credits',
+        `Not enough credits: this generation needs ${r.credits} credits and ${debit.available} are available`,
+      );
+    }
+    const g = await insertGeneration(trx, {
+      team_id: p.teamId,
+      api_key_id: p.keyId,
+      operation,
+      type: r.type,
+      kind: spec.kind,
+      params: JSON.stringify(r.params),
+      credits: r.credits,
+      error: null,
+      source_generation_id: r.sourceGenerationId ?? null,
+      completed_at: null,
+      deadline_at: new Date(Date.now() + config.generationTimeoutSeconds * 1000),
+    });
+    await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: r.credits, subject_type: 'generation', subject_id: g.id });
+    await linkGeneration(trx, g.id, r.productIds, r.avatarIds);
+    await addJob(trx, RUN_GENERATION, { generation_id: g.id }, { maxAttempts: config.generationMaxAttempts, jobKey: `generation:${g.id}` });
+    return { status: 202, body: { generation_id: g.id, type: r.type, status: 'processing' } };
+  }
+
   return {
     /**
      * One transaction: check ids, price, debit, record the generation and its links, queue its
      * job, and store the response under the Idempotency-Key. Bad input fails before any of it.
      */
     async create(p: Principal, operation: GenerationOperation, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
-      const spec = OPERATIONS[operation];
-      const params = parseInput(spec.schema, body ?? undefined);
+      const params = parseInput(OPERATIONS[operation].schema, body ?? undefined);
       const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
-      return runIdempotent(db, scope, requestHash(body), async (trx) => {
-        const r = await spec.resolve(trx, p.teamId, params);
-        const debit = await debitCredits(trx, p.teamId, r.credits);
-        if (!debit.ok) {
-          throw new AppError(
-            'insufficient_credits',
-            `Not enough credits: this generation needs ${r.credits} credits and ${debit.available} are available`,
-          );
-        }
-        const g = await insertGeneration(trx, {
-          team_id: p.teamId,
-          api_key_id: p.keyId,
-          operation,
-          type: r.type,
-          kind: spec.kind,
-          params: JSON.stringify(r.params),
-          credits: r.credits,
-          error: null,
-          source_generation_id: r.sourceGenerationId ?? null,
-          completed_at: null,
-          deadline_at: new Date(Date.now() + config.generationTimeoutSeconds * 1000),
-        });
-        await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: r.credits, subject_type: 'generation', subject_id: g.id });
-        await linkGeneration(trx, g.id, r.productIds, r.avatarIds);
-        await addJob(trx, RUN_GENERATION, { generation_id: g.id }, { maxAttempts: config.generationMaxAttempts, jobKey: `generation:${g.id}` });
-        return { status: 202, body: { generation_id: g.id, type: r.type, status: 'processing' } };
-      });
+      return runIdempotent(db, scope, requestHash(body), (trx) => work(trx, p, operation, params));
+    },
+
+    /** The same create inside the caller's transaction (a batch of campaign rows in one commit). */
+    async createIn(trx: Transaction<Database>, p: Principal, operation: GenerationOperation, body: unknown, idem: IdempotencyRequest): Promise<RecordedOutcome> {
+      const params = parseInput(OPERATIONS[operation].schema, body ?? undefined);
+      return runIdempotentIn(trx, { teamId: p.teamId, ...idem }, requestHash(body), (t) => work(t, p, operation, params));
     },
   };
 }
