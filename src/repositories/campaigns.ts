@@ -37,6 +37,11 @@ export async function campaignCounts(db: Db, campaignId: string): Promise<Campai
   return rows[0]!;
 }
 
+export async function countRows(db: Db, campaignId: string): Promise<number> {
+  const r = await db.selectFrom('campaign_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', campaignId).executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
 export interface CampaignRowResult {
   row_number: number;
   row_key: string | null;

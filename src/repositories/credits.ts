@@ -18,12 +18,17 @@ export async function debitCredits(
     .returning('id')
     .executeTakeFirst();
   if (row) return { ok: true };
+  return { ok: false, available: await availableCredits(db, teamId) };
+}
+
+/** What the team can still spend this period (never below zero). */
+export async function availableCredits(db: Db, teamId: string): Promise<number> {
   const team = await db
     .selectFrom('teams')
     .select(sql<number>`credits_limit - credits_used`.as('available'))
     .where('id', '=', teamId)
     .executeTakeFirst();
-  return { ok: false, available: Math.max(0, team?.available ?? 0) };
+  return Math.max(0, Number(team?.available ?? 0));
 }
 
 /** Gives credits back; never below zero, in case a new billing period started in between. */

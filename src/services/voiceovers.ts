@@ -10,7 +10,7 @@ import type { SpeechAudio } from '../engines/speech/mp3.ts';
 import type { SpeechEngine } from '../engines/speech/engine.ts';
 import { audioDuration } from '../engines/speech/voice-change.ts';
 import { download, downloadErrorToAppError } from '../net/download.ts';
-import { debitCredits } from '../repositories/credits.ts';
+import { availableCredits, debitCredits } from '../repositories/credits.ts';
 import { appendLedger } from '../repositories/ledger.ts';
 import { findTeamVoiceover, insertVoiceover } from '../repositories/voiceovers.ts';
 import type { VoiceoverRow, VoiceoversTable } from '../db/types.ts';
@@ -94,14 +94,10 @@ export function createVoiceoverService(
   ): Promise<RecordedOutcome> {
     const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
     const hash = requestHash(body);
-    const available = await db
-      .selectFrom('teams')
-      .select((eb) => eb('credits_limit', '-', eb.ref('credits_used')).as('available'))
-      .where('id', '=', p.teamId)
-      .executeTakeFirstOrThrow();
-    if (Number(available.available) < credits) {
+    const available = await availableCredits(db, p.teamId);
+    if (available < credits) {
       // Refused before any engine work; stored like every 402 (DESIGN decision 2).
-      return present(await runIdempotent(db, scope, hash, async () => { throw insufficient(credits, Math.max(0, Number(available.available))); }));
+      return present(await runIdempotent(db, scope, hash, async () => { throw insufficient(credits, available); }));
     }
     const audio = await make();
     const id = randomUUID();

@@ -4,7 +4,8 @@ import type { CampaignRow } from '../../db/types.ts';
 import { AppError } from '../../domain/errors.ts';
 import { pageQuery } from '../../domain/inputs.ts';
 import { parseInput } from '../../domain/validate.ts';
-import { campaignCounts, campaignRows, notifyCampaignChanged, type CampaignCounts } from '../../repositories/campaigns.ts';
+import { campaignCounts, campaignRows, countRows, notifyCampaignChanged, type CampaignCounts } from '../../repositories/campaigns.ts';
+import { availableCredits } from '../../repositories/credits.ts';
 import { addJob } from '../../repositories/jobs.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requireUuid } from '../ids.ts';
@@ -146,11 +147,9 @@ export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storag
           .where('campaign_id', '=', c.id)
           .where('state', '=', 'pending')
           .executeTakeFirstOrThrow();
-        const total = await trx.selectFrom('campaign_rows').select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', c.id).executeTakeFirstOrThrow();
-        if (Number(total.n) === 0) throw new AppError('validation_error', 'The campaign has no rows to run');
+        if ((await countRows(trx, c.id)) === 0) throw new AppError('validation_error', 'The campaign has no rows to run');
         if (Number(need.rows) === 0) return c;
-        const team = await trx.selectFrom('teams').select(['credits_limit', 'credits_used']).where('id', '=', p.teamId).executeTakeFirstOrThrow();
-        const available = Math.max(0, team.credits_limit - team.credits_used);
+        const available = await availableCredits(trx, p.teamId);
         if (Number(need.credits) > available) {
           throw new AppError('insufficient_credits', `Not enough credits: the campaign's ${need.rows} rows to run need ${need.credits} credits and ${available} are available`);
         }
@@ -170,7 +169,8 @@ export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storag
     async rows(p: Principal, id: unknown, query: unknown): Promise<Paginated<CampaignRowView>> {
       const campaign = await load(p, id);
       const page = parseInput(pageQuery, query ?? {});
-      const [rows, counts] = await Promise.all([campaignRows(db, campaign.id, page.limit, page.offset), campaignCounts(db, campaign.id)]);
+      // Only the total is needed here: a plain count, not the counts' join over every generation.
+      const [rows, total] = await Promise.all([campaignRows(db, campaign.id, page.limit, page.offset), countRows(db, campaign.id)]);
       const data = await Promise.all(
         rows.map(async (r): Promise<CampaignRowView> => ({
           row_number: r.row_number,
@@ -184,7 +184,7 @@ export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storag
           error: r.error ?? r.generation_error,
         })),
       );
-      return paginated(data, counts.total, page);
+      return paginated(data, total, page);
     },
   };
 }
