@@ -12,33 +12,21 @@ import { fileURLToPath } from 'node:url';
 import { run } from 'graphile-worker';
 import { stringify } from 'csv-stringify/sync';
 import { sql } from 'kysely';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { startHttpServer } from '../src/http/server.ts';
-import { loadTls } from '../src/http/tls.ts';
-import { createLogger } from '../src/log.ts';
-import { freePort } from '../src/net/ports.ts';
 import { RUN_CAMPAIGN } from '../src/services/campaigns/campaigns.ts';
 import { createCampaignRunner } from '../src/services/campaigns/runner.ts';
 import { runCampaign } from '../tasks/run-campaign.ts';
+import { startBenchService } from './support/service.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
 const CLI = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const NODE = process.execPath;
 
-const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-bench-campaign-'));
-await fs.chmod(dir, 0o755);
-const pgHandle = await startEmbeddedPostgres({ dir: path.join(dir, 'pg') });
+const svc = await startBenchService('campaign');
 try {
-  const port = await freePort();
-  const config = loadConfig({ DATABASE_URL: pgHandle.url('postgres'), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent' });
-  const app = await buildApp(config, createLogger('silent'));
-  const http = await startHttpServer(app);
+  const { app, http, dir } = svc;
   const caFile = path.join(dir, 'ca.pem');
-  await fs.writeFile(caFile, (await loadTls(config)).cert);
-  const team = await app.services.teams.createTeam({ name: 'bench', tier: 'pro', credits_limit: 100_000_000 });
-  const key = await app.services.teams.createKey(team.id);
+  await fs.writeFile(caFile, svc.cert);
+  const key = { key: svc.team.key };
 
   const csvFile = async (rows: number) => {
     const file = path.join(dir, `campaign-${rows}.csv`);
@@ -132,9 +120,6 @@ try {
   console.log(`  client peak RSS ${started.peakRssMb.toFixed(0)} MB; progress lines while submitting: ${progress.length}, largest gap ${gaps.length ? (Math.max(...gaps) / 1000).toFixed(1) : '-'} s`);
   console.log(`  generations ${g.rows[0]!.n}, credits ${g.rows[0]!.credits}`);
   await worker.stop();
-  await http.close();
-  await app.close();
 } finally {
-  await pgHandle.stop();
-  await fs.rm(dir, { recursive: true, force: true });
+  await svc.stop();
 }

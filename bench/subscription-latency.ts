@@ -2,42 +2,22 @@
 // transaction that ends it, as a worker does) to the GraphQL subscription event reaching a
 // graphql-ws client over TLS, through Postgres LISTEN/NOTIFY. Median and p99 over N events.
 // Knobs: BENCH_EVENTS (100).
-import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { startHttpServer } from '../src/http/server.ts';
-import { loadTls } from '../src/http/tls.ts';
-import { createLogger } from '../src/log.ts';
-import { freePort } from '../src/net/ports.ts';
+import { startBenchService } from './support/service.ts';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100);
-const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-bench-subs-'));
-await fs.chmod(dir, 0o755);
-const pgHandle = await startEmbeddedPostgres({ dir: path.join(dir, 'pg') });
-const port = await freePort();
-const config = loadConfig({
-  DATABASE_URL: pgHandle.url('postgres'),
-  DATA_DIR: path.join(dir, 'data'),
-  HOST: '127.0.0.1',
-  PORT: String(port),
-  LOG_LEVEL: 'silent',
-});
-const app = await buildApp(config, createLogger('silent'));
-const http = await startHttpServer(app);
-const tls = await loadTls(config);
-const team = await app.services.teams.createTeam({ name: 'bench', tier: 'pro', credits_limit: 1_000_000 });
-const key = await app.services.teams.createKey(team.id);
-const principal = { teamId: team.id, keyId: key.id };
+const svc = await startBenchService('subs');
+const { app, http } = svc;
+const team = { id: svc.team.id };
+const key = { key: svc.team.key };
+const principal = { teamId: svc.team.id, keyId: svc.team.keyId };
 
 class TrustingWebSocket extends WebSocket {
   constructor(address: string, protocols?: string | string[]) {
-    super(address, protocols, { ca: tls.cert });
+    super(address, protocols, { ca: svc.cert });
   }
 }
 const client = createClient({
@@ -78,10 +58,7 @@ try {
 } finally {
   unsubscribe();
   await client.dispose();
-  await http.close();
-  await app.close();
-  await pgHandle.stop();
-  await fs.rm(dir, { recursive: true, force: true });
+  await svc.stop();
 }
 
 delays.sort((a, b) => a - b);

@@ -1,34 +1,20 @@
 // `npm run bench:tts`: how long a synchronous POST /api/v1/voiceovers/text-to-speech of 250
 // characters takes end to end (HTTPS, key check, eSpeak NG in a child process, MP3 encode,
 // storage, debit), one call at a time. Median and p90 over N calls; knobs: BENCH_CALLS (30).
-import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { VOICES } from '../src/domain/catalogue/voices.ts';
-import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { startHttpServer } from '../src/http/server.ts';
-import { loadTls } from '../src/http/tls.ts';
-import { createLogger } from '../src/log.ts';
-import { freePort } from '../src/net/ports.ts';
+import { startBenchService } from './support/service.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 30);
 const TEXT = 'Meet the trail shoe built for long days outside. Light enough to forget, tough enough for rock and mud, and grippy on wet stone. Order today and get free returns for thirty days. Your next adventure starts with the right pair of shoes, so lace up!';
 
-const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-bench-tts-'));
-await fs.chmod(dir, 0o755);
-const pgHandle = await startEmbeddedPostgres({ dir: path.join(dir, 'pg') });
+const svc = await startBenchService('tts');
 try {
-  const port = await freePort();
-  const config = loadConfig({ DATABASE_URL: pgHandle.url('postgres'), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent' });
-  const app = await buildApp(config, createLogger('silent'));
-  const http = await startHttpServer(app);
-  const dispatcher = new Agent({ connect: { ca: (await loadTls(config)).cert } });
-  const team = await app.services.teams.createTeam({ name: 'bench', tier: 'pro', credits_limit: 1_000_000 });
-  const key = await app.services.teams.createKey(team.id);
+  const { http } = svc;
+  const dispatcher = new Agent({ connect: { ca: svc.cert } });
+  const key = { key: svc.team.key };
   const call = async (i: number) => {
     const t0 = performance.now();
     const res = await request(`https://127.0.0.1:${http.port}/api/v1/voiceovers/text-to-speech`, {
@@ -49,10 +35,7 @@ try {
   const audio = runs.map((r) => r.seconds).sort((a, b) => a - b);
   console.log(`text-to-speech, 250 characters, ${CALLS} sequential calls over ${VOICES.length} voices (${os.availableParallelism()} cores)`);
   console.log(`median ${at(0.5).toFixed(0)} ms, p90 ${at(0.9).toFixed(0)} ms, min ${ms[0]!.toFixed(0)} ms, max ${ms.at(-1)!.toFixed(0)} ms; median audio ${audio[Math.floor(audio.length / 2)]!.toFixed(1)} s`);
-  await http.close();
   await dispatcher.close();
-  await app.close();
 } finally {
-  await pgHandle.stop();
-  await fs.rm(dir, { recursive: true, force: true });
+  await svc.stop();
 }
