@@ -5,6 +5,7 @@ import { parseInput } from '../domain/validate.ts';
 import { voicesQuery } from '../domain/voices.ts';
 import type { SpeechEngine } from '../engines/speech/engine.ts';
 import { findVoice, listVoices, upsertVoices } from '../repositories/voices.ts';
+import type { Db } from '../db/pool.ts';
 import type { Deps } from './context.ts';
 import { isUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
@@ -32,6 +33,13 @@ export const catalogueVoice = (row: VoiceRow): CatalogueVoice => ({
 /** The public address of a voice's preview; the same for every team, so it needs no signature. */
 export const previewUrl = (publicBaseUrl: string, voiceId: string) => `${publicBaseUrl}/voice-previews/${voiceId}.mp3`;
 
+/** The catalogue voice a request names; a voice-provider id we do not have is 404. */
+export async function requireVoice(db: Db, voiceId: string, field = 'voice_id'): Promise<CatalogueVoice> {
+  const row = isUuid(voiceId) ? await findVoice(db, voiceId.toLowerCase()) : undefined;
+  if (!row) throw new AppError('not_found', `Voice not found (${field})`);
+  return catalogueVoice(row);
+}
+
 export async function seedVoices({ db }: Pick<Deps, 'db'>): Promise<void> {
   await upsertVoices(db, VOICES);
 }
@@ -58,16 +66,11 @@ export function createVoiceService({ db, storage, config }: Pick<Deps, 'db' | 's
       return paginated(page.rows.map(view), page.total, q);
     },
 
-    /** The catalogue voice a request names; a voice-provider id we do not have is 404. */
-    async require(voiceId: string, field = 'voice_id'): Promise<CatalogueVoice> {
-      const row = isUuid(voiceId) ? await findVoice(db, voiceId.toLowerCase()) : undefined;
-      if (!row) throw new AppError('not_found', `Voice not found (${field})`);
-      return catalogueVoice(row);
-    },
+    require: (voiceId: string, field = 'voice_id'): Promise<CatalogueVoice> => requireVoice(db, voiceId, field),
 
     /** The voice reading a short line in its own language: made once, then served from storage. */
     async preview(voiceId: string): Promise<Buffer> {
-      const voice = await this.require(voiceId, 'id');
+      const voice = await requireVoice(db, voiceId, 'id');
       const key = `voice-previews/${voice.id}.mp3`;
       const stored = await storage.get(key);
       if (stored) return stored.bytes;

@@ -15,8 +15,7 @@ import {
 import type { GenerationKind, GenerationOperation, GenerationType } from '../../domain/generation-types.ts';
 import { priceOf, scriptLength, talkingAvatarCreditsForAudio } from '../../domain/pricing.ts';
 import { findTeamVoiceover } from '../../repositories/voiceovers.ts';
-import { findVoice } from '../../repositories/voices.ts';
-import { isUuid } from '../ids.ts';
+import { requireVoice } from '../voices.ts';
 import { ownBrandAndProducts, requireAvatar } from './references.ts';
 
 /** What the create transaction needs once the ids in a request are checked against the database. */
@@ -59,8 +58,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
         const credits = vo.text !== null ? priceOf('talking-avatar', { scriptLength: scriptLength(vo.text) }) : talkingAvatarCreditsForAudio(vo.duration_seconds);
         return { type: 'talking-avatar', params: { ...rest, ...(vo.text !== null ? { script: vo.text } : {}), voice_id: vo.voice_id }, credits, ...links };
       }
-      const voice = isUuid(params.voice_id) ? await findVoice(db, params.voice_id.toLowerCase()) : undefined;
-      if (!voice) throw new AppError('not_found', 'Voice not found (voice_id)');
+      const voice = await requireVoice(db, params.voice_id);
       return {
         type: 'talking-avatar',
         params: { ...params, voice_id: voice.id },
