@@ -45,7 +45,3 @@ export function eventsOrTicks<T>(events: EventSubscription<T>, ms: number): () =
   };
 }
 
-/** For tests and code outside a transaction; inside one, use notifyScrapeChanged so it commits with the row. */
-export function publishScrapeEvent(bus: EventBus, event: ScrapeEvent): Promise<void> {
-  return bus.publish(SCRAPE_EVENTS_CHANNEL, { id: event.id, status: event.status });
-}

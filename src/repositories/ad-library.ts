@@ -92,14 +92,6 @@ export function upsertBrand(db: Db, b: SourceBrand, picture: { sourceUrl: string
     .executeTakeFirstOrThrow();
 }
 
-export function findBrandByPage(db: Db, metaPageId: string): Promise<AdLibraryBrandRow | undefined> {
-  return db.selectFrom('ad_library_brands').selectAll().where('meta_page_id', '=', metaPageId).executeTakeFirst();
-}
-
-export function findAdByArchiveId(db: Db, adArchiveId: string): Promise<AdLibraryAdRow | undefined> {
-  return db.selectFrom('ad_library_ads').selectAll().where('ad_archive_id', '=', adArchiveId).executeTakeFirst();
-}
-
 /** Inserts the ad or updates it in place (by ad_archive_id). */
 export async function upsertAd(db: Db, brandId: string, ad: SourceAd, media: AdLibraryMediaItem[]): Promise<void> {
   const values = {

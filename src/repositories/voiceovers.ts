@@ -10,7 +10,3 @@ export function findTeamVoiceover(db: Db, teamId: string, id: string): Promise<V
   return db.selectFrom('voiceovers').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
 }
 
-export function findVoiceoversByIds(db: Db, ids: readonly string[]): Promise<VoiceoverRow[]> {
-  if (!ids.length) return Promise.resolve([]);
-  return db.selectFrom('voiceovers').selectAll().where('id', 'in', ids).execute();
-}
