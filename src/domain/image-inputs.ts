@@ -142,8 +142,8 @@ export const imageEditInput = z
       .array(httpUrl, {
         error: (i) => (i.input === undefined ? 'is required' : 'must be an array of http(s) URLs'),
       })
-      .min(1, 'must list at least 1 URL')
-      .max(MAX_REFERENCE_IMAGES, `must list at most ${MAX_REFERENCE_IMAGES} URLs`),
+      // No cap here: the cap counts images from every source, so checkReferenceImageTotal names each count.
+      .min(1, 'must list at least 1 URL'),
     brand_id: optional(lowerUuid),
     product_ids: productIds,
   })

@@ -815,9 +815,9 @@ describe('imageEditInput', () => {
     });
   });
 
-  it('takes 1 to 5 reference URLs', () => {
+  it('takes 1 or more reference URLs, leaving the cap of 5 to the count over every source', () => {
     expect(parse(imageEditInput, { ...base, reference_image_urls: urls(5) }).reference_image_urls).toEqual(urls(5));
-    expectRefused(imageEditInput, { ...base, reference_image_urls: urls(6) }, 'reference_image_urls', 'must list at most 5 URLs');
+    expect(parse(imageEditInput, { ...base, reference_image_urls: urls(6) }).reference_image_urls).toEqual(urls(6));
     expectRefused(imageEditInput, { ...base, reference_image_urls: [] }, 'reference_image_urls', 'must list at least 1 URL');
     expectRefused(imageEditInput, { ...base, reference_image_urls: undefined }, 'reference_image_urls', 'is required');
     expectRefused(imageEditInput, { ...base, reference_image_urls: URL_A }, 'reference_image_urls', 'must be an array of http(s) URLs');
@@ -855,6 +855,12 @@ describe('checkReferenceImageTotal', () => {
     expect((e as AppError).status).toBe(400);
     expect((e as AppError).message).toBe(
       'reference images: 7 in total (4 from reference_image_urls, 2 from brand_id, 1 from product_ids); at most 5 are allowed',
+    );
+  });
+
+  it('names every source when the URLs alone pass 5', () => {
+    expect(() => checkReferenceImageTotal({ urls: 6, brand: 0, products: 0 })).toThrow(
+      'reference images: 6 in total (6 from reference_image_urls, 0 from brand_id, 0 from product_ids); at most 5 are allowed',
     );
   });
 

@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { CAMPAIGN_SCHEMAS, columnName, fieldOfNotFound, rowToRequest, zodProblems, type CampaignType, type RowProblem } from '../../domain/campaign-rows.ts';
 import { AppError } from '../../domain/errors.ts';
+import { MALFORMED_TEXT, malformedString } from '../../domain/validate.ts';
 import { TEXT_TO_SPEECH_CREDITS } from '../../domain/pricing.ts';
 import type { Db } from '../../db/pool.ts';
 import { OPERATIONS } from '../generations/operations.ts';
@@ -26,8 +27,10 @@ export const MAX_ROWS_PER_CALL = 500;
 export function createRowChecker(db: Db, voices: Pick<VoiceService, 'require'>) {
   async function checkOne(teamId: string, input: RowInput): Promise<CheckedRow> {
     const cells = Object.fromEntries(Object.entries(input.cells).map(([k, v]) => [columnName(k), typeof v === 'string' ? v : String(v ?? '')]));
-    const parsed = rowToRequest(cells);
     const n = input.row_number;
+    const malformed = malformedString(cells);
+    if (malformed) return { row_number: n, ok: false, type: null, row_key: null, problems: [{ field: String(malformed[0]), message: MALFORMED_TEXT }] };
+    const parsed = rowToRequest(cells);
     if (!parsed.ok) return { row_number: n, ok: false, type: parsed.type, row_key: parsed.rowKey, problems: parsed.problems };
     const result = CAMPAIGN_SCHEMAS[parsed.type].safeParse(parsed.body);
     if (!result.success) return { row_number: n, ok: false, type: parsed.type, row_key: parsed.rowKey, problems: zodProblems(result.error.issues) };
