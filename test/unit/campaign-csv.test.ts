@@ -141,6 +141,17 @@ describe('files that cannot be run (exit status 2, before any request)', () => {
     refused(await write('twice.csv', 'type,Prompt,prompt \nx,y,z\n'), /names column "prompt" twice \(columns B and C\)/));
   it('a file that is not UTF-8 (Excel\'s plain "CSV" in Windows-1252)', async () =>
     refused(await write('latin1.csv', Buffer.from('type,prompt\ntext-to-image,cr\xe8me br\xfbl\xe9e\n', 'latin1')), /not UTF-8 text.*CSV UTF-8/));
+  it('names the offset of the first byte that is not UTF-8, not the start of the chunk holding it', async () => {
+    const early = Buffer.concat([Buffer.from('type,prompt\ntext-to-image,cr'), Buffer.from([0xe8]), Buffer.from('me\n')]);
+    await refused(await write('latin1-early.csv', early), /invalid bytes at byte 28\)/);
+    // Past the first read chunk (64 KiB), after a character cut by the chunk boundary.
+    const filler = `text-to-image,${'é'.repeat(40_000)}\n`;
+    const prefix = Buffer.from(`type,prompt\n${filler}text-to-image,ok `);
+    const late = Buffer.concat([prefix, Buffer.from([0xff]), Buffer.from(' more\n')]);
+    await refused(await write('latin1-late.csv', late), new RegExp(`invalid bytes at byte ${prefix.length}\\)`));
+    const whole = Buffer.from('type,prompt\ntext-to-image,x\n');
+    await refused(await write('cut-at-end.csv', Buffer.concat([whole, Buffer.from([0xe2, 0x82])])), new RegExp(`invalid bytes at byte ${whole.length}\\)`));
+  });
   it('an unclosed quote', async () => refused(await write('unclosed.csv', 'type,prompt\ntext-to-image,"never closed\n'), /not valid CSV/));
 });
 
@@ -236,6 +247,22 @@ describe('the results file', () => {
     expect(written[4]!.at(-1)).toBe('line one\nline two; "quoted"');
     // No temporary file is left behind.
     expect((await fs.readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('quotes a cell holding a bare LF in a CRLF file (as European Excel writes it), so strict readers keep the row whole', async () => {
+    const file = await write('excel-lf-in-cell.csv', '\ufefftype;script;voice_id\r\ntext-to-speech;line one\nline two;v\r\ntext-to-speech;cr\ronly;v\r\n');
+    const csv = await openCsv(file);
+    const out = path.join(dir, 'excel-lf-in-cell.results.csv');
+    await writeResults(csv, out, server([2, 3].map((n) => ({ row_number: n, error: n === 3 ? 'a\nb' : null }))));
+    const text = (await fs.readFile(out)).toString('utf8');
+    expect(text).toContain('"line one\nline two"');
+    expect(text).toContain('"cr\ronly"');
+    // Strict, as Excel and Python's csv read: any line end ends an unquoted record, and every record has the header's width.
+    const strict = parse(text, { bom: true, delimiter: ';', record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: false }) as string[][];
+    expect(strict).toHaveLength(3);
+    expect(strict[1]!.slice(0, 3)).toEqual(['text-to-speech', 'line one\nline two', 'v']);
+    expect(strict[2]!.slice(0, 3)).toEqual(['text-to-speech', 'cr\ronly', 'v']);
+    expect(strict[2]!.at(-1)).toBe('a\nb');
   });
 
   it('UTF-16 input gives UTF-8 results with a BOM, tab-separated', async () => {

@@ -120,35 +120,63 @@ export async function sniffFile(file: string): Promise<CsvFormat> {
 /** Bytes to text; a file that is not valid in its encoding stops the run with a hint rather than turning into U+FFFD. */
 class Decode extends Transform {
   private readonly decoder: TextDecoder;
+  private readonly encoding: CsvFormat['encoding'];
   private bytes = 0;
+  // The end of the text decoded so far: a character cut by the chunk boundary starts in it.
+  private tail = Buffer.alloc(0);
   private readonly file: string;
   constructor(encoding: CsvFormat['encoding'], file: string) {
     super({ decodeStrings: true, readableObjectMode: false, encoding: 'utf8' });
     this.decoder = new TextDecoder(encoding, { fatal: true });
+    this.encoding = encoding;
     this.file = file;
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, cb: TransformCallback): void {
     try {
       const text = this.decoder.decode(chunk, { stream: true });
       this.bytes += chunk.length;
+      this.tail = Buffer.concat([this.tail, chunk]).subarray(-4);
       cb(null, text);
     } catch {
-      cb(notText(this.file, this.bytes));
+      cb(notText(this.file, this.firstBadByte(chunk)));
     }
   }
   override _flush(cb: TransformCallback): void {
     try {
       cb(null, this.decoder.decode());
     } catch {
-      cb(notText(this.file, this.bytes));
+      cb(notText(this.file, this.firstBadByte(Buffer.alloc(0))));
     }
+  }
+
+  /**
+   * The file offset where the first undecodable character starts: decoding starts again, one byte
+   * at a time, at the last character boundary before the chunk (the text before it was valid).
+   */
+  private firstBadByte(chunk: Buffer): number {
+    const bytes = Buffer.concat([this.tail, chunk]);
+    const base = this.bytes - this.tail.length;
+    let start = 0;
+    // UTF-8 continuation bytes are 10xxxxxx; UTF-16 characters start at even offsets.
+    if (this.encoding === 'utf-8') while (start < this.tail.length && (bytes[start]! & 0xc0) === 0x80) start++;
+    else if ((base + start) % 2 === 1) start++;
+    const decoder = new TextDecoder(this.encoding, { fatal: true, ignoreBOM: true });
+    let charStart = start;
+    for (let i = start; i < bytes.length; i++) {
+      try {
+        if (decoder.decode(bytes.subarray(i, i + 1), { stream: true }).length > 0) charStart = i + 1;
+      } catch {
+        break;
+      }
+    }
+    return base + charStart;
   }
 }
 
-const notText = (file: string, near: number) =>
+const notText = (file: string, at: number) =>
   new CliError(
     EXIT_USAGE,
-    `${file} is not UTF-8 text (invalid bytes near byte ${near}): save it as "CSV UTF-8" (Excel), ` +
+    `${file} is not UTF-8 text (invalid bytes at byte ${at}): save it as "CSV UTF-8" (Excel), ` +
       `or choose the Unicode (UTF-8) character set (LibreOffice)`,
   );
 

@@ -99,6 +99,8 @@ export async function writeResults(csv: CsvFile, out: string, serverRows: AsyncI
         delimiter: csv.format.delimiter,
         record_delimiter: csv.format.eol,
         bom: csv.format.bom,
+        // Excel writes a bare LF inside a cell of a CRLF file: any line break is quoted, whatever the row ending.
+        quoted_match: /[\r\n]/,
       }),
       fs.createWriteStream(tmp),
     );
