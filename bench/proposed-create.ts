@@ -15,7 +15,8 @@ import { AppError } from '../src/domain/errors.ts';
 import type { GenerationOperation } from '../src/domain/generation-types.ts';
 import { parseInput } from '../src/domain/validate.ts';
 import type { Deps, Principal } from '../src/services/context.ts';
-import { createGenerationCreator, RUN_GENERATION } from '../src/services/generations/create.ts';
+import { runGenerationJob } from '../src/jobs/run-generation.ts';
+import { createGenerationCreator } from '../src/services/generations/create.ts';
 import { OPERATIONS } from '../src/services/generations/operations.ts';
 import type { IdempotencyRequest, RecordedOutcome } from '../src/services/idempotency.ts';
 
@@ -75,7 +76,7 @@ export async function insertGenerationDebited(
       select generation.id
       from generation
       cross join lateral graphile_worker.add_job(
-        identifier => ${RUN_GENERATION}::text,
+        identifier => ${runGenerationJob.name}::text,
         payload => json_build_object('generation_id', generation.id),
         max_attempts => ${g.maxAttempts}::int,
         job_key => 'generation:' || generation.id

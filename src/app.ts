@@ -1,44 +1,61 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
+import { createMetaAdSource } from './adlibrary/meta-source.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
+import { createLocalEngine } from './engines/local/local-engine.ts';
+import { createEngineRegistry } from './engines/registry.ts';
+import { createSpeechEngine } from './engines/speech/select.ts';
+import type { JobContext } from './jobs/context.ts';
+import { createAdLibraryReader } from './services/ad-library/read.ts';
+import { createScrapeRunner } from './services/ad-library/runner.ts';
+import { createAdLibraryScraper } from './services/ad-library/scrape.ts';
 import { createAuthService } from './services/auth.ts';
 import { createAvatarService } from './services/avatars.ts';
 import { filesSigningSecret, seedPlatformAvatars } from './services/bootstrap.ts';
 import { createBrandService } from './services/brands.ts';
+import { createCampaignService } from './services/campaigns/campaigns.ts';
+import { createRowChecker } from './services/campaigns/check.ts';
+import { createCampaignRunner } from './services/campaigns/runner.ts';
 import type { Deps } from './services/context.ts';
 import { createCreditService } from './services/credits.ts';
-import { createProductService } from './services/products.ts';
-import { createImageFetcher } from './services/remote-images.ts';
-import { createTeamService } from './services/teams.ts';
 import { createGenerationCreator } from './services/generations/create.ts';
 import { createGenerationLifecycle } from './services/generations/lifecycle.ts';
 import { createGenerationReader } from './services/generations/read.ts';
+import { createGenerationRunner } from './services/generations/runner.ts';
+import { createMaintenanceService } from './services/maintenance.ts';
+import { createProductService } from './services/products.ts';
+import { createImageFetcher } from './services/remote-images.ts';
+import { createTeamService } from './services/teams.ts';
 import { createTemplateService } from './services/templates.ts';
-import { createWebhookService } from './services/webhooks.ts';
-import { createVoiceService, seedVoices } from './services/voices.ts';
 import { createVoiceoverService } from './services/voiceovers.ts';
-import type { SpeechEngine } from './engines/speech/engine.ts';
-import { createSpeechEngine } from './engines/speech/select.ts';
-import { createAdLibraryReader } from './services/ad-library/read.ts';
-import { createAdLibraryScraper } from './services/ad-library/scrape.ts';
-import { createCampaignService } from './services/campaigns/campaigns.ts';
-import { createRowChecker } from './services/campaigns/check.ts';
+import { createVoiceService, seedVoices } from './services/voices.ts';
+import { createWebhookService } from './services/webhooks.ts';
+import { createWorkerLiveness } from './services/worker-liveness.ts';
 import { createStorage } from './storage/from-config.ts';
 
+/**
+ * The composition root: config, database, storage, engines, the ad source, every service and
+ * every runner are built here once; the HTTP server, the worker and the CLI take what it built.
+ */
 export interface App extends Deps {
   database: Database;
-  services: ReturnType<typeof buildServices>;
+  services: Services;
+  /** The slow halves run by the worker's jobs. */
+  runners: Runners;
+  /** What job handlers call (src/jobs). */
+  jobs: JobContext;
   close: () => Promise<void>;
 }
 
 function buildServices(deps: Deps) {
-  const speech: SpeechEngine = createSpeechEngine(deps.config);
+  const speech = createSpeechEngine(deps.config);
   const voices = createVoiceService(deps, speech);
+  const voiceovers = createVoiceoverService(deps, voices, speech);
+  const lifecycle = createGenerationLifecycle(deps);
   return {
     voices,
-    voiceovers: createVoiceoverService(deps, voices, speech),
+    voiceovers,
     adLibrary: createAdLibraryReader(deps),
     adLibraryScraper: createAdLibraryScraper(deps),
     campaigns: createCampaignService(deps, createRowChecker(deps.db, voices)),
@@ -52,11 +69,34 @@ function buildServices(deps: Deps) {
     generationReader: createGenerationReader(deps),
     templates: createTemplateService(deps),
     webhooks: createWebhookService(deps),
-    lifecycle: createGenerationLifecycle(deps),
+    lifecycle,
+    maintenance: createMaintenanceService(deps, lifecycle),
+    workerLiveness: createWorkerLiveness(deps),
   };
 }
+export type Services = ReturnType<typeof buildServices>;
 
-/** Opens the database, brings the schema up to date and builds every service once. */
+function buildRunners(deps: Deps, services: Services) {
+  const { config } = deps;
+  // An unknown engine in ENGINE_ROUTES is a configuration error at start, on every node.
+  const engines = createEngineRegistry([createLocalEngine({ delayMs: config.localEngineDelayMs })], config.engineRoutes);
+  const { adLibrary } = config;
+  const adSource = createMetaAdSource({
+    baseUrl: adLibrary.sourceUrl,
+    ...(adLibrary.sourceToken ? { accessToken: adLibrary.sourceToken } : {}),
+    allowPrivate: config.allowPrivateNetworkUrls,
+    backoffMs: adLibrary.sourceBackoffMs,
+    maxAttempts: adLibrary.sourceMaxAttempts,
+  });
+  return {
+    generations: createGenerationRunner({ ...deps, engines, lifecycle: services.lifecycle }),
+    scrapes: createScrapeRunner(deps, adSource),
+    campaigns: createCampaignRunner(deps, services.generationCreator, services.voiceovers),
+  };
+}
+export type Runners = ReturnType<typeof buildRunners>;
+
+/** Opens the database, brings the schema up to date and builds everything once. */
 export async function buildApp(config: Readonly<Config>, log: Logger, opts: { seed?: boolean } = {}): Promise<App> {
   const database = await openDatabase(config, (line) => log.info(line));
   try {
@@ -69,22 +109,23 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       signingSecret: await filesSigningSecret({ db, config }),
       ...(config.s3 ? { s3: config.s3 } : {}),
     });
-    const deps: Deps = {
-      config,
-      db,
-      storage,
-      log,
-      fetchImage: createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }),
-    };
+    const deps: Deps = { config, db, storage, log, fetchImage: createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }) };
     if (opts.seed !== false) {
       await seedPlatformAvatars(deps);
       await seedVoices(deps);
     }
-    return { ...deps, database, services: buildServices(deps), close: database.close };
+    const services = buildServices(deps);
+    const runners = buildRunners(deps, services);
+    const jobs: JobContext = {
+      generationRunner: runners.generations,
+      scrapeRunner: runners.scrapes,
+      campaignRunner: runners.campaigns,
+      webhooks: services.webhooks,
+      maintenance: services.maintenance,
+    };
+    return { ...deps, database, services, runners, jobs, close: database.close };
   } catch (e) {
     await database.close().catch(() => {});
     throw e;
   }
 }
-
-export const filesRoot = (config: Pick<Config, 'dataDir'>) => path.join(config.dataDir, 'files');

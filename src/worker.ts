@@ -1,26 +1,26 @@
 import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, run, type Runner, type WorkerEvents } from 'graphile-worker';
 import type { App } from './app.ts';
-import { buildTaskList, CRONTAB } from '../tasks/index.ts';
-import { beat, unlockJobsOfDeadWorkers } from './worker-liveness.ts';
+import { crontab, taskList } from './jobs/index.ts';
 
 /** A graphile-worker runner on the app's pool; its jobs are added in the same transactions as their data. */
 export async function startWorker(app: App): Promise<Runner> {
   const log = app.log.child({ component: 'worker' });
+  const liveness = app.services.workerLiveness;
   const workerIds = new Set<string>();
   // Listeners go on before run(): its workers are created (and emit) while it starts.
   const events = new EventEmitter() as WorkerEvents;
   events.on('worker:create', ({ worker }) => {
     workerIds.add(worker.workerId);
-    void beat(app.db, [worker.workerId]).catch(() => {});
+    void liveness.beat([worker.workerId]).catch(() => {});
   });
   events.on('worker:release', ({ worker }) => workerIds.delete(worker.workerId));
   const runner = await run({
     events,
     pgPool: app.database.pool,
     concurrency: app.config.workerConcurrency,
-    taskList: buildTaskList(app),
-    crontab: CRONTAB,
+    taskList: taskList(app.jobs),
+    crontab: crontab(),
     noHandleSignals: true,
     pollInterval: 1000,
     logger: new WorkerLogger((scope) => (level, message, meta) => {
@@ -29,17 +29,17 @@ export async function startWorker(app: App): Promise<Runner> {
     }),
   });
 
-  const liveness = async () => {
+  const keepAlive = async () => {
     try {
-      await beat(app.db, workerIds);
-      const unlocked = await unlockJobsOfDeadWorkers(app.db, workerIds, app.config.workerHeartbeatSeconds * 4);
+      await liveness.beat(workerIds);
+      const unlocked = await liveness.unlockJobsOfSilentWorkers(workerIds);
       if (unlocked.length) log.warn({ workers: unlocked }, 'unlocked the jobs of workers that stopped beating');
     } catch (e) {
       log.warn({ err: e }, 'worker liveness check failed');
     }
   };
-  await liveness();
-  const timer = setInterval(liveness, app.config.workerHeartbeatSeconds * 1000);
+  await keepAlive();
+  const timer = setInterval(keepAlive, app.config.workerHeartbeatSeconds * 1000);
   timer.unref();
   void runner.promise.finally(() => clearInterval(timer));
   return runner;

@@ -2,6 +2,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
+import { checkSchemaAnswers } from './migrate.ts';
 import { createDb, createPool, type Db } from './pool.ts';
 
 export const EMBEDDED_DATABASE = 'adforge';
@@ -11,6 +12,8 @@ export interface Database {
   pool: pg.Pool;
   db: Db;
   embedded: boolean;
+  /** Throws unless the database answers and our schema is there (what /healthz asks). */
+  check: () => Promise<void>;
   close: () => Promise<void>;
 }
 
@@ -35,6 +38,7 @@ export async function openDatabase(
     pool,
     db,
     embedded: !config.databaseUrl,
+    check: () => checkSchemaAnswers(db),
     close: async () => {
       await db.destroy();
       // Kysely ends the pool only if it ran a query itself; `adforge migrate` uses the pool directly.

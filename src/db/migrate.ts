@@ -2,7 +2,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Logger, runMigrations as runWorkerMigrations } from 'graphile-worker';
+import { sql } from 'kysely';
 import type pg from 'pg';
+import type { Db } from './pool.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 // Any constant works; it only has to be the same in every adforge process.
@@ -44,12 +46,9 @@ export async function migrate(pool: pg.Pool, log: (line: string) => void = () =>
   return applied;
 }
 
-export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
-  const files = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f));
-  const exists = await pool.query(`select to_regclass('schema_migrations') is not null as ok`);
-  if (!exists.rows[0]?.ok) return files;
-  const done = new Set((await pool.query<{ name: string }>('select name from schema_migrations')).rows.map((r) => r.name));
-  return files.filter((f) => !done.has(f));
+/** Throws unless the database answers and our schema is there: what /healthz asks. */
+export async function checkSchemaAnswers(db: Db): Promise<void> {
+  await sql`select count(*) from schema_migrations`.execute(db);
 }
 
 function silentWorkerLogger(): Logger {

@@ -63,7 +63,6 @@ export const productCreate = z.object({
     .transform((c) => c ?? 'USD'),
   link: httpUrl.nullish(),
 });
-export type ProductCreate = z.output<typeof productCreate>;
 
 export const customAvatarCreate = z.object({
   name: text(MAX.avatarName),
@@ -76,7 +75,6 @@ export const customAvatarCreate = z.object({
   gender: z.enum(['male', 'female']).nullish(),
   age_group: z.enum(['kid', 'young_adult', 'adult', 'senior']).nullish(),
 });
-export type CustomAvatarCreate = z.output<typeof customAvatarCreate>;
 
 const hexColor = z.string().trim().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour like #1A2B3C');
 const optionalText = z
@@ -97,7 +95,6 @@ export const brandCreate = z.object({
   logo_url: httpUrl.nullish(),
   reference_image_url: httpUrl.nullish(),
 });
-export type BrandCreate = z.output<typeof brandCreate>;
 
 /** Every field optional; `name` may change but not be cleared. */
 export const brandUpdate = brandCreate.partial().extend({ name: text(MAX.productName).optional() });
@@ -107,6 +104,5 @@ export const teamCreate = z.object({
   tier: z.enum(TIERS).default('starter'),
   credits_limit: z.number().int().min(0).max(2_000_000_000).optional(),
 });
-export type TeamCreate = z.output<typeof teamCreate>;
 
 export const creditsLimit = z.number().int().min(0).max(2_000_000_000);

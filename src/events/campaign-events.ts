@@ -1,5 +1,4 @@
-import { CAMPAIGN_EVENTS_CHANNEL } from '../repositories/campaigns.ts';
-import { GENERATION_EVENTS_CHANNEL } from '../repositories/jobs.ts';
+import { CAMPAIGN_EVENTS_CHANNEL, GENERATION_EVENTS_CHANNEL } from './channels.ts';
 import type { EventBus } from './pg-events.ts';
 
 const isTeamEvent = (teamId: string) => (p: unknown): p is { id: string; team_id: string } =>

@@ -1,7 +1,6 @@
-import { GENERATION_EVENTS_CHANNEL } from '../repositories/jobs.ts';
+import { GENERATION_EVENTS_CHANNEL } from './channels.ts';
 import type { EventBus, EventSubscription } from './pg-events.ts';
 
-export { GENERATION_EVENTS_CHANNEL };
 
 /** What notifyGenerationChanged sends: ids only, subscribers read the row fresh. */
 export type GenerationEvent = { id: string; team_id: string; status: string };

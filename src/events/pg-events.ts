@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { backendPid, isChannelName, listen, listeningChannels, notify } from '../db/listen.ts';
 
 /**
  * A cross-process event bus on PostgreSQL LISTEN/NOTIFY, for GraphQL subscriptions: graphql-yoga's
@@ -63,18 +64,11 @@ export interface EventBus {
   close(): Promise<void>;
 }
 
-const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/;
 /** Postgres rejects NOTIFY payloads of 8000 bytes or more. */
 export const MAX_PAYLOAD_BYTES = 7999;
 
 export function assertChannel(channel: string): void {
-  if (!CHANNEL.test(channel)) throw new TypeError(`invalid event channel name: ${JSON.stringify(channel)}`);
-}
-
-/** Already validated, so quoting cannot be escaped; quoting keeps Postgres from case-folding it. */
-function quoted(channel: string): string {
-  assertChannel(channel);
-  return `"${channel}"`;
+  if (!isChannelName(channel)) throw new TypeError(`invalid event channel name: ${JSON.stringify(channel)}`);
 }
 
 class BusClosedError extends Error {
@@ -182,10 +176,9 @@ export function createPgEventBus(opts: EventBusOptions): EventBus {
       client.on('notification', (msg) => deliver(conn, msg));
       try {
         await client.connect();
-        const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
-        conn.pid = rows[0]?.pid;
+        conn.pid = await backendPid(client);
         for (const channel of subs.keys()) {
-          await client.query(`LISTEN ${quoted(channel)}`);
+          await listen(client, channel, true);
           conn.listened.add(channel);
         }
         if (closed) throw new BusClosedError();
@@ -222,7 +215,7 @@ export function createPgEventBus(opts: EventBusOptions): EventBus {
       const want = subs.has(channel);
       if (want === conn.listened.has(channel)) return;
       try {
-        await conn.client.query(`${want ? 'LISTEN' : 'UNLISTEN'} ${quoted(channel)}`);
+        await listen(conn.client, channel, want);
         if (want) conn.listened.add(channel);
         else conn.listened.delete(channel);
         return;
@@ -304,7 +297,7 @@ export function createPgEventBus(opts: EventBusOptions): EventBus {
       if (Buffer.byteLength(text) > MAX_PAYLOAD_BYTES) throw new RangeError(`event payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
       await serial(async () => {
         const conn = await connection();
-        await conn.client.query('select pg_notify($1, $2)', [channel, text]);
+        await notify(conn.client, channel, text);
       });
     },
 
@@ -315,8 +308,7 @@ export function createPgEventBus(opts: EventBusOptions): EventBus {
     listeningChannels() {
       return serial(async () => {
         const conn = await connection();
-        const { rows } = await conn.client.query<{ channel: string }>('select pg_listening_channels() as channel');
-        return rows.map((r) => r.channel).sort();
+        return (await listeningChannels(conn.client)).sort();
       });
     },
 

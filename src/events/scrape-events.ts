@@ -1,7 +1,6 @@
-import { SCRAPE_EVENTS_CHANNEL } from '../repositories/ad-library.ts';
+import { SCRAPE_EVENTS_CHANNEL } from './channels.ts';
 import type { EventBus, EventSubscription } from './pg-events.ts';
 
-export { SCRAPE_EVENTS_CHANNEL };
 
 /** What notifyScrapeChanged sends when a scrape job ends: ids only, subscribers read the job fresh. */
 export type ScrapeEvent = { id: string; status: string };

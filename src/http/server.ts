@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
 import type { App } from '../app.ts';
 import type { LocalStorage } from '../storage/local.ts';
 import { createEdge } from './edge.ts';
@@ -36,7 +35,7 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
 
   fastify.get('/healthz', async (_req, reply) => {
     // Fails until the schema exists; the listener opens only after migrations anyway.
-    await sql`select count(*) from schema_migrations`.execute(app.db);
+    await app.database.check();
     return reply.send({ status: 'ok' });
   });
   if ((app.storage as Partial<LocalStorage>).kind === 'local') {

@@ -118,8 +118,68 @@ export async function upsertAd(db: Db, brandId: string, ad: SourceAd, media: AdL
     .execute();
 }
 
-export const SCRAPE_EVENTS_CHANNEL = 'adforge_scrape_events';
+export function insertScrapeJob(db: Db, j: { team_id: string; api_key_id: string; meta_page_id: string; page_url: string; credits: number }): Promise<{ id: string }> {
+  return db.insertInto('ad_library_scrape_jobs').values(j).returning('id').executeTakeFirstOrThrow();
+}
 
-export async function notifyScrapeChanged(db: Db, job: { id: string; status: string }): Promise<void> {
-  await sql`select pg_notify(${SCRAPE_EVENTS_CHANNEL}, ${JSON.stringify({ id: job.id, status: job.status })})`.execute(db);
+export async function setScrapeJobBrand(db: Db, jobId: string, brandId: string): Promise<void> {
+  await db.updateTable('ad_library_scrape_jobs').set({ brand_id: brandId }).where('id', '=', jobId).execute();
+}
+
+/** Ends a job still processing; undefined when an earlier attempt already ended it. */
+export function endScrapeJob(
+  db: Db,
+  jobId: string,
+  end: { status: 'completed'; ads_count: number; brand_id: string } | { status: 'failed'; error: string },
+): Promise<{ id: string } | undefined> {
+  return db
+    .updateTable('ad_library_scrape_jobs')
+    .set({ ...end, completed_at: new Date() })
+    .where('id', '=', jobId)
+    .where('status', '=', 'processing')
+    .returning('id')
+    .executeTakeFirst();
+}
+
+export async function markBrandScraped(db: Db, brandId: string): Promise<void> {
+  await db.updateTable('ad_library_brands').set({ scraped_at: new Date() }).where('id', '=', brandId).execute();
+}
+
+/** The stored media of the ads among `ids` (the library is shared: no team filter). */
+export function adMediaByIds(db: Db, ids: readonly string[]): Promise<{ id: string; media: AdLibraryMediaItem[] }[]> {
+  if (!ids.length) return Promise.resolve([]);
+  return db.selectFrom('ad_library_ads').select(['id', 'media']).where('id', 'in', [...ids]).execute();
+}
+
+/**
+ * The same page (newest start date first, as listBrandAds) of each brand's ads, for many brands
+ * in two queries: the rows ranked per brand, and each brand's total.
+ */
+export async function pageOfAdsOfBrands(db: Db, brandIds: readonly string[], page: Page): Promise<Map<string, PageOf<AdLibraryAdRow>>> {
+  const found = new Map<string, PageOf<AdLibraryAdRow>>(brandIds.map((id) => [id, { rows: [], total: 0 }]));
+  if (!brandIds.length) return found;
+  const ranked = db
+    .selectFrom('ad_library_ads')
+    .selectAll()
+    .select((eb) => eb.fn.agg<string>('row_number').over((ob) => ob.partitionBy('brand_id').orderBy('start_date', 'desc').orderBy('id', 'desc')).as('rn'))
+    .where('brand_id', 'in', [...brandIds]);
+  const [rows, counts] = await Promise.all([
+    db
+      .selectFrom(ranked.as('r'))
+      .selectAll()
+      .where('rn', '>', String(page.offset))
+      .where('rn', '<=', String(page.offset + page.limit))
+      .orderBy('brand_id')
+      .orderBy('rn')
+      .execute(),
+    db
+      .selectFrom('ad_library_ads')
+      .select((eb) => ['brand_id', eb.fn.countAll<string>().as('total')])
+      .where('brand_id', 'in', [...brandIds])
+      .groupBy('brand_id')
+      .execute(),
+  ]);
+  for (const c of counts) found.get(c.brand_id)!.total = Number(c.total);
+  for (const { rn: _rn, ...row } of rows) found.get(row.brand_id)!.rows.push(row);
+  return found;
 }

@@ -33,3 +33,8 @@ export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyRow | unde
 export async function setWebhookUrl(db: Db, id: string, url: string | null): Promise<ApiKeyRow | undefined> {
   return db.updateTable('api_keys').set({ webhook_url: url }).where('id', '=', id).returningAll().executeTakeFirst();
 }
+
+/** Where and how a live key's webhooks go; a revoked key has none. */
+export function findActiveWebhook(db: Db, keyId: string): Promise<{ webhook_url: string | null; webhook_secret: string } | undefined> {
+  return db.selectFrom('api_keys').select(['webhook_url', 'webhook_secret']).where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
+}

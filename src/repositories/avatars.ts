@@ -40,3 +40,25 @@ export function deleteCustomAvatar(db: Db, teamId: string, id: string): Promise<
     .returningAll()
     .executeTakeFirst();
 }
+
+/** An avatar of this type: a platform avatar, or (with teamId) one of that team's custom avatars. */
+export function findAvatarOfType(db: Db, id: string, type: 'platform' | 'custom', teamId?: string): Promise<AvatarRow | undefined> {
+  let q = db.selectFrom('avatars').selectAll().where('id', '=', id).where('avatar_type', '=', type);
+  if (teamId !== undefined) q = q.where('team_id', '=', teamId);
+  return q.executeTakeFirst();
+}
+
+export function findAvatarById(db: Db, id: string): Promise<AvatarRow | undefined> {
+  return db.selectFrom('avatars').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Avatars among `ids` that the team sees: every platform avatar and its own custom ones. */
+export function findVisibleAvatarsByIds(db: Db, teamId: string, ids: readonly string[]): Promise<AvatarRow[]> {
+  if (!ids.length) return Promise.resolve([]);
+  return db
+    .selectFrom('avatars')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .where((eb) => eb.or([eb('team_id', 'is', null), eb('team_id', '=', teamId)]))
+    .execute();
+}

@@ -23,3 +23,8 @@ export function findBrand(db: Db, teamId: string, id: string): Promise<BrandRow 
 export function updateBrand(db: Db, teamId: string, id: string, b: Updateable<BrandsTable>): Promise<BrandRow | undefined> {
   return db.updateTable('brands').set(b).where('team_id', '=', teamId).where('id', '=', id).returningAll().executeTakeFirst();
 }
+
+export function findBrandsByIds(db: Db, teamId: string, ids: readonly string[]): Promise<BrandRow[]> {
+  if (!ids.length) return Promise.resolve([]);
+  return db.selectFrom('brands').selectAll().where('team_id', '=', teamId).where('id', 'in', [...ids]).execute();
+}

@@ -1,11 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/pool.ts';
-
-export const CAMPAIGN_EVENTS_CHANNEL = 'adforge_campaign_events';
-
-export async function notifyCampaignChanged(db: Db, c: { id: string; team_id: string }): Promise<void> {
-  await sql`select pg_notify(${CAMPAIGN_EVENTS_CHANNEL}, ${JSON.stringify({ id: c.id, team_id: c.team_id })})`.execute(db);
-}
+import type { CampaignRow, CampaignRowRow } from '../db/types.ts';
 
 export interface CampaignCounts {
   total: number;
@@ -69,4 +64,111 @@ export async function campaignRows(db: Db, campaignId: string, limit: number, of
     order by r.row_number
     limit ${limit} offset ${offset}`.execute(db);
   return rows;
+}
+
+export function findCampaign(db: Db, id: string): Promise<CampaignRow | undefined> {
+  return db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function findTeamCampaign(db: Db, teamId: string, id: string): Promise<CampaignRow | undefined> {
+  return db.selectFrom('campaigns').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+}
+
+/** The team's campaign of that name, made if new. */
+export async function openCampaign(db: Db, c: { team_id: string; api_key_id: string; name: string }): Promise<CampaignRow> {
+  await db.insertInto('campaigns').values(c).onConflict((oc) => oc.columns(['team_id', 'name']).doNothing()).execute();
+  return db.selectFrom('campaigns').selectAll().where('team_id', '=', c.team_id).where('name', '=', c.name).executeTakeFirstOrThrow();
+}
+
+export function lockCampaign(trx: Db, id: string): Promise<CampaignRow> {
+  return trx.selectFrom('campaigns').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+}
+
+/** How many rows are still to run and what they cost. */
+export async function pendingNeed(db: Db, campaignId: string): Promise<{ rows: number; credits: number }> {
+  const r = await db
+    .selectFrom('campaign_rows')
+    .select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.coalesce(eb.fn.sum<number>('credits'), sql<number>`0`).as('credits')])
+    .where('campaign_id', '=', campaignId)
+    .where('state', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return { rows: Number(r.rows), credits: Number(r.credits) };
+}
+
+export function markCampaignRunning(trx: Db, id: string, apiKeyId: string): Promise<CampaignRow> {
+  return trx
+    .updateTable('campaigns')
+    .set({ status: 'running', started_at: sql`coalesce(started_at, now())`, submitted_at: null, api_key_id: apiKeyId })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** Marks the campaign submitted unless rows were added meanwhile (those get their own run). */
+export async function markCampaignSubmittedIfDone(db: Db, id: string): Promise<boolean> {
+  const done = await db
+    .updateTable('campaigns')
+    .set({ status: 'submitted', submitted_at: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', 'running')
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('campaign_rows').select('row_number').where('campaign_id', '=', id).where('state', '=', 'pending'))))
+    .returning('id')
+    .executeTakeFirst();
+  return Boolean(done);
+}
+
+export type CampaignRowValues = { campaign_id: string; row_number: number; row_key: string | null; type: string; body: string; credits: number };
+
+/** Writes rows still pending (new or changed); rows already submitted are kept. Returns the numbers written. */
+export async function writePendingRows(db: Db, values: readonly CampaignRowValues[]): Promise<number[]> {
+  const written = await db
+    .insertInto('campaign_rows')
+    .values([...values])
+    .onConflict((oc) =>
+      oc
+        .columns(['campaign_id', 'row_number'])
+        .doUpdateSet((eb) => ({
+          row_key: eb.ref('excluded.row_key'),
+          type: eb.ref('excluded.type'),
+          body: eb.ref('excluded.body'),
+          credits: eb.ref('excluded.credits'),
+          updated_at: sql`now()`,
+        }))
+        .where('campaign_rows.state', '=', 'pending'),
+    )
+    .returning('row_number')
+    .execute();
+  return written.map((w) => w.row_number);
+}
+
+export function storedRowBodies(db: Db, campaignId: string, rowNumbers: readonly number[]): Promise<{ row_number: number; type: string; body: unknown }[]> {
+  if (!rowNumbers.length) return Promise.resolve([]);
+  return db.selectFrom('campaign_rows').select(['row_number', 'type', 'body']).where('campaign_id', '=', campaignId).where('row_number', 'in', [...rowNumbers]).execute();
+}
+
+export function pendingRowsAfter(db: Db, campaignId: string, after: number, limit: number): Promise<CampaignRowRow[]> {
+  return db
+    .selectFrom('campaign_rows')
+    .selectAll()
+    .where('campaign_id', '=', campaignId)
+    .where('state', '=', 'pending')
+    .where('row_number', '>', after)
+    .orderBy('row_number')
+    .limit(limit)
+    .execute();
+}
+
+/** A pending row's end: submitted (with what it made) or failed. A row no longer pending is left alone. */
+export async function recordRowOutcome(
+  db: Db,
+  row: { campaign_id: string; row_number: number },
+  outcome: { state: 'submitted' | 'failed'; generation_id: string | null; voiceover_id: string | null; error: string | null },
+): Promise<void> {
+  await db
+    .updateTable('campaign_rows')
+    .set({ ...outcome, updated_at: new Date() })
+    .where('campaign_id', '=', row.campaign_id)
+    .where('row_number', '=', row.row_number)
+    .where('state', '=', 'pending')
+    .execute();
 }

@@ -71,3 +71,15 @@ export function overdueGenerationIds(db: Db, limit = 100): Promise<string[]> {
     .execute()
     .then((rows) => rows.map((r) => r.id));
 }
+
+/** The product links of the team's generations among `generationIds`. */
+export function productLinksOfGenerations(db: Db, teamId: string, generationIds: readonly string[]): Promise<{ generation_id: string; product_id: string }[]> {
+  if (!generationIds.length) return Promise.resolve([]);
+  return db
+    .selectFrom('generation_products')
+    .innerJoin('generations', 'generations.id', 'generation_products.generation_id')
+    .select(['generation_products.generation_id', 'generation_products.product_id'])
+    .where('generations.team_id', '=', teamId)
+    .where('generation_products.generation_id', 'in', [...generationIds])
+    .execute();
+}

@@ -16,10 +16,3 @@ export async function addJob(
     run_at => ${opts.runAt ?? null}::timestamptz
   )`.execute(db);
 }
-
-export const GENERATION_EVENTS_CHANNEL = 'adforge_generation_events';
-
-/** Ids only: subscribers read the row fresh, and NOTIFY payloads are small. */
-export async function notifyGenerationChanged(db: Db, g: { id: string; team_id: string; status: string }): Promise<void> {
-  await sql`select pg_notify(${GENERATION_EVENTS_CHANNEL}, ${JSON.stringify({ id: g.id, team_id: g.team_id, status: g.status })})`.execute(db);
-}

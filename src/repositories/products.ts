@@ -23,3 +23,9 @@ export function findProduct(db: Db, teamId: string, id: string): Promise<Product
 export async function deleteProduct(db: Db, teamId: string, id: string): Promise<ProductRow | undefined> {
   return db.deleteFrom('products').where('team_id', '=', teamId).where('id', '=', id).returningAll().executeTakeFirst();
 }
+
+/** The team's products among `ids` (others' and missing ones are simply absent). */
+export function findProductsByIds(db: Db, teamId: string, ids: readonly string[]): Promise<ProductRow[]> {
+  if (!ids.length) return Promise.resolve([]);
+  return db.selectFrom('products').selectAll().where('team_id', '=', teamId).where('id', 'in', [...ids]).execute();
+}

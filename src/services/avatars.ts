@@ -6,6 +6,7 @@ import type { AvatarRow } from '../db/types.ts';
 import type { Storage } from '../storage/storage.ts';
 import {
   deleteCustomAvatar,
+  findVisibleAvatarsByIds,
   insertAvatar,
   listCustomAvatars,
   listPlatformAvatars,
@@ -59,6 +60,10 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
   const customView = (row: AvatarRow) => customAvatarView(storage, row);
 
   return {
+    // Batch reads for GraphQL relations: one query per batch, only the caller's team's rows.
+    /** Every platform avatar among `ids` and the team's own custom ones. */
+    findVisibleByIds: (p: Principal, ids: readonly string[]): Promise<AvatarRow[]> => findVisibleAvatarsByIds(db, p.teamId, ids),
+
     async listPlatform(): Promise<{ data: PlatformAvatar[] }> {
       return { data: await Promise.all((await listPlatformAvatars(db)).map(platformView)) };
     },

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PLATFORM_AVATARS } from '../domain/catalogue/platform-avatars.ts';
 import { renderPortraitPng } from '../media/portrait.ts';
 import { upsertPlatformAvatar } from '../repositories/avatars.ts';
-import { settingOnce } from '../repositories/settings.ts';
+import { claimSetting, setSetting, settingOnce } from '../repositories/settings.ts';
 import type { Deps } from './context.ts';
 import { createTeamService, type CreatedKey } from './teams.ts';
 
@@ -34,15 +34,9 @@ export async function filesSigningSecret({ db, config }: Pick<Deps, 'db' | 'conf
  */
 export async function ensureDemoTeam({ db }: Pick<Deps, 'db'>): Promise<(CreatedKey & { team_name: string }) | null> {
   const teams = createTeamService({ db });
-  const claim = await db
-    .insertInto('settings')
-    .values({ name: 'demo_team', value: 'pending' })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .returning('name')
-    .executeTakeFirst();
-  if (!claim) return null;
+  if (!(await claimSetting(db, 'demo_team', 'pending'))) return null;
   const team = await teams.createTeam({ name: 'Demo team', tier: 'starter' });
   const key = await teams.createKey(team.id);
-  await db.updateTable('settings').set({ value: team.id }).where('name', '=', 'demo_team').execute();
+  await setSetting(db, 'demo_team', team.id);
   return { ...key, team_name: team.name };
 }

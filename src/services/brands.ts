@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.ts';
 import { brandCreate, brandUpdate, pageQuery } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { BrandRow } from '../db/types.ts';
-import { findBrand, insertBrand, listBrands, updateBrand } from '../repositories/brands.ts';
+import { findBrand, findBrandsByIds, insertBrand, listBrands, updateBrand } from '../repositories/brands.ts';
 import type { Deps, Principal } from './context.ts';
 import { requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
@@ -15,6 +15,9 @@ export function brandView({ team_id: _team, created_at, ...rest }: BrandRow): Br
 
 export function createBrandService({ db }: Pick<Deps, 'db'>) {
   return {
+    // Batch reads for GraphQL relations: one query per batch, only the caller's team's rows.
+    findByIds: (p: Principal, ids: readonly string[]): Promise<BrandRow[]> => findBrandsByIds(db, p.teamId, ids),
+
     async list(p: Principal, query: unknown): Promise<Paginated<Brand>> {
       const page = parseInput(pageQuery, query);
       const { rows, total } = await listBrands(db, p.teamId, page);

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { Database } from '../db/types.ts';
 import { AppError } from '../domain/errors.ts';
+import { findStoredOutcome, lockKey, purgeKeysOlderThan, storeOutcome, underSavepoint } from '../repositories/idempotency-keys.ts';
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 
@@ -34,7 +35,6 @@ export interface RecordedOutcome extends Outcome {
  * replays its outcome; a first request still running after that makes the repeat a 409.
  */
 export const IDEMPOTENCY_WAIT_MS = 5000;
-const LOCK_NOT_AVAILABLE = '55P03';
 
 // Outcomes a client may rely on seeing again; 400s and 5xx leave the key usable (DESIGN decision 2).
 const STORED_ERROR_STATUSES = new Set([402, 404, 409]);
@@ -91,32 +91,20 @@ export async function runIdempotentIn(
   hash: Buffer,
   work: (trx: Transaction<Database>) => Promise<Outcome>,
 ): Promise<RecordedOutcome> {
-  const lockKey = JSON.stringify([scope.teamId, scope.method, scope.path, scope.key]);
-  await sql.raw(`set local lock_timeout = ${IDEMPOTENCY_WAIT_MS}`).execute(trx);
-  try {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
-  } catch (e) {
-    if ((e as { code?: string }).code === LOCK_NOT_AVAILABLE) {
-      throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
-    }
-    throw e;
+  if (!(await lockKey(trx, scope, IDEMPOTENCY_WAIT_MS))) {
+    throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
   }
-  await sql.raw('set local lock_timeout = 0').execute(trx);
   const stored = await storedOutcome(trx, scope, hash);
   if (stored) return stored;
 
-  await sql`savepoint idempotent_work`.execute(trx);
   let outcome: Outcome;
   try {
-    outcome = await work(trx);
+    outcome = await underSavepoint(trx, () => work(trx));
   } catch (e) {
-    if (!(e instanceof AppError)) throw e;
-    await sql`rollback to savepoint idempotent_work`.execute(trx);
-    if (!STORED_ERROR_STATUSES.has(e.status)) throw e;
+    if (!(e instanceof AppError) || !STORED_ERROR_STATUSES.has(e.status)) throw e;
     outcome = { status: e.status, body: e.toBody() };
   }
-  await sql`release savepoint idempotent_work`.execute(trx);
-  const row = {
+  await storeOutcome(trx, {
     team_id: scope.teamId,
     method: scope.method,
     path: scope.path,
@@ -124,19 +112,7 @@ export async function runIdempotentIn(
     request_hash: hash,
     response_status: outcome.status,
     response_body: outcome.body === undefined ? null : JSON.stringify(outcome.body),
-  };
-  await trx
-    .insertInto('idempotency_keys')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['team_id', 'method', 'path', 'key']).doUpdateSet({
-        request_hash: row.request_hash,
-        response_status: row.response_status,
-        response_body: row.response_body,
-        created_at: sql`now()`,
-      }),
-    )
-    .execute();
+  });
   return { ...outcome, replayed: false };
 }
 
@@ -145,14 +121,7 @@ export async function runIdempotentIn(
  * Lets work that must happen outside the transaction (a synchronous voiceover) be skipped on a replay.
  */
 export async function storedOutcome(db: Db, scope: IdempotencyScope, hash: Buffer): Promise<RecordedOutcome | undefined> {
-  const existing = await db
-    .selectFrom('idempotency_keys')
-    .select(['request_hash', 'response_status', 'response_body', 'created_at'])
-    .where('team_id', '=', scope.teamId)
-    .where('method', '=', scope.method)
-    .where('path', '=', scope.path)
-    .where('key', '=', scope.key)
-    .executeTakeFirst();
+  const existing = await findStoredOutcome(db, scope);
   if (!existing || existing.created_at.getTime() <= Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000) return undefined;
   if (!existing.request_hash.equals(hash)) {
     throw new AppError('validation_error', 'Idempotency-Key: this key was already used with a different request body');
@@ -160,10 +129,4 @@ export async function storedOutcome(db: Db, scope: IdempotencyScope, hash: Buffe
   return { status: existing.response_status, body: existing.response_body ?? undefined, replayed: true };
 }
 
-export async function purgeExpiredIdempotencyKeys(db: Db): Promise<number> {
-  const res = await db
-    .deleteFrom('idempotency_keys')
-    .where('created_at', '<', sql<Date>`now() - make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})`)
-    .executeTakeFirst();
-  return Number(res.numDeletedRows);
-}
+export const purgeExpiredIdempotencyKeys = (db: Db): Promise<number> => purgeKeysOlderThan(db, IDEMPOTENCY_WINDOW_HOURS);

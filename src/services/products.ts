@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.ts';
 import { pageQuery, productCreate } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
-import type { ProductRow } from '../db/types.ts';
 import type { Storage } from '../storage/storage.ts';
-import { deleteProduct, findProduct, insertProduct, listProducts } from '../repositories/products.ts';
+import type { ProductRow } from '../db/types.ts';
+import { deleteProduct, findProduct, findProductsByIds, insertProduct, listProducts } from '../repositories/products.ts';
 import type { Deps, Principal } from './context.ts';
 import { isForeignKeyViolation, requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
@@ -41,6 +41,9 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
   const view = (row: ProductRow) => productView(storage, row);
 
   return {
+    // Batch reads for GraphQL relations: one query per batch, only the caller's team's rows.
+    findByIds: (p: Principal, ids: readonly string[]): Promise<ProductRow[]> => findProductsByIds(db, p.teamId, ids),
+
     async list(p: Principal, query: unknown): Promise<Paginated<Product>> {
       const page = parseInput(pageQuery, query);
       const { rows, total } = await listProducts(db, p.teamId, page);

@@ -1,6 +1,6 @@
 import { pageQuery } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
-import { fetchPage } from '../repositories/paging.ts';
+import { listCaptionTemplates, listStyleTemplates } from '../repositories/templates.ts';
 import type { Deps } from './context.ts';
 import { paginated } from './paging.ts';
 
@@ -9,20 +9,12 @@ export function createTemplateService({ db }: Pick<Deps, 'db'>) {
   return {
     async listStyles(query: unknown) {
       const page = parseInput(pageQuery, query);
-      const { rows, total } = await fetchPage(
-        db.selectFrom('style_templates'),
-        (q) => q.select(['id', 'name', 'description', 'prompt', 'background', 'accent']).orderBy('id'),
-        page,
-      );
+      const { rows, total } = await listStyleTemplates(db, page);
       return paginated(rows, total, page);
     },
     async listCaptionTemplates(query: unknown) {
       const page = parseInput(pageQuery, query);
-      const { rows, total } = await fetchPage(
-        db.selectFrom('caption_templates'),
-        (q) => q.select(['id', 'name', 'description', 'font_size', 'color', 'highlight_color', 'position', 'uppercase']).orderBy('id'),
-        page,
-      );
+      const { rows, total } = await listCaptionTemplates(db, page);
       return paginated(rows, total, page);
     },
   };

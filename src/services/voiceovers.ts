@@ -12,7 +12,7 @@ import { audioDuration } from '../engines/speech/voice-change.ts';
 import { download, downloadErrorToAppError } from '../net/download.ts';
 import { availableCredits, debitCredits } from '../repositories/credits.ts';
 import { appendLedger } from '../repositories/ledger.ts';
-import { findTeamVoiceover, insertVoiceover } from '../repositories/voiceovers.ts';
+import { findTeamVoiceover, findTeamVoiceoversByIds, findVoiceoverById, insertVoiceover } from '../repositories/voiceovers.ts';
 import type { VoiceoverRow, VoiceoversTable } from '../db/types.ts';
 import type { Insertable } from 'kysely';
 import type { Deps, Principal } from './context.ts';
@@ -62,7 +62,8 @@ export function createVoiceoverService(
   async function present(outcome: RecordedOutcome): Promise<RecordedOutcome> {
     if (outcome.status !== 201) return outcome;
     const stored = outcome.body as StoredVoiceover;
-    const row = await db.selectFrom('voiceovers').select('audio_key').where('id', '=', stored.id).executeTakeFirstOrThrow();
+    const row = await findVoiceoverById(db, stored.id);
+    if (!row) throw new Error(`voiceover ${stored.id} is recorded in a stored response but missing`);
     return { ...outcome, body: { ...stored, audio_url: await storage.signedUrl(row.audio_key) } satisfies Voiceover };
   }
 
@@ -143,6 +144,9 @@ export function createVoiceoverService(
   }
 
   return {
+    // Batch reads for GraphQL relations: one query per batch, only the caller's team's rows.
+    findByIds: (p: Principal, ids: readonly string[]): Promise<VoiceoverRow[]> => findTeamVoiceoversByIds(db, p.teamId, ids),
+
     async textToSpeech(p: Principal, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const input = parseInput(textToSpeechInput, body ?? undefined);
       const replay = await replayOf(p, idem, body);

@@ -1,4 +1,6 @@
+import { findActiveWebhook } from '../repositories/api-keys.ts';
 import { findGenerationById } from '../repositories/generations.ts';
+import { insertWebhookDelivery } from '../repositories/webhook-deliveries.ts';
 import { deliverWebhook } from '../webhooks/deliver.ts';
 import { webhookBody } from '../webhooks/payload.ts';
 import type { Deps } from './context.ts';
@@ -9,12 +11,7 @@ export function createWebhookService({ db, storage, config, log }: Pick<Deps, 'd
     async deliverFor(generationId: string): Promise<void> {
       const g = await findGenerationById(db, generationId);
       if (!g || g.status === 'processing' || !g.completed_at || !g.api_key_id) return;
-      const key = await db
-        .selectFrom('api_keys')
-        .select(['webhook_url', 'webhook_secret'])
-        .where('id', '=', g.api_key_id)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
+      const key = await findActiveWebhook(db, g.api_key_id);
       if (!key?.webhook_url) return;
       const firstKey = g.result_keys[0];
       const body = webhookBody({
@@ -33,19 +30,16 @@ export function createWebhookService({ db, storage, config, log }: Pick<Deps, 'd
         eventId: `${g.id}:${body.event}`,
         allowPrivate: config.allowPrivateNetworkUrls,
       });
-      await db
-        .insertInto('webhook_deliveries')
-        .values({
-          generation_id: g.id,
-          api_key_id: g.api_key_id,
-          event: body.event,
-          url: key.webhook_url,
-          ok: result.ok,
-          status_code: result.statusCode,
-          latency_ms: Math.round(result.latencyMs),
-          error: result.error,
-        })
-        .execute();
+      await insertWebhookDelivery(db, {
+        generation_id: g.id,
+        api_key_id: g.api_key_id,
+        event: body.event,
+        url: key.webhook_url,
+        ok: result.ok,
+        status_code: result.statusCode,
+        latency_ms: Math.round(result.latencyMs),
+        error: result.error,
+      });
       log.info({ generation_id: g.id, event: body.event, ok: result.ok, status_code: result.statusCode, latency_ms: result.latencyMs, error: result.error }, 'webhook attempt');
     },
   };

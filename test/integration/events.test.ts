@@ -2,14 +2,14 @@ import net from 'node:net';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDb, createPool, type Db } from '../../src/db/pool.ts';
+import { GENERATION_EVENTS_CHANNEL } from '../../src/events/channels.ts';
 import {
-  GENERATION_EVENTS_CHANNEL,
   publishGenerationEvent,
   subscribeGenerationEvents,
   type GenerationEvent,
 } from '../../src/events/generation-events.ts';
 import { createPgEventBus, type EventBus, type EventBusOptions, type EventSubscription } from '../../src/events/pg-events.ts';
-import { notifyGenerationChanged } from '../../src/repositories/jobs.ts';
+import { notifyGenerationChanged } from '../../src/repositories/notifications.ts';
 import { cloneTemplateDatabase } from '../support/database.ts';
 import { freePort } from '../support/net.ts';
 

@@ -1,7 +1,10 @@
 import { AppError } from '../../domain/errors.ts';
 import { pageQuery } from '../../domain/inputs.ts';
 import { parseInput } from '../../domain/validate.ts';
-import { findAd, findJob, findScrapedBrand, listBrandAds, listScrapedBrands } from '../../repositories/ad-library.ts';
+import type { AdLibraryAdRow, AdLibraryBrandRow, AdLibraryMediaItem } from '../../db/types.ts';
+import type { Page } from '../../domain/inputs.ts';
+import { adMediaByIds, findAd, findBrandsByIds, findJob, findScrapedBrand, listBrandAds, listScrapedBrands, pageOfAdsOfBrands } from '../../repositories/ad-library.ts';
+import type { PageOf } from '../../repositories/paging.ts';
 import type { Deps } from '../context.ts';
 import { requireUuid } from '../ids.ts';
 import { paginated, type Paginated } from '../paging.ts';
@@ -35,6 +38,17 @@ export function createAdLibraryReader({ db, storage }: Pick<Deps, 'db' | 'storag
       if (!row) throw new AppError('not_found', 'Ad not found');
       return adView(storage, row);
     },
+
+    // Batch reads for GraphQL relations (one query per batch, whatever its size).
+
+    /** Listed (scraped) brands among `ids`. */
+    brandsByIds: (ids: readonly string[]): Promise<AdLibraryBrandRow[]> => findBrandsByIds(db, ids),
+
+    /** The stored media items (source URL and storage key) of the ads among `ids`. */
+    adMediaByIds: (ids: readonly string[]): Promise<{ id: string; media: AdLibraryMediaItem[] }[]> => adMediaByIds(db, ids),
+
+    /** One page of each brand's ads, in REST's order. */
+    adsOfBrands: (brandIds: readonly string[], page: Page): Promise<Map<string, PageOf<AdLibraryAdRow>>> => pageOfAdsOfBrands(db, brandIds, page),
 
     async job(id: unknown): Promise<ScrapeJob> {
       const row = await findJob(db, requireUuid(id));

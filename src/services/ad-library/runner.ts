@@ -1,7 +1,8 @@
 import pLimit from 'p-limit';
 import { isAdSourceError, type AdSource } from '../../adlibrary/source.ts';
 import type { AdLibraryMediaItem, ScrapeJobRow } from '../../db/types.ts';
-import { findJob, lockScrapePage, notifyScrapeChanged, upsertAd, upsertBrand } from '../../repositories/ad-library.ts';
+import { endScrapeJob, findJob, lockScrapePage, markBrandScraped, setScrapeJobBrand, upsertAd, upsertBrand } from '../../repositories/ad-library.ts';
+import { notifyScrapeChanged } from '../../repositories/notifications.ts';
 import { refundCredits } from '../../repositories/credits.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
 import type { Deps } from '../context.ts';
@@ -17,20 +18,14 @@ export function createScrapeRunner(deps: Pick<Deps, 'db' | 'storage' | 'config' 
   async function finish(job: ScrapeJobRow, outcome: { status: 'completed'; brandId: string; ads: number } | { status: 'failed'; error: string }) {
     await db.transaction().execute(async (trx) => {
       await lockScrapePage(trx, job.meta_page_id);
-      const ended = await trx
-        .updateTable('ad_library_scrape_jobs')
-        .set(
-          outcome.status === 'completed'
-            ? { status: 'completed', completed_at: new Date(), ads_count: outcome.ads, brand_id: outcome.brandId }
-            : { status: 'failed', completed_at: new Date(), error: outcome.error },
-        )
-        .where('id', '=', job.id)
-        .where('status', '=', 'processing')
-        .returning('id')
-        .executeTakeFirst();
+      const ended = await endScrapeJob(
+        trx,
+        job.id,
+        outcome.status === 'completed' ? { status: 'completed', ads_count: outcome.ads, brand_id: outcome.brandId } : { status: 'failed', error: outcome.error },
+      );
       if (!ended) return; // already ended by an earlier attempt: never refunded twice
       if (outcome.status === 'completed') {
-        await trx.updateTable('ad_library_brands').set({ scraped_at: new Date() }).where('id', '=', outcome.brandId).execute();
+        await markBrandScraped(trx, outcome.brandId);
       } else {
         await refundCredits(trx, job.team_id, job.credits);
         await appendLedger(trx, { team_id: job.team_id, kind: 'refund', amount: -job.credits, subject_type: 'ad_library_scrape', subject_id: job.id });
@@ -48,7 +43,7 @@ export function createScrapeRunner(deps: Pick<Deps, 'db' | 'storage' | 'config' 
     // Filed under the page asked for: "existing", the running job and the listing all go by it,
     // whatever id the source's records carry (a page that moved to a new id, say).
     const brand = await upsertBrand(db, { ...profile, metaPageId: job.meta_page_id }, { sourceUrl: profile.profilePictureUrl, key: pictureKey });
-    await db.updateTable('ad_library_scrape_jobs').set({ brand_id: brand.id }).where('id', '=', job.id).execute();
+    await setScrapeJobBrand(db, job.id, brand.id);
     const limit = pLimit(MEDIA_CONCURRENCY);
     let count = 0;
     // The source may give an ad twice (on two result pages, or twice in one): it is one ad, stored

@@ -4,17 +4,14 @@ import { AppError } from '../../domain/errors.ts';
 import { AD_LIBRARY_SCRAPE_CREDITS } from '../../domain/pricing.ts';
 import { rateLimitHeaders, SCRAPE_RATE_LIMIT } from '../../domain/rate-limit.ts';
 import { parseInput } from '../../domain/validate.ts';
-import { findFreshBrand, findRunningJob, lastCompletedJob, lockScrapePage } from '../../repositories/ad-library.ts';
+import { findFreshBrand, findRunningJob, insertScrapeJob, lastCompletedJob, lockScrapePage } from '../../repositories/ad-library.ts';
 import { debitCredits } from '../../repositories/credits.ts';
-import { addJob } from '../../repositories/jobs.ts';
+import { queueJob } from '../../jobs/define.ts';
+import { scrapeAdLibraryJob } from '../../jobs/scrape-ad-library.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
 import { takeRateLimitSlot } from '../../repositories/rate-limits.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from '../idempotency.ts';
-
-export const SCRAPE_AD_LIBRARY = 'scrape_ad_library';
-/** A crashed worker's scrape is picked up again; upserts make a rerun harmless. */
-const SCRAPE_MAX_ATTEMPTS = 3;
 
 const scrapeInput = z.object({ url: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters') });
 
@@ -57,13 +54,9 @@ export function createAdLibraryScraper({ db, config }: Pick<Deps, 'db' | 'config
             `Not enough credits: a scrape needs ${AD_LIBRARY_SCRAPE_CREDITS} credits and ${debit.available} are available`,
           );
         }
-        const job = await trx
-          .insertInto('ad_library_scrape_jobs')
-          .values({ team_id: p.teamId, api_key_id: p.keyId, meta_page_id: parsed.pageId, page_url: parsed.pageUrl, credits: AD_LIBRARY_SCRAPE_CREDITS })
-          .returning('id')
-          .executeTakeFirstOrThrow();
+        const job = await insertScrapeJob(trx, { team_id: p.teamId, api_key_id: p.keyId, meta_page_id: parsed.pageId, page_url: parsed.pageUrl, credits: AD_LIBRARY_SCRAPE_CREDITS });
         await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: AD_LIBRARY_SCRAPE_CREDITS, subject_type: 'ad_library_scrape', subject_id: job.id });
-        await addJob(trx, SCRAPE_AD_LIBRARY, { job_id: job.id }, { maxAttempts: SCRAPE_MAX_ATTEMPTS, jobKey: `scrape:${job.id}` });
+        await queueJob(trx, scrapeAdLibraryJob, { job_id: job.id });
         return { status: 202, body: { job_id: job.id, status: 'processing' } };
       });
       return { ...outcome, headers: outcome.replayed ? {} : headers };

@@ -1,19 +1,30 @@
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { CampaignRow } from '../../db/types.ts';
 import { AppError } from '../../domain/errors.ts';
 import { pageQuery } from '../../domain/inputs.ts';
 import { parseInput } from '../../domain/validate.ts';
-import { campaignCounts, campaignRows, countRows, notifyCampaignChanged, type CampaignCounts } from '../../repositories/campaigns.ts';
+import {
+  campaignCounts,
+  campaignRows,
+  countRows,
+  findTeamCampaign,
+  lockCampaign,
+  markCampaignRunning,
+  openCampaign,
+  pendingNeed,
+  storedRowBodies,
+  writePendingRows,
+  type CampaignCounts,
+} from '../../repositories/campaigns.ts';
+import { notifyCampaignChanged } from '../../repositories/notifications.ts';
 import { availableCredits } from '../../repositories/credits.ts';
-import { addJob } from '../../repositories/jobs.ts';
+import { queueJob } from '../../jobs/define.ts';
+import { runCampaignJob } from '../../jobs/run-campaign.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requireUuid } from '../ids.ts';
 import { paginated, type Paginated } from '../paging.ts';
 import { requestHash } from '../idempotency.ts';
 import type { RowChecker, RowInput } from './check.ts';
-
-export const RUN_CAMPAIGN = 'run_campaign';
 
 export interface Campaign {
   id: string;
@@ -44,7 +55,7 @@ const campaignName = z.string({ error: 'is required' }).trim().min(1, 'must not 
 
 export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storage'>, checker: RowChecker) {
   async function load(p: Principal, id: unknown): Promise<CampaignRow> {
-    const row = await db.selectFrom('campaigns').selectAll().where('team_id', '=', p.teamId).where('id', '=', requireUuid(id)).executeTakeFirst();
+    const row = await findTeamCampaign(db, p.teamId, requireUuid(id));
     if (!row) throw new AppError('not_found', 'Campaign not found');
     return row;
   }
@@ -71,13 +82,7 @@ export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storag
     /** The team's campaign of that name, made if new: running a file again with its name continues it. */
     async open(p: Principal, name: unknown): Promise<Campaign> {
       const n = parseInput(campaignName, name, 'name');
-      await db
-        .insertInto('campaigns')
-        .values({ team_id: p.teamId, api_key_id: p.keyId, name: n })
-        .onConflict((oc) => oc.columns(['team_id', 'name']).doNothing())
-        .execute();
-      const row = await db.selectFrom('campaigns').selectAll().where('team_id', '=', p.teamId).where('name', '=', n).executeTakeFirstOrThrow();
-      return view(row);
+      return view(await openCampaign(db, { team_id: p.teamId, api_key_id: p.keyId, name: n }));
     },
 
     async get(p: Principal, id: unknown): Promise<Campaign> {
@@ -102,31 +107,13 @@ export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storag
         if (!r.ok) throw new Error('unreachable');
         return { campaign_id: campaign.id, row_number: r.row_number, row_key: r.row_key, type: r.type, body: JSON.stringify(r.body), credits: r.credits };
       });
-      const written = await db
-        .insertInto('campaign_rows')
-        .values(values)
-        .onConflict((oc) =>
-          oc.columns(['campaign_id', 'row_number']).doUpdateSet((eb) => ({
-            row_key: eb.ref('excluded.row_key'),
-            type: eb.ref('excluded.type'),
-            body: eb.ref('excluded.body'),
-            credits: eb.ref('excluded.credits'),
-            updated_at: sql`now()`,
-          })).where('campaign_rows.state', '=', 'pending'),
-        )
-        .returning('row_number')
-        .execute();
-      const writtenRows = new Set(written.map((w) => w.row_number));
+      const written = await writePendingRows(db, values);
+      const writtenRows = new Set(written);
       const keptValues = values.filter((v) => !writtenRows.has(v.row_number));
       // A kept row whose cells now say something else: most likely another file run under the same name.
       let changed = 0;
       if (keptValues.length) {
-        const stored = await db
-          .selectFrom('campaign_rows')
-          .select(['row_number', 'type', 'body'])
-          .where('campaign_id', '=', campaign.id)
-          .where('row_number', 'in', keptValues.map((v) => v.row_number))
-          .execute();
+        const stored = await storedRowBodies(db, campaign.id, keptValues.map((v) => v.row_number));
         const byNumber = new Map(stored.map((r) => [r.row_number, requestHash({ type: r.type, body: r.body }).toString('hex')]));
         changed = keptValues.filter((v) => byNumber.get(v.row_number) !== requestHash({ type: v.type, body: JSON.parse(v.body) }).toString('hex')).length;
       }
@@ -140,26 +127,16 @@ export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storag
     async start(p: Principal, id: unknown): Promise<Campaign> {
       const campaign = await load(p, id);
       const row = await db.transaction().execute(async (trx) => {
-        const c = await trx.selectFrom('campaigns').selectAll().where('id', '=', campaign.id).forUpdate().executeTakeFirstOrThrow();
-        const need = await trx
-          .selectFrom('campaign_rows')
-          .select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.coalesce(eb.fn.sum<number>('credits'), sql<number>`0`).as('credits')])
-          .where('campaign_id', '=', c.id)
-          .where('state', '=', 'pending')
-          .executeTakeFirstOrThrow();
+        const c = await lockCampaign(trx, campaign.id);
+        const need = await pendingNeed(trx, c.id);
         if ((await countRows(trx, c.id)) === 0) throw new AppError('validation_error', 'The campaign has no rows to run');
         if (Number(need.rows) === 0) return c;
         const available = await availableCredits(trx, p.teamId);
         if (Number(need.credits) > available) {
           throw new AppError('insufficient_credits', `Not enough credits: the campaign's ${need.rows} rows to run need ${need.credits} credits and ${available} are available`);
         }
-        const started = await trx
-          .updateTable('campaigns')
-          .set({ status: 'running', started_at: sql`coalesce(started_at, now())`, submitted_at: null, api_key_id: p.keyId })
-          .where('id', '=', c.id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        await addJob(trx, RUN_CAMPAIGN, { campaign_id: c.id }, { jobKey: `campaign:${c.id}`, maxAttempts: 25 });
+        const started = await markCampaignRunning(trx, c.id, p.keyId);
+        await queueJob(trx, runCampaignJob, { campaign_id: c.id });
         await notifyCampaignChanged(trx, started);
         return started;
       });

@@ -2,7 +2,8 @@ import pLimit from 'p-limit';
 import type { CampaignRowRow } from '../../db/types.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
-import { notifyCampaignChanged } from '../../repositories/campaigns.ts';
+import { findCampaign, markCampaignSubmittedIfDone, pendingRowsAfter, recordRowOutcome } from '../../repositories/campaigns.ts';
+import { notifyCampaignChanged } from '../../repositories/notifications.ts';
 import type { Db } from '../../db/pool.ts';
 import type { Deps, Principal } from '../context.ts';
 import type { GenerationCreator } from '../generations/create.ts';
@@ -35,19 +36,12 @@ export function createCampaignRunner(
     const body = outcome.body as { generation_id?: string; id?: string } | undefined;
     const id = ok ? (body?.generation_id ?? body?.id ?? null) : null;
     const tts = row.type === 'text-to-speech';
-    return trx
-      .updateTable('campaign_rows')
-      .set({
-        state: ok ? 'submitted' : 'failed',
-        generation_id: ok && !tts ? id : null,
-        voiceover_id: ok && tts ? id : null,
-        error: ok ? null : errorOf(outcome),
-        updated_at: new Date(),
-      })
-      .where('campaign_id', '=', row.campaign_id)
-      .where('row_number', '=', row.row_number)
-      .where('state', '=', 'pending')
-      .execute();
+    return recordRowOutcome(trx, row, {
+      state: ok ? 'submitted' : 'failed',
+      generation_id: ok && !tts ? id : null,
+      voiceover_id: ok && tts ? id : null,
+      error: ok ? null : errorOf(outcome),
+    });
   }
 
   /**
@@ -74,21 +68,13 @@ export function createCampaignRunner(
 
   return {
     async run(campaignId: string): Promise<void> {
-      const campaign = await db.selectFrom('campaigns').selectAll().where('id', '=', campaignId).executeTakeFirst();
+      const campaign = await findCampaign(db, campaignId);
       if (!campaign || campaign.status !== 'running') return;
       const p: Principal = { teamId: campaign.team_id, keyId: campaign.api_key_id ?? '' };
       const limit = pLimit(CONCURRENCY);
       let after = 0;
       for (;;) {
-        const rows = await db
-          .selectFrom('campaign_rows')
-          .selectAll()
-          .where('campaign_id', '=', campaignId)
-          .where('state', '=', 'pending')
-          .where('row_number', '>', after)
-          .orderBy('row_number')
-          .limit(BATCH)
-          .execute();
+        const rows = await pendingRowsAfter(db, campaignId, after, BATCH);
         if (!rows.length) break;
         const speech = rows.filter((r) => r.type === 'text-to-speech');
         await Promise.all([
@@ -98,17 +84,8 @@ export function createCampaignRunner(
         after = rows.at(-1)!.row_number;
         await notifyCampaignChanged(db, campaign);
       }
-      const done = await db
-        .updateTable('campaigns')
-        .set({ status: 'submitted', submitted_at: new Date() })
-        .where('id', '=', campaignId)
-        .where('status', '=', 'running')
-        // Rows added while this ran get their own job from start(); leave the campaign running for it.
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('campaign_rows').select('row_number').where('campaign_id', '=', campaignId).where('state', '=', 'pending'))),
-        )
-        .returning('id')
-        .executeTakeFirst();
+      // Rows added while this ran get their own job from start(); the campaign stays running for it.
+      const done = await markCampaignSubmittedIfDone(db, campaignId);
       if (done) await notifyCampaignChanged(db, campaign);
       log.info({ campaign_id: campaignId, submitted: Boolean(done) }, 'campaign rows submitted');
     },

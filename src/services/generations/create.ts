@@ -3,15 +3,14 @@ import type { GenerationOperation } from '../../domain/generation-types.ts';
 import { parseInput } from '../../domain/validate.ts';
 import { debitCredits } from '../../repositories/credits.ts';
 import { insertGeneration, linkGeneration } from '../../repositories/generations.ts';
-import { addJob } from '../../repositories/jobs.ts';
+import { queueJob } from '../../jobs/define.ts';
+import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requestHash, runIdempotent, runIdempotentIn, type IdempotencyRequest, type Outcome, type RecordedOutcome } from '../idempotency.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/types.ts';
 import { OPERATIONS } from './operations.ts';
-
-export const RUN_GENERATION = 'run_generation';
 
 export function createGenerationCreator({ db, config }: Pick<Deps, 'db' | 'config'>) {
   /** Check ids, price, debit, record the generation and its links, queue its job: one piece of a transaction. */
@@ -40,7 +39,7 @@ export function createGenerationCreator({ db, config }: Pick<Deps, 'db' | 'confi
     });
     await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: r.credits, subject_type: 'generation', subject_id: g.id });
     await linkGeneration(trx, g.id, r.productIds, r.avatarIds);
-    await addJob(trx, RUN_GENERATION, { generation_id: g.id }, { maxAttempts: config.generationMaxAttempts, jobKey: `generation:${g.id}` });
+    await queueJob(trx, runGenerationJob, { generation_id: g.id }, { config });
     return { status: 202, body: { generation_id: g.id, type: r.type, status: 'processing' } };
   }
 

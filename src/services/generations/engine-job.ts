@@ -5,6 +5,13 @@ import { frameSize, type VideoResolution } from '../../domain/video-models.ts';
 import type { EngineAsset, EngineBrand, EngineJob } from '../../engines/engine.ts';
 import { probeMedia } from '../../engines/ffmpeg.ts';
 import { download } from '../../net/download.ts';
+import { findAvatarById } from '../../repositories/avatars.ts';
+import { findBrand } from '../../repositories/brands.ts';
+import { findGenerationById } from '../../repositories/generations.ts';
+import { findProduct, findProductsByIds } from '../../repositories/products.ts';
+import { findCaptionTemplate, findStyleTemplate } from '../../repositories/templates.ts';
+import { findTeamVoiceover } from '../../repositories/voiceovers.ts';
+import { findVoice } from '../../repositories/voices.ts';
 import type { Storage } from '../../storage/storage.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
 
@@ -47,7 +54,7 @@ export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise
 
   const productIds: string[] = Array.isArray(p.product_ids) ? p.product_ids : p.product_id ? [p.product_id] : [];
   if (productIds.length) {
-    const rows = await deps.db.selectFrom('products').select(['id', 'image_key']).where('team_id', '=', g.team_id).where('id', 'in', productIds).execute();
+    const rows = await findProductsByIds(deps.db, g.team_id, productIds);
     job.productImages = await Promise.all(rows.map((r) => fromStorage(r.image_key)));
   }
   if (p.brand_id) job.brand = await loadBrand(deps, g.team_id, p.brand_id, fromUrl);
@@ -59,7 +66,7 @@ export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise
       Object.assign(job, imageSize(p.aspect_ratio, p.resolution));
       job.referenceImages = await Promise.all(urls(p.reference_image_urls).map((u) => fromUrl(u)));
       if (g.operation === 'product-shots') {
-        job.template = await deps.db.selectFrom('style_templates').selectAll().where('id', '=', p.style_id).executeTakeFirst();
+        job.template = await findStyleTemplate(deps.db, p.style_id);
         job.prompt = [job.template?.prompt, p.additional_prompt].filter(Boolean).join('. ');
       }
       break;
@@ -76,11 +83,11 @@ export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise
       job.script = String(p.script ?? '');
       job.avatar = await avatarImage(deps, g.team_id, p.avatar_type, p.avatar_id, fromStorage);
       if (p.voiceover_id) {
-        const vo = await deps.db.selectFrom('voiceovers').select('audio_key').where('team_id', '=', g.team_id).where('id', '=', p.voiceover_id).executeTakeFirst();
+        const vo = await findTeamVoiceover(deps.db, g.team_id, p.voiceover_id);
         if (!vo) throw new Error('the voiceover no longer exists');
         job.voiceAudio = await fromStorage(vo.audio_key);
       } else if (p.voice_id) {
-        const v = await deps.db.selectFrom('voices').select('engine_voice').where('id', '=', String(p.voice_id)).executeTakeFirst();
+        const v = await findVoice(deps.db, String(p.voice_id));
         if (v) job.voice = v.engine_voice as EngineJob['voice'];
       }
       break;
@@ -98,7 +105,7 @@ export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise
     }
     case 'video-edit': {
       if (p.generation_id) {
-        const src = await deps.db.selectFrom('generations').select('result_keys').where('id', '=', p.generation_id).executeTakeFirst();
+        const src = await findGenerationById(deps.db, p.generation_id);
         const key = src?.result_keys[0];
         if (!key) throw new Error('the source generation has no result');
         job.inputVideo = await fromStorage(key);
@@ -109,7 +116,7 @@ export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise
       job.width = even(info.width ?? 720);
       job.height = even(info.height ?? 1280);
       job.durationSeconds = Math.min(Math.max(info.durationSeconds ?? 1, 1), 120);
-      job.template = await deps.db.selectFrom('caption_templates').selectAll().where('id', '=', p.template_id).executeTakeFirst();
+      job.template = await findCaptionTemplate(deps.db, p.template_id);
       break;
     }
   }
@@ -128,10 +135,7 @@ async function avatarImage(
   id: string,
   fromStorage: (key: string) => Promise<EngineAsset>,
 ): Promise<EngineAsset> {
-  const row =
-    type === 'product'
-      ? await deps.db.selectFrom('products').select('image_key').where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst()
-      : await deps.db.selectFrom('avatars').select('image_key').where('id', '=', id).executeTakeFirst();
+  const row = type === 'product' ? await findProduct(deps.db, teamId, id) : await findAvatarById(deps.db, id);
   if (!row) throw new Error('the avatar no longer exists');
   return fromStorage(row.image_key);
 }
@@ -142,7 +146,7 @@ async function loadBrand(
   brandId: string,
   fromUrl: (url: string) => Promise<EngineAsset>,
 ): Promise<EngineBrand | undefined> {
-  const b = await deps.db.selectFrom('brands').selectAll().where('team_id', '=', teamId).where('id', '=', brandId).executeTakeFirst();
+  const b = await findBrand(deps.db, teamId, brandId);
   if (!b) return undefined;
   return {
     name: b.name,

@@ -1,11 +1,12 @@
 import type { GenerationRow } from '../../db/types.ts';
 import { finishGeneration } from '../../repositories/generations.ts';
-import { addJob, notifyGenerationChanged } from '../../repositories/jobs.ts';
+import { deliverWebhookJob } from '../../jobs/deliver-webhook.ts';
+import { queueJob } from '../../jobs/define.ts';
+import { findActiveWebhook } from '../../repositories/api-keys.ts';
+import { notifyGenerationChanged } from '../../repositories/notifications.ts';
 import { refundCredits } from '../../repositories/credits.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
 import type { Deps } from '../context.ts';
-
-export const DELIVER_WEBHOOK = 'deliver_webhook';
 
 /**
  * The end of a generation, in one transaction each: the status change, the refund of a failure,
@@ -13,12 +14,10 @@ export const DELIVER_WEBHOOK = 'deliver_webhook';
  */
 export function createGenerationLifecycle({ db }: Pick<Deps, 'db'>) {
   async function afterEnd(trx: typeof db, row: GenerationRow): Promise<void> {
-    const key = row.api_key_id
-      ? await trx.selectFrom('api_keys').select('webhook_url').where('id', '=', row.api_key_id).where('revoked_at', 'is', null).executeTakeFirst()
-      : undefined;
+    const key = row.api_key_id ? await findActiveWebhook(trx, row.api_key_id) : undefined;
     if (key?.webhook_url) {
       // One attempt, by the spec: a receiver that is down misses the event.
-      await addJob(trx, DELIVER_WEBHOOK, { generation_id: row.id }, { maxAttempts: 1 });
+      await queueJob(trx, deliverWebhookJob, { generation_id: row.id });
     }
     await notifyGenerationChanged(trx, row);
   }

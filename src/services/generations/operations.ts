@@ -14,6 +14,9 @@ import {
 } from '../../domain/generation-inputs.ts';
 import type { GenerationKind, GenerationOperation, GenerationType } from '../../domain/generation-types.ts';
 import { priceOf, scriptLength, talkingAvatarCreditsForAudio } from '../../domain/pricing.ts';
+import { findGeneration } from '../../repositories/generations.ts';
+import { findProduct } from '../../repositories/products.ts';
+import { findCaptionTemplate, findStyleTemplate } from '../../repositories/templates.ts';
 import { findTeamVoiceover } from '../../repositories/voiceovers.ts';
 import { requireVoice } from '../voices.ts';
 import { ownBrandAndProducts, requireAvatar } from './references.ts';
@@ -99,16 +102,11 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
     kind: 'video',
     schema: videoEditInput,
     async resolve(db, teamId, params) {
-      const template = await db.selectFrom('caption_templates').select('id').where('id', '=', params.template_id).executeTakeFirst();
+      const template = await findCaptionTemplate(db, params.template_id);
       if (!template) throw new AppError('not_found', 'Caption template not found');
       let sourceGenerationId: string | undefined;
       if (params.generation_id) {
-        const src = await db
-          .selectFrom('generations')
-          .select(['id', 'type', 'status'])
-          .where('team_id', '=', teamId)
-          .where('id', '=', params.generation_id)
-          .executeTakeFirst();
+        const src = await findGeneration(db, teamId, params.generation_id);
         if (!src) throw new AppError('not_found', 'Generation not found');
         if (src.type !== 'ai-video' || src.status !== 'completed') {
           throw new AppError('validation_error', 'generation_id: must be a completed ai-video generation');
@@ -136,9 +134,9 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
     kind: 'image',
     schema: productShotsInput,
     async resolve(db, teamId, params) {
-      const product = await db.selectFrom('products').select('id').where('team_id', '=', teamId).where('id', '=', params.product_id).executeTakeFirst();
+      const product = await findProduct(db, teamId, params.product_id);
       if (!product) throw new AppError('not_found', 'Product not found');
-      const style = await db.selectFrom('style_templates').select('id').where('id', '=', params.style_id).executeTakeFirst();
+      const style = await findStyleTemplate(db, params.style_id);
       if (!style) throw new AppError('not_found', 'Style not found');
       return { type: 'product-shots', params, credits: priceOf('product-shots', params), productIds: [product.id], avatarIds: [] };
     },

@@ -3,7 +3,9 @@ import { AppError } from '../../domain/errors.ts';
 import { GENERATION_STATUSES } from '../../domain/generation-types.ts';
 import { pageQuery } from '../../domain/inputs.ts';
 import { parseInput } from '../../domain/validate.ts';
-import { findGeneration, listGenerations } from '../../repositories/generations.ts';
+import type { WebhookDeliveryRow } from '../../db/types.ts';
+import { findGeneration, listGenerations, productLinksOfGenerations } from '../../repositories/generations.ts';
+import { deliveriesOfGenerations } from '../../repositories/webhook-deliveries.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requireUuid } from '../ids.ts';
 import { paginated, type Paginated } from '../paging.ts';
@@ -16,6 +18,10 @@ const listQuery = pageQuery.extend({
 
 export function createGenerationReader({ db, storage }: Pick<Deps, 'db' | 'storage'>) {
   return {
+    // Batch reads for GraphQL relations: one query per batch, only the caller's team's rows.
+    webhookDeliveriesOf: (p: Principal, ids: readonly string[]): Promise<WebhookDeliveryRow[]> => deliveriesOfGenerations(db, p.teamId, ids),
+    productLinksOf: (p: Principal, ids: readonly string[]) => productLinksOfGenerations(db, p.teamId, ids),
+
     async list(p: Principal, query: unknown): Promise<Paginated<GenerationSummary>> {
       const q = parseInput(listQuery, query);
       const { rows, total } = await listGenerations(db, p.teamId, { type: q.type, status: q.status }, q);

@@ -1,5 +1,8 @@
 import type { Db } from '../../db/pool.ts';
 import { AppError } from '../../domain/errors.ts';
+import { findAvatarOfType } from '../../repositories/avatars.ts';
+import { findBrand } from '../../repositories/brands.ts';
+import { findProduct, findProductsByIds } from '../../repositories/products.ts';
 
 /** The avatar a video names must exist for the team: a platform avatar, one of its custom avatars, or one of its products. */
 export async function requireAvatar(
@@ -9,13 +12,11 @@ export async function requireAvatar(
   avatarId: string,
 ): Promise<{ avatarIds: string[]; productIds: string[] }> {
   if (avatarType === 'product') {
-    const product = await db.selectFrom('products').select('id').where('team_id', '=', teamId).where('id', '=', avatarId).executeTakeFirst();
+    const product = await findProduct(db, teamId, avatarId);
     if (!product) throw new AppError('not_found', 'Avatar not found: no product with this avatar_id');
     return { avatarIds: [], productIds: [product.id] };
   }
-  let q = db.selectFrom('avatars').select('id').where('id', '=', avatarId).where('avatar_type', '=', avatarType);
-  if (avatarType === 'custom') q = q.where('team_id', '=', teamId);
-  const avatar = await q.executeTakeFirst();
+  const avatar = await findAvatarOfType(db, avatarId, avatarType, avatarType === 'custom' ? teamId : undefined);
   if (!avatar) throw new AppError('not_found', `Avatar not found: no ${avatarType} avatar with this avatar_id`);
   return { avatarIds: [avatar.id], productIds: [] };
 }
@@ -27,17 +28,8 @@ export async function ownBrandAndProducts(
   brandId: string | undefined,
   productIds: string[],
 ): Promise<{ brand: { id: string; referenceImages: number } | undefined; productIds: string[] }> {
-  const brand = brandId
-    ? await db
-        .selectFrom('brands')
-        .select(['id', 'logo_url', 'reference_image_url'])
-        .where('team_id', '=', teamId)
-        .where('id', '=', brandId)
-        .executeTakeFirst()
-    : undefined;
-  const products = productIds.length
-    ? await db.selectFrom('products').select('id').where('team_id', '=', teamId).where('id', 'in', productIds).execute()
-    : [];
+  const brand = brandId ? await findBrand(db, teamId, brandId) : undefined;
+  const products = await findProductsByIds(db, teamId, productIds);
   const found = new Set(products.map((p) => p.id));
   return {
     brand: brand ? { id: brand.id, referenceImages: Number(!!brand.logo_url) + Number(!!brand.reference_image_url) } : undefined,

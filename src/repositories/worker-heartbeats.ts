@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from './db/pool.ts';
+import type { Db } from '../db/pool.ts';
 
 /**
  * A worker killed mid-job leaves its jobs locked (graphile-worker waits 4 hours before it takes

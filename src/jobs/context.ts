@@ -1,0 +1,14 @@
+import type { ScrapeRunner } from '../services/ad-library/runner.ts';
+import type { CampaignRunner } from '../services/campaigns/runner.ts';
+import type { GenerationRunner } from '../services/generations/runner.ts';
+import type { MaintenanceService } from '../services/maintenance.ts';
+import type { WebhookService } from '../services/webhooks.ts';
+
+/** What job handlers call: services and runners built once by the composition root (src/app.ts). */
+export interface JobContext {
+  generationRunner: Pick<GenerationRunner, 'run'>;
+  scrapeRunner: Pick<ScrapeRunner, 'run'>;
+  campaignRunner: Pick<CampaignRunner, 'run'>;
+  webhooks: Pick<WebhookService, 'deliverFor'>;
+  maintenance: MaintenanceService;
+}

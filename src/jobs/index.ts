@@ -1,0 +1,22 @@
+import type { TaskList } from 'graphile-worker';
+import type { JobContext } from './context.ts';
+import type { CronDefinition, JobDefinition } from './define.ts';
+import { deliverWebhookJob } from './deliver-webhook.ts';
+import { purgeIdempotencyKeysCron, purgeRateLimitHitsCron, sweepGenerationsCron } from './maintenance.ts';
+import { runCampaignJob } from './run-campaign.ts';
+import { runGenerationJob } from './run-generation.ts';
+import { scrapeAdLibraryJob } from './scrape-ad-library.ts';
+
+export const JOBS: readonly JobDefinition[] = [runGenerationJob, deliverWebhookJob, runCampaignJob, scrapeAdLibraryJob];
+export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron];
+
+/** graphile-worker's crontab, from the cron definitions. */
+export const crontab = (): string => CRONS.map((c) => `${c.schedule} ${c.name}`).join('\n');
+
+/** graphile-worker's task list: each task checks its payload against its definition and runs its handler. */
+export function taskList(ctx: JobContext, jobs: readonly JobDefinition[] = JOBS, crons: readonly CronDefinition[] = CRONS): TaskList {
+  const list: TaskList = {};
+  for (const job of jobs) list[job.name] = (raw, helpers) => job.handler(ctx, job.payload.parse(raw), helpers);
+  for (const cron of crons) list[cron.name] = (_raw, helpers) => cron.handler(ctx, helpers);
+  return list;
+}

@@ -1,0 +1,28 @@
+import { defineCron } from './define.ts';
+
+/** A generation past its deadline fails and is refunded, whatever happened to its job. */
+export const sweepGenerationsCron = defineCron({
+  name: 'sweep_generations',
+  schedule: '* * * * *',
+  handler: async (ctx, helpers) => {
+    for (const id of await ctx.maintenance.sweepOverdueGenerations()) helpers.logger.warn(`generation ${id} timed out and was refunded`);
+  },
+});
+
+/** Stored responses live 24 hours. */
+export const purgeIdempotencyKeysCron = defineCron({
+  name: 'purge_idempotency_keys',
+  schedule: '17 * * * *',
+  handler: async (ctx) => {
+    await ctx.maintenance.purgeIdempotencyKeys();
+  },
+});
+
+/** Rate-limit windows are a minute long; an hour of history is plenty. */
+export const purgeRateLimitHitsCron = defineCron({
+  name: 'purge_rate_limit_hits',
+  schedule: '23 * * * *',
+  handler: async (ctx) => {
+    await ctx.maintenance.purgeRateLimitHits();
+  },
+});
