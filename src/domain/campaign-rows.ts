@@ -9,6 +9,7 @@ import {
   textToImageInput,
   videoEditInput,
 } from './generation-inputs.ts';
+import { inputFieldsOf, type InputField } from './input-fields.ts';
 import { textToSpeechInput } from './voices.ts';
 
 /** The `type` column: each names the endpoint whose fields the row's other columns hold. */
@@ -48,27 +49,15 @@ export type FieldKind = 'string' | 'number' | 'boolean' | 'list' | 'object';
 
 // The request fields of each type, read off the endpoint's own zod schema, so a new field of an
 // endpoint is a new column without a second list to keep in step.
-function shapeOf(schema: z.ZodType): Record<string, z.ZodType> {
-  for (let cur: any = schema; cur; cur = cur.def?.in ?? cur.def?.innerType ?? cur.def?.schema) {
-    if (cur.shape) return cur.shape;
-  }
-  throw new Error('a campaign type schema has no object shape');
-}
-function kindOf(field: z.ZodType): FieldKind {
-  for (let cur: any = field, i = 0; cur && i < 12; i++) {
-    const t = cur.def?.type;
-    if (t === 'number') return 'number';
-    if (t === 'boolean') return 'boolean';
-    if (t === 'array') return 'list';
-    if (t === 'object') return 'object';
-    if (t === 'string' || t === 'enum') return 'string';
-    cur = cur.def?.in ?? cur.def?.innerType ?? cur.def?.schema ?? (t === 'union' ? cur.def.options[0] : undefined);
-  }
-  return 'string';
+function kindOf(f: InputField): FieldKind {
+  if (f.list) return 'list';
+  if (f.type === 'object') return 'object';
+  if (f.type === 'int' || f.type === 'float') return 'number';
+  return f.type === 'boolean' ? 'boolean' : 'string';
 }
 
 export const CAMPAIGN_FIELDS: Readonly<Record<CampaignType, Readonly<Record<string, FieldKind>>>> = Object.fromEntries(
-  CAMPAIGN_TYPES.map((t) => [t, Object.fromEntries(Object.entries(shapeOf(CAMPAIGN_SCHEMAS[t])).map(([k, v]) => [k, kindOf(v)]))]),
+  CAMPAIGN_TYPES.map((t) => [t, Object.fromEntries(inputFieldsOf(CAMPAIGN_SCHEMAS[t]).map((f) => [f.name, kindOf(f)]))]),
 ) as Record<CampaignType, Record<string, FieldKind>>;
 
 export interface RowProblem {

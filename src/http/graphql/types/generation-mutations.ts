@@ -1,105 +1,26 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
+import { OPERATIONS } from '../../../services/generations/operations.ts';
 import { builder } from '../builder.ts';
 import { principalOf } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { GenerationRef } from './generation.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
+import { enumNamesAcross, inputTypeFromZod } from './zod-inputs.ts';
 
-type FieldKind = 'String' | 'String!' | 'ID' | 'ID!' | 'Float' | 'Float!' | 'Int' | 'Int!' | 'Boolean' | '[String!]' | '[String!]!' | '[ID!]';
-
-// The spec's field names, as in REST: one vocabulary for both doors.
-const imageShared: Record<string, FieldKind> = {
-  model: 'String!',
-  effort: 'String',
-  fast: 'Boolean',
-  aspect_ratio: 'String!',
-  quantity: 'Int',
-  resolution: 'String',
-};
-
-const MUTATIONS: Array<{ name: string; operation: GenerationOperation; input: string; fields: Record<string, FieldKind> }> = [
-  {
-    name: 'createTalkingAvatarVideo',
-    operation: 'talking-avatar',
-    input: 'TalkingAvatarInput',
-    fields: { avatar_id: 'ID!', avatar_type: 'String!', script: 'String', voice_id: 'String', voiceover_id: 'ID', lipsync_model: 'String' },
-  },
-  {
-    name: 'createAiVideo',
-    operation: 'ai-video',
-    input: 'AiVideoInput',
-    fields: {
-      model: 'String!',
-      prompt: 'String!',
-      aspect_ratio: 'String!',
-      duration: 'Float!',
-      resolution: 'String',
-      quality: 'String',
-      reference_image_url: 'String',
-      hd: 'Boolean',
-      generate_audio: 'Boolean',
-      first_frame_image_url: 'String',
-      last_frame_image_url: 'String',
-      reference_image_urls: '[String!]',
-      brand_id: 'ID',
-      product_ids: '[ID!]',
-    },
-  },
-  {
-    name: 'createSwapAvatarVideo',
-    operation: 'swap-avatar',
-    input: 'SwapAvatarInput',
-    fields: { video_url: 'String!', mode: 'String!', duration: 'Float!', width: 'Int!', height: 'Int!', avatar_id: 'ID', avatar_type: 'String', image_url: 'String' },
-  },
-  {
-    name: 'createLocalizedVideo',
-    operation: 'localize',
-    input: 'LocalizeInput',
-    fields: {
-      video_url: 'String!',
-      mode: 'String!',
-      output_language: 'String!',
-      duration: 'Float!',
-      width: 'Int!',
-      height: 'Int!',
-      translate_audio_only: 'Boolean',
-      speaker_num: 'Int',
-      enable_dynamic_duration: 'Boolean',
-    },
-  },
-  {
-    name: 'createVideoEdit',
-    operation: 'video-edit',
-    input: 'VideoEditInput',
-    fields: { template_id: 'String!', video_url: 'String', generation_id: 'ID', language: 'String', auto_approve: 'Boolean' },
-  },
-  {
-    name: 'createTextToImage',
-    operation: 'text-to-image',
-    input: 'TextToImageInput',
-    fields: { ...imageShared, prompt: 'String!', brand_id: 'ID', product_ids: '[ID!]' },
-  },
-  {
-    name: 'createProductShots',
-    operation: 'product-shots',
-    input: 'ProductShotsInput',
-    fields: { ...imageShared, product_id: 'ID!', style_id: 'String!', additional_prompt: 'String' },
-  },
-  {
-    name: 'createImageEdit',
-    operation: 'image-edit',
-    input: 'ImageEditInput',
-    fields: { ...imageShared, prompt: 'String!', reference_image_urls: '[String!]!', brand_id: 'ID', product_ids: '[ID!]' },
-  },
+const MUTATIONS: ReadonlyArray<{ name: string; operation: GenerationOperation; input: string }> = [
+  { name: 'createTalkingAvatarVideo', operation: 'talking-avatar', input: 'TalkingAvatarInput' },
+  { name: 'createAiVideo', operation: 'ai-video', input: 'AiVideoInput' },
+  { name: 'createSwapAvatarVideo', operation: 'swap-avatar', input: 'SwapAvatarInput' },
+  { name: 'createLocalizedVideo', operation: 'localize', input: 'LocalizeInput' },
+  { name: 'createVideoEdit', operation: 'video-edit', input: 'VideoEditInput' },
+  { name: 'createTextToImage', operation: 'text-to-image', input: 'TextToImageInput' },
+  { name: 'createProductShots', operation: 'product-shots', input: 'ProductShotsInput' },
+  { name: 'createImageEdit', operation: 'image-edit', input: 'ImageEditInput' },
 ];
 
-function inputField(t: any, kind: FieldKind) {
-  const required = kind.endsWith('!') && !kind.startsWith('[') ? true : kind === '[String!]!';
-  if (kind.startsWith('[')) return t.field({ type: [kind.startsWith('[ID') ? 'ID' : 'String'], required });
-  const base = kind.replace('!', '');
-  const make = { String: t.string, ID: t.id, Float: t.float, Int: t.int, Boolean: t.boolean }[base] as (o: object) => unknown;
-  return make.call(t, { required });
-}
+// The inputs are the REST request schemas themselves (the spec's field names: one vocabulary for
+// both doors), so a field added to an endpoint appears here too.
+const enumNames = enumNamesAcross(MUTATIONS.map((m) => ({ name: m.input, schema: OPERATIONS[m.operation].schema })));
 
 interface Created {
   generation_id: string;
@@ -121,14 +42,12 @@ const CreatedGeneration = builder.objectRef<Created>('CreatedGeneration').implem
 });
 
 for (const m of MUTATIONS) {
-  const Input = builder.inputType(m.input, {
-    fields: (t) => Object.fromEntries(Object.entries(m.fields).map(([k, kind]) => [k, inputField(t, kind)])),
-  });
+  const Input = inputTypeFromZod(m.input, OPERATIONS[m.operation].schema, { enumName: enumNames(m.input) });
   builder.mutationField(m.name, (t) =>
     t.field({
       type: CreatedGeneration,
       errors: errorTypes,
-      args: { input: t.arg({ type: Input, required: true }), idempotencyKey: t.arg.string() },
+      args: { input: t.arg({ type: Input as never, required: true }), idempotencyKey: t.arg.string() },
       resolve: async (_r, { input, idempotencyKey }, ctx) =>
         unwrapOutcome<Created>(
           await ctx.app.services.generationCreator.create(principalOf(ctx), m.operation, input, idempotencyFor(m.name, idempotencyKey)),

@@ -1,11 +1,13 @@
 import type { Voiceover } from '../../../services/voiceovers.ts';
 import type { Voice } from '../../../services/voices.ts';
+import { speechToSpeechInput, textToSpeechInput } from '../../../domain/voices.ts';
 import { builder } from '../builder.ts';
 import { principalOf } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { notFoundAsNull } from './visibility.ts';
+import { enumNamesAcross, inputTypeFromZod } from './zod-inputs.ts';
 
 export const VoiceRef = builder.objectRef<Voice>('Voice').implement({
   description: 'A catalogue voice; its id is the `voice_id` of voiceovers and talking avatars',
@@ -32,30 +34,15 @@ export const VoiceoverRef = builder.objectRef<Voiceover>('Voiceover').implement(
 
 const VoicePage = pageOf<Voice>('VoicePage', VoiceRef);
 
-const VoiceSettingsInput = builder.inputType('VoiceSettingsInput', {
-  fields: (t) => ({
-    stability: t.float(),
-    similarity_boost: t.float(),
-  }),
-});
-
-const TextToSpeechInput = builder.inputType('TextToSpeechInput', {
-  fields: (t) => ({
-    text: t.string({ required: true }),
-    voice_id: t.string({ required: true }),
-    model: t.string(),
-    voice_settings: t.field({ type: VoiceSettingsInput }),
-  }),
-});
-
-const SpeechToSpeechInput = builder.inputType('SpeechToSpeechInput', {
-  fields: (t) => ({
-    audio_url: t.string({ required: true }),
-    voice_id: t.string({ required: true }),
-    duration: t.float(),
-    voice_settings: t.field({ type: VoiceSettingsInput }),
-  }),
-});
+// The REST request schemas themselves, so both doors take the same fields.
+const voiceInputs = [
+  { name: 'TextToSpeechInput', schema: textToSpeechInput },
+  { name: 'SpeechToSpeechInput', schema: speechToSpeechInput },
+];
+const enumNames = enumNamesAcross(voiceInputs);
+const [TextToSpeechInput, SpeechToSpeechInput] = voiceInputs.map(({ name, schema }) =>
+  inputTypeFromZod(name, schema, { enumName: enumNames(name), objectName: () => 'VoiceSettingsInput' }),
+);
 
 /** An explicit GraphQL `null` counts as absent, as in REST; the service's zod rules judge the rest. */
 function compact(input: Record<string, unknown>): Record<string, unknown> {
@@ -99,7 +86,7 @@ builder.mutationFields((t) => ({
   createTextToSpeech: t.field({
     type: VoiceoverRef,
     errors: errorTypes,
-    args: { input: t.arg({ type: TextToSpeechInput, required: true }), idempotencyKey: t.arg.string() },
+    args: { input: t.arg({ type: TextToSpeechInput as never, required: true }), idempotencyKey: t.arg.string() },
     resolve: async (_r, { input, idempotencyKey }, ctx) =>
       unwrapOutcome<Voiceover>(
         await ctx.app.services.voiceovers.textToSpeech(principalOf(ctx), compact(input), idempotencyFor('createTextToSpeech', idempotencyKey)),
@@ -108,7 +95,7 @@ builder.mutationFields((t) => ({
   createSpeechToSpeech: t.field({
     type: VoiceoverRef,
     errors: errorTypes,
-    args: { input: t.arg({ type: SpeechToSpeechInput, required: true }), idempotencyKey: t.arg.string() },
+    args: { input: t.arg({ type: SpeechToSpeechInput as never, required: true }), idempotencyKey: t.arg.string() },
     resolve: async (_r, { input, idempotencyKey }, ctx) =>
       unwrapOutcome<Voiceover>(
         await ctx.app.services.voiceovers.speechToSpeech(principalOf(ctx), compact(input), idempotencyFor('createSpeechToSpeech', idempotencyKey)),
