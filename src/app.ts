@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { createMetaAdSource } from './adlibrary/meta-source.ts';
+import { createMetaAdSource } from './adapters/ad-library-source/meta-source.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
-import { createLocalEngine } from './engines/local/local-engine.ts';
-import { createEngineRegistry } from './engines/registry.ts';
-import { createSpeechEngine } from './engines/speech/select.ts';
+import { createLocalEngine } from './adapters/engines/local/local-engine.ts';
+import { createEngineRegistry } from './adapters/engines/registry.ts';
+import { createSpeechEngine } from './adapters/engines/speech/select.ts';
 import type { JobContext } from './jobs/context.ts';
 import { createAdLibraryReader } from './services/ad-library/read.ts';
 import { createScrapeRunner } from './services/ad-library/runner.ts';
@@ -32,7 +32,7 @@ import { createVoiceoverService } from './services/voiceovers.ts';
 import { createVoiceService, seedVoices } from './services/voices.ts';
 import { createWebhookService } from './services/webhooks.ts';
 import { createWorkerLiveness } from './services/worker-liveness.ts';
-import { createStorage } from './storage/from-config.ts';
+import { createStorage } from './adapters/storage/from-config.ts';
 
 /**
  * The composition root: config, database, storage, engines, the ad source, every service and

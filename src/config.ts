@@ -98,7 +98,7 @@ export interface Config {
     | { engine: 'local'; elevenlabs: undefined }
     | { engine: 'elevenlabs'; elevenlabs: ElevenLabsConfig };
   adLibrary: {
-    /** The ad source (src/adlibrary/meta-fields.ts says which format it speaks). */
+    /** The ad source (src/adapters/ad-library-source/meta-fields.ts says which format it speaks). */
     sourceUrl: string;
     sourceToken: string | undefined;
     /** A page scraped less than this long ago answers `existing`; an older one is scraped again. */

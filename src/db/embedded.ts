@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { freePort, portIsFree } from '../net/ports.ts';
+import { freePort, portIsFree } from '../adapters/net/ports.ts';
 import { initdb, packagedBinaries, startServer, type ServerOptions } from './postgres-server.ts';
 import { exists, postgresUser, reachableBinaries, reachableDataDir, runningAsRoot } from './postgres-user.ts';
 

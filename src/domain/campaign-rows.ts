@@ -10,7 +10,7 @@ import {
   videoEditInput,
 } from './generation-inputs.ts';
 import { inputFieldsOf, type InputField } from './input-fields.ts';
-import { textToSpeechInput } from './voices.ts';
+import { textToSpeechInput } from './voiceover-inputs.ts';
 
 /** The `type` column: each names the endpoint whose fields the row's other columns hold. */
 export const CAMPAIGN_TYPES = [

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../domain/errors.ts';
-import type { LocalStorage } from '../storage/local.ts';
+import type { LocalStorage } from '../adapters/storage/local.ts';
 
 export interface FileRoutesDeps {
   storage: LocalStorage;

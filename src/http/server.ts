@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
-import type { LocalStorage } from '../storage/local.ts';
+import type { LocalStorage } from '../adapters/storage/local.ts';
 import { createEdge } from './edge.ts';
 import { installErrorHandling } from './errors.ts';
 import { registerFileRoutes } from './files-route.ts';

@@ -3,7 +3,7 @@ import { AppError } from '../domain/errors.ts';
 import { customAvatarCreate } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { AvatarRow } from '../db/types.ts';
-import type { Storage } from '../storage/storage.ts';
+import type { Storage } from '../adapters/storage/storage.ts';
 import {
   deleteCustomAvatar,
   findVisibleAvatarsByIds,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PLATFORM_AVATARS } from '../domain/catalogue/platform-avatars.ts';
-import { renderPortraitPng } from '../media/portrait.ts';
+import { renderPortraitPng } from '../adapters/media/portrait.ts';
 import { upsertPlatformAvatar } from '../repositories/avatars.ts';
 import { claimSetting, setSetting, settingOnce } from '../repositories/settings.ts';
 import type { Deps } from './context.ts';

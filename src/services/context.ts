@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
-import type { Storage } from '../storage/storage.ts';
+import type { Storage } from '../adapters/storage/storage.ts';
 import type { FetchedImage } from './remote-images.ts';
 
 /** Everything a service may depend on; each service narrows it with Pick<>. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.ts';
 import { pageQuery, productCreate } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
-import type { Storage } from '../storage/storage.ts';
+import type { Storage } from '../adapters/storage/storage.ts';
 import type { ProductRow } from '../db/types.ts';
 import { deleteProduct, findProduct, findProductsByIds, insertProduct, listProducts } from '../repositories/products.ts';
 import type { Deps, Principal } from './context.ts';

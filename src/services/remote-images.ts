@@ -1,5 +1,5 @@
-import { download, downloadErrorToAppError } from '../net/download.ts';
-import { sniffImage } from '../media/sniff.ts';
+import { download, downloadErrorToAppError } from '../adapters/net/download.ts';
+import { sniffImage } from '../adapters/media/sniff.ts';
 import { AppError } from '../domain/errors.ts';
 
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;

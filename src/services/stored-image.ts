@@ -1,4 +1,4 @@
-import type { Storage } from '../storage/storage.ts';
+import type { Storage } from '../adapters/storage/storage.ts';
 import type { FetchedImage } from './remote-images.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { findActiveWebhook } from '../repositories/api-keys.ts';
 import { findGenerationById } from '../repositories/generations.ts';
 import { insertWebhookDelivery } from '../repositories/webhook-deliveries.ts';
-import { deliverWebhook } from '../webhooks/deliver.ts';
-import { webhookBody } from '../webhooks/payload.ts';
+import { deliverWebhook } from '../adapters/webhook-sender/deliver.ts';
+import { webhookBody } from '../domain/webhook-payload.ts';
 import type { Deps } from './context.ts';
 
 /** One attempt to tell the key's webhook URL that a generation ended; every attempt is recorded. */

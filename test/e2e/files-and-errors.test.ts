@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signLink } from '../../src/storage/signing.ts';
+import { signLink } from '../../src/adapters/storage/signing.ts';
 import { startTestService, type TestService } from '../support/app.ts';
 
 let svc: TestService;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
-import { probeMedia, runFfmpeg } from '../../src/engines/ffmpeg.ts';
+import { probeMedia, runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
 import { startTestService, type TestService } from '../support/app.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
 import { conversionTarget } from '../../src/domain/voice-conversion.ts';
-import { probeMedia } from '../../src/engines/ffmpeg.ts';
+import { probeMedia } from '../../src/adapters/engines/ffmpeg.ts';
 import { startTestService, type TestService } from '../support/app.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
 import { makeMedia } from '../support/media-probe.ts';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
-import { probeMedia } from '../../src/engines/ffmpeg.ts';
+import { probeMedia } from '../../src/adapters/engines/ffmpeg.ts';
 import { startTestService, type TestService } from '../support/app.ts';
 
 let svc: TestService;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
-import { probeMedia } from '../../src/engines/ffmpeg.ts';
+import { probeMedia } from '../../src/adapters/engines/ffmpeg.ts';
 import { startTestService, type TestService } from '../support/app.ts';
 import { STS_SECONDS, TTS_SECONDS, startElevenLabsFake, type ElevenLabsFake, type FakeFailure } from '../support/elevenlabs-fake.ts';
 import { sendBytes, startImageHost } from '../support/image-host.ts';

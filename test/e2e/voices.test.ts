@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOICES, type CatalogueVoice } from '../../src/domain/catalogue/voices.ts';
-import { probeMedia } from '../../src/engines/ffmpeg.ts';
+import { probeMedia } from '../../src/adapters/engines/ffmpeg.ts';
 import { startTestService, type TestService } from '../support/app.ts';
 
 let svc: TestService;

@@ -2,8 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { AppError } from '../../src/domain/errors.ts';
-import { isAllowedAddress } from '../../src/net/address-policy.ts';
-import { download, downloadErrorToAppError, DownloadError, type DownloadOptions } from '../../src/net/download.ts';
+import { isAllowedAddress } from '../../src/adapters/net/address-policy.ts';
+import { download, downloadErrorToAppError, DownloadError, type DownloadOptions } from '../../src/adapters/net/download.ts';
 
 const MB = 1024 * 1024;
 const TEN_MB = 10 * MB;

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError, type EngineAsset, type EngineJob } from '../../src/engines/engine.ts';
-import { FfmpegError, runFfmpeg } from '../../src/engines/ffmpeg.ts';
-import { createLocalEngine } from '../../src/engines/local/local-engine.ts';
-import { synthesize } from '../../src/engines/speech/tts.ts';
+import { EngineError, type EngineAsset, type EngineJob } from '../../src/adapters/engines/engine.ts';
+import { FfmpegError, runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
+import { createLocalEngine } from '../../src/adapters/engines/local/local-engine.ts';
+import { synthesize } from '../../src/adapters/engines/speech/tts.ts';
 import { imageDifference, imageInfo, makeMedia, testVideo, videoInfo } from '../support/media-probe.ts';
 
 let tmpRoot: string;
@@ -206,7 +206,7 @@ describe('local engine without fonts', () => {
       // fontconfig reads its configuration once per process: hence a child process.
       const conf = path.join(dir, 'fonts.conf');
       await fs.writeFile(conf, `<?xml version="1.0"?><fontconfig><dir>${dir}/none</dir><cachedir>${dir}/cache</cachedir></fontconfig>`);
-      const src = (f: string) => JSON.stringify(fileURLToPath(new URL(`../../src/engines/local/${f}`, import.meta.url)));
+      const src = (f: string) => JSON.stringify(fileURLToPath(new URL(`../../src/adapters/engines/local/${f}`, import.meta.url)));
       const code = `
         import { canRenderText } from ${src('text.ts')};
         import { createLocalEngine } from ${src('local-engine.ts')};

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileTypeFromBuffer } from 'file-type';
-import { createMetaAdSource, type MetaAdSourceOptions } from '../../src/adlibrary/meta-source.ts';
-import { AdSourceError, type AdSource, type SourceAd } from '../../src/adlibrary/source.ts';
-import { download } from '../../src/net/download.ts';
+import { createMetaAdSource, type MetaAdSourceOptions } from '../../src/adapters/ad-library-source/meta-source.ts';
+import { AdSourceError, type AdSource, type SourceAd } from '../../src/adapters/ad-library-source/source.ts';
+import { download } from '../../src/adapters/net/download.ts';
 import { freePort } from '../support/net.ts';
 import { cursorFor, FIXTURE_PAGE_ID, startMetaAdLibraryFake, type MetaAdLibraryFake } from '../support/meta-ad-library-fake.ts';
 

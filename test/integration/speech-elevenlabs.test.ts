@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
-import { EngineError } from '../../src/engines/engine.ts';
-import { createElevenLabsSpeechEngine, type ElevenLabsEngineOptions } from '../../src/engines/speech/elevenlabs.ts';
-import { freePort } from '../../src/net/ports.ts';
+import { EngineError } from '../../src/adapters/engines/engine.ts';
+import { createElevenLabsSpeechEngine, type ElevenLabsEngineOptions } from '../../src/adapters/engines/speech/elevenlabs.ts';
+import { freePort } from '../../src/adapters/net/ports.ts';
 import { STS_SECONDS, TTS_SECONDS, startElevenLabsFake, type ElevenLabsFake, type FakeFailure } from '../support/elevenlabs-fake.ts';
 import { wavSeconds } from '../support/wav.ts';
 

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError } from '../../src/engines/engine.ts';
-import { probeMedia, runFfmpeg } from '../../src/engines/ffmpeg.ts';
-import { synthesize } from '../../src/engines/speech/tts.ts';
-import { audioDuration, convertVoice, voiceFilters } from '../../src/engines/speech/voice-change.ts';
+import { EngineError } from '../../src/adapters/engines/engine.ts';
+import { probeMedia, runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
+import { synthesize } from '../../src/adapters/engines/speech/tts.ts';
+import { audioDuration, convertVoice, voiceFilters } from '../../src/adapters/engines/speech/voice-change.ts';
 
 // 250 characters of ad copy, with commas and full stops where a speaker pauses.
 const AD =

@@ -6,8 +6,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/domain/errors.ts';
 import { registerFileRoutes } from '../../src/http/files-route.ts';
-import { createLocalStorage, type LocalStorage } from '../../src/storage/local.ts';
-import { nowInSeconds, signLink } from '../../src/storage/signing.ts';
+import { createLocalStorage, type LocalStorage } from '../../src/adapters/storage/local.ts';
+import { nowInSeconds, signLink } from '../../src/adapters/storage/signing.ts';
 
 const secret = 'local-storage-test-secret';
 const pngBytes = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');

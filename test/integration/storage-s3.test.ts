@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createS3Storage, type S3Storage } from '../../src/storage/s3.ts';
+import { createS3Storage, type S3Storage } from '../../src/adapters/storage/s3.ts';
 import { startS3Server } from '../support/s3-server.ts';
 
 const bucket = 'adforge-test';

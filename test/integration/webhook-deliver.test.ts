@@ -2,8 +2,8 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { deliverWebhook } from '../../src/webhooks/deliver.ts';
-import { webhookBody } from '../../src/webhooks/payload.ts';
+import { deliverWebhook } from '../../src/adapters/webhook-sender/deliver.ts';
+import { webhookBody } from '../../src/domain/webhook-payload.ts';
 import { freePort } from '../support/net.ts';
 
 const secret = 'whsec_integration_91b7';

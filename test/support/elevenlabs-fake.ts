@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { runFfmpeg } from '../../src/engines/ffmpeg.ts';
+import { runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
 
 /**
  * A local stand-in for the ElevenLabs API (https://elevenlabs.io/docs/api-reference): text to

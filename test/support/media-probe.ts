@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { probeMedia, runFfmpeg, type MediaInfo } from '../../src/engines/ffmpeg.ts';
+import { probeMedia, runFfmpeg, type MediaInfo } from '../../src/adapters/engines/ffmpeg.ts';
 
 export interface ImageInfo {
   format: string;

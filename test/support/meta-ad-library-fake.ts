@@ -3,10 +3,10 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { runFfmpeg } from '../../src/engines/ffmpeg.ts';
+import { runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
 
 /**
- * A local stand-in for the Ad Library source (contract: src/adlibrary/meta-fields.ts): the
+ * A local stand-in for the Ad Library source (contract: src/adapters/ad-library-source/meta-fields.ts): the
  * company-ads list with cursor paging and x-api-key auth, plus the media its records link to.
  * Behaviour is switched per test through `control`; every request is recorded in `requests`.
  */

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { runFfmpeg } from '../../src/engines/ffmpeg.ts';
+import { runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
 
 export interface WavOptions {
   /** Exactly this many samples: the file lasts samples / rate seconds, to the sample. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAdLibraryUrl } from '../../src/adlibrary/page-url.ts';
+import { parseAdLibraryUrl } from '../../src/domain/ad-library-url.ts';
 import {
   adsQuery,
   mapAd,
@@ -9,8 +9,8 @@ import {
   sourceMessage,
   thumbnailOf,
   toIsoDate,
-} from '../../src/adlibrary/meta-fields.ts';
-import { retryAfterMs } from '../../src/adlibrary/meta-source.ts';
+} from '../../src/adapters/ad-library-source/meta-fields.ts';
+import { retryAfterMs } from '../../src/adapters/ad-library-source/meta-source.ts';
 
 const EXPECTED = 'url: must be a Meta Ad Library URL (https://www.facebook.com/ads/library/?view_all_page_id=...)';
 const MISSING = 'url: names no brand page (view_all_page_id is missing)';

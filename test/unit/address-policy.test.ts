@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { isAllowedAddress, policyFor } from '../../src/net/address-policy.ts';
+import { isAllowedAddress, policyFor } from '../../src/adapters/net/address-policy.ts';
 
 const publicAddresses = [
   '8.8.8.8',

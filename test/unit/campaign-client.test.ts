@@ -7,7 +7,7 @@ import { batches } from '../../src/cli/campaign/batches.ts';
 import { openCsv } from '../../src/cli/campaign/csv-read.ts';
 import { followCampaign } from '../../src/cli/campaign/follow.ts';
 import { CliError } from '../../src/cli/campaign/errors.ts';
-import type { CampaignCounts } from '../../src/cli/campaign/operations.ts';
+import type { CampaignCounts } from '../../src/cli/campaign/server-calls.ts';
 import { createProgress, progressLine } from '../../src/cli/campaign/progress.ts';
 import { campaignRows, checkFile, defaultName, defaultOut } from '../../src/cli/campaign/run.ts';
 

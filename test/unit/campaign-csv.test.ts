@@ -5,10 +5,10 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnLetter, openCsv, sniffDelimiter, sniffText, toDataRow, type DataRow } from '../../src/cli/campaign/csv-read.ts';
 import { CliError } from '../../src/cli/campaign/errors.ts';
-import type { CampaignRowResult } from '../../src/cli/campaign/operations.ts';
+import type { CampaignRowResult } from '../../src/cli/campaign/server-calls.ts';
 import { mergeResults, resultColumnNames, writeResults, type ResultsSummary } from '../../src/cli/campaign/results.ts';
 
-const FIXTURES = new URL('../fixtures/campaigns/', import.meta.url);
+const FIXTURES = new URL('../fixtures/campaigns', import.meta.url);
 const fixture = (name: string) => new URL(name, FIXTURES).pathname;
 
 const AVATAR = '0b6f8a52-3c1e-4d0a-9a61-1f0c2e5b7a01';

@@ -2,7 +2,7 @@ import { GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, g
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { inputFieldsOf, type InputField } from '../../src/domain/input-fields.ts';
-import { speechToSpeechInput, textToSpeechInput } from '../../src/domain/voices.ts';
+import { speechToSpeechInput, textToSpeechInput } from '../../src/domain/voiceover-inputs.ts';
 import { graphqlSchema } from '../../src/http/graphql/schema.ts';
 import { OPERATIONS } from '../../src/services/generations/operations.ts';
 

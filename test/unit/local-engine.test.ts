@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { splitPhrases, timeCues } from '../../src/engines/local/captions.ts';
-import { evenSize } from '../../src/engines/local/encode.ts';
-import { languageName } from '../../src/engines/local/localize.ts';
-import { paletteFor, parseHex } from '../../src/engines/local/palette.ts';
-import { displayText, escapeXml, fitText, wrapText } from '../../src/engines/local/text.ts';
-import { captionStyle } from '../../src/engines/local/video-edit.ts';
+import { splitPhrases, timeCues } from '../../src/adapters/engines/local/captions.ts';
+import { evenSize } from '../../src/adapters/engines/local/encode.ts';
+import { languageName } from '../../src/adapters/engines/local/localize.ts';
+import { paletteFor, parseHex } from '../../src/adapters/engines/local/palette.ts';
+import { displayText, escapeXml, fitText, wrapText } from '../../src/adapters/engines/local/text.ts';
+import { captionStyle } from '../../src/adapters/engines/local/video-edit.ts';
 
 describe('local engine text', () => {
   it('wraps at word boundaries and ellipsizes what does not fit', () => {

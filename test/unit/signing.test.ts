@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { signLink, verifyLink } from '../../src/storage/signing.ts';
+import { signLink, verifyLink } from '../../src/adapters/storage/signing.ts';
 
 const secret = 'test-signing-secret';
 const key = 'products/2f1c9a54-6f1e-4a39-9b59-1f0d6c1e8a11.png';

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { crc32, deflateSync } from 'node:zlib';
-import { sniffImage } from '../../src/media/sniff.ts';
+import { sniffImage } from '../../src/adapters/media/sniff.ts';
 
 function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);

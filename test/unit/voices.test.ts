@@ -14,9 +14,9 @@ import {
   VOICE_GENDERS,
   VOICE_STYLES,
   voicesQuery,
-} from '../../src/domain/voices.ts';
-import { voiceFilters } from '../../src/engines/speech/voice-change.ts';
-import { isLanguage, isVariant, VARIANTS } from '../../src/engines/speech/voices.ts';
+} from '../../src/domain/voiceover-inputs.ts';
+import { voiceFilters } from '../../src/adapters/engines/speech/voice-change.ts';
+import { isLanguage, isVariant, VARIANTS } from '../../src/adapters/engines/speech/espeak-voices.ts';
 
 /** Asserts a 400 validation_error whose message starts with the field name. */
 function expectRefused(schema: z.ZodType, input: unknown, field: string): AppError {

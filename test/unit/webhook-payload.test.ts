@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { signBody, verifySignature, webhookBody, type FinishedGeneration } from '../../src/webhooks/payload.ts';
+import { signBody, verifySignature, webhookBody, type FinishedGeneration } from '../../src/domain/webhook-payload.ts';
 
 const secret = 'whsec_test_4f9d2c';
 const base = {

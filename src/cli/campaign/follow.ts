@@ -1,6 +1,6 @@
 import type { ApiClient } from './api.ts';
 import { ApiError } from './api.ts';
-import { CAMPAIGN_SUBSCRIPTION, getCampaign, type CampaignState } from './operations.ts';
+import { CAMPAIGN_SUBSCRIPTION, getCampaign, type CampaignState } from './server-calls.ts';
 
 export interface FollowOptions {
   onUpdate: (c: CampaignState) => void;

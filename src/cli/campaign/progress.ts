@@ -1,5 +1,5 @@
 import cliProgress from 'cli-progress';
-import type { CampaignCounts } from './operations.ts';
+import type { CampaignCounts } from './server-calls.ts';
 
 export interface ProgressDisplay {
   update: (counts: CampaignCounts) => void;

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
 import { columnName, type CsvFile, type DataRow } from './csv-read.ts';
-import type { CampaignRowResult } from './operations.ts';
+import type { CampaignRowResult } from './server-calls.ts';
 
 /** What each input row gains in the results file, after the input's own columns. */
 export const RESULT_COLUMNS = ['generation_id', 'status', 'credits', 'result_url', 'error'] as const;

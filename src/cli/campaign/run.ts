@@ -5,7 +5,7 @@ import { batches } from './batches.ts';
 import { openCsv, type CsvFile, type DataRow } from './csv-read.ts';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.ts';
 import { followCampaign } from './follow.ts';
-import { addRows, balance, checkRows, openCampaign, rowsPage, startCampaign, ROWS_PAGE, type CampaignRowResult, type CampaignState, type RowInput } from './operations.ts';
+import { addRows, balance, checkRows, openCampaign, rowsPage, startCampaign, ROWS_PAGE, type CampaignRowResult, type CampaignState, type RowInput } from './server-calls.ts';
 import { createProgress } from './progress.ts';
 import { writeResults } from './results.ts';
 

@@ -1,6 +1,6 @@
-import type { VoiceAccent, VoiceAgeGroup, VoiceGender, VoiceStyle } from '../voices.ts';
+import type { VoiceAccent, VoiceAgeGroup, VoiceGender, VoiceStyle } from '../voiceover-inputs.ts';
 
-/** How the local engine speaks a catalogue voice with eSpeak NG (src/engines/speech). */
+/** How the local engine speaks a catalogue voice with eSpeak NG (src/adapters/engines/speech). */
 export interface EspeakVoice {
   language: string;
   variant?: string;

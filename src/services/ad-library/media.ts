@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
-import { download } from '../../net/download.ts';
-import type { Storage } from '../../storage/storage.ts';
+import { download } from '../../adapters/net/download.ts';
+import type { Storage } from '../../adapters/storage/storage.ts';
 
 export interface MediaFetchDeps {
   storage: Storage;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseAdLibraryUrl } from '../../adlibrary/page-url.ts';
+import { parseAdLibraryUrl } from '../../domain/ad-library-url.ts';
 import { AppError } from '../../domain/errors.ts';
 import { AD_LIBRARY_SCRAPE_CREDITS } from '../../domain/pricing.ts';
 import { rateLimitHeaders, SCRAPE_RATE_LIMIT } from '../../domain/rate-limit.ts';

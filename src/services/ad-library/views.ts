@@ -1,5 +1,5 @@
 import type { AdLibraryAdRow, AdLibraryBrandRow, ScrapeJobRow } from '../../db/types.ts';
-import type { Storage } from '../../storage/storage.ts';
+import type { Storage } from '../../adapters/storage/storage.ts';
 
 export interface AdLibraryBrand {
   id: string;

@@ -2,9 +2,9 @@ import type { Db } from '../../db/pool.ts';
 import type { GenerationRow } from '../../db/types.ts';
 import { imageSize } from '../../domain/image-inputs.ts';
 import { frameSize, type VideoResolution } from '../../domain/video-models.ts';
-import type { EngineAsset, EngineBrand, EngineJob } from '../../engines/engine.ts';
-import { probeMedia } from '../../engines/ffmpeg.ts';
-import { download } from '../../net/download.ts';
+import type { EngineAsset, EngineBrand, EngineJob } from '../../adapters/engines/engine.ts';
+import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
+import { download } from '../../adapters/net/download.ts';
 import { findAvatarById } from '../../repositories/avatars.ts';
 import { findBrand } from '../../repositories/brands.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
@@ -12,7 +12,7 @@ import { findProduct, findProductsByIds } from '../../repositories/products.ts';
 import { findCaptionTemplate, findStyleTemplate } from '../../repositories/templates.ts';
 import { findTeamVoiceover } from '../../repositories/voiceovers.ts';
 import { findVoice } from '../../repositories/voices.ts';
-import type { Storage } from '../../storage/storage.ts';
+import type { Storage } from '../../adapters/storage/storage.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
 
 export interface AssetDeps {

@@ -1,7 +1,7 @@
-import { EngineError, type EngineResult } from '../../engines/engine.ts';
-import { probeMedia } from '../../engines/ffmpeg.ts';
-import type { EngineRegistry } from '../../engines/registry.ts';
-import { DownloadError } from '../../net/download.ts';
+import { EngineError, type EngineResult } from '../../adapters/engines/engine.ts';
+import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
+import type { EngineRegistry } from '../../adapters/engines/registry.ts';
+import { DownloadError } from '../../adapters/net/download.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
 import type { Deps } from '../context.ts';
 import { buildEngineJob } from './engine-job.ts';

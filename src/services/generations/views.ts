@@ -1,5 +1,5 @@
 import type { GenerationRow } from '../../db/types.ts';
-import type { Storage } from '../../storage/storage.ts';
+import type { Storage } from '../../adapters/storage/storage.ts';
 
 export interface GenerationSummary {
   id: string;

@@ -1,6 +1,6 @@
 import type { Voiceover } from '../../../services/voiceovers.ts';
 import type { Voice } from '../../../services/voices.ts';
-import { speechToSpeechInput, textToSpeechInput } from '../../../domain/voices.ts';
+import { speechToSpeechInput, textToSpeechInput } from '../../../domain/voiceover-inputs.ts';
 import { builder } from '../builder.ts';
 import { principalOf } from '../context.ts';
 import { errorTypes } from './errors.ts';

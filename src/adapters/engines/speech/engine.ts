@@ -1,5 +1,5 @@
-import type { CatalogueVoice } from '../../domain/catalogue/voices.ts';
-import { conversionTarget } from '../../domain/voice-conversion.ts';
+import type { CatalogueVoice } from '../../../domain/catalogue/voices.ts';
+import { conversionTarget } from '../../../domain/voice-conversion.ts';
 import type { SpeechAudio } from './mp3.ts';
 import { synthesize } from './tts.ts';
 import { convertVoice } from './voice-change.ts';

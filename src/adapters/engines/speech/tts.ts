@@ -4,7 +4,7 @@ import { EngineError } from '../engine.ts';
 import { withTempDir } from '../local/temp.ts';
 import { EspeakError, runEspeak } from './espeak.ts';
 import { deadline, encodeMp3, speechFailure, type SpeechAudio } from './mp3.ts';
-import { espeakVoiceName, isLanguage, isVariant, LANGUAGES } from './voices.ts';
+import { espeakVoiceName, isLanguage, isVariant, LANGUAGES } from './espeak-voices.ts';
 
 /** A few thousand characters: about five minutes of speech, made in a few seconds. */
 export const MAX_TEXT_CHARS = 5000;

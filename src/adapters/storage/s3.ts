@@ -1,6 +1,6 @@
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { AppError } from '../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { assertValidKey, resolveLinkTtl, type Storage, type StoredObject } from './storage.ts';
 
 export interface S3StorageOptions {

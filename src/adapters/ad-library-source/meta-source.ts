@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
+import { readAtMost } from '../net/read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
 import { ADS_PATH, TOKEN_HEADER, adsQuery, mapAd, mapBrand, readAdsPage, sourceMessage } from './meta-fields.ts';
 import { AdSourceError, type AdSource, type SourceAd } from './source.ts';
@@ -53,7 +53,7 @@ export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
       const res = await request(url, { method: 'GET', headers, dispatcher, signal: AbortSignal.any([signal, timeout]) });
       status = res.statusCode;
       retryAfter = [res.headers['retry-after']].flat()[0];
-      body = parseJson(await readAtMost(res.body, MAX_BODY_BYTES));
+      body = parseJson(await readAtMost(res.body, MAX_BODY_BYTES, () => new AdSourceError('failed', `${SOURCE} answered with more than ${MAX_BODY_BYTES / 1024 / 1024} MB`)));
     } catch (e) {
       if (signal.aborted) throw signal.reason;
       if (e instanceof AdSourceError) throw e;
@@ -152,19 +152,4 @@ export function retryAfterMs(value: string | undefined, now = Date.now()): numbe
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
-
-async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      body.on('error', () => {});
-      body.destroy();
-      throw new AdSourceError('failed', `${SOURCE} answered with more than ${maxBytes / 1024 / 1024} MB`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, size);
 }

@@ -1,4 +1,4 @@
-import { AppError } from '../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 
 export interface StoredObject {
   bytes: Buffer;

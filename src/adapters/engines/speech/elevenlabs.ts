@@ -1,7 +1,7 @@
-import type { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { request } from 'undici';
-import type { CatalogueVoice } from '../../domain/catalogue/voices.ts';
+import type { CatalogueVoice } from '../../../domain/catalogue/voices.ts';
+import { readAtMost } from '../../net/read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
 import { EngineError } from '../engine.ts';
 import { FfmpegError, probeMedia } from '../ffmpeg.ts';
@@ -89,10 +89,10 @@ export function createElevenLabsSpeechEngine(opts: ElevenLabsEngineOptions): Spe
         signal: both,
       });
       if (res.statusCode < 200 || res.statusCode > 299) {
-        const said = await readAtMost(res.body, MAX_ERROR_BYTES).then(parseJson, () => undefined);
+        const said = await readAtMost(res.body, MAX_ERROR_BYTES, () => tooMuch(MAX_ERROR_BYTES)).then(parseJson, () => undefined);
         throw statusFailure(res.statusCode, said, redact);
       }
-      return await measure(await readAtMost(res.body, MAX_AUDIO_BYTES), both);
+      return await measure(await readAtMost(res.body, MAX_AUDIO_BYTES, () => tooMuch(MAX_AUDIO_BYTES)), both);
     } catch (e) {
       if (signal.aborted) throw signal.reason;
       if (e instanceof EngineError) throw e;
@@ -223,18 +223,4 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-/** Counts what actually arrives, whatever Content-Length said. */
-async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      body.on('error', () => {});
-      body.destroy();
-      throw new EngineError(`${PROVIDER} answered with more than ${Math.round(maxBytes / 1024 / 1024)} MB`, { transient: false });
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks, size);
-}
+const tooMuch = (maxBytes: number) => new EngineError(`${PROVIDER} answered with more than ${Math.round(maxBytes / 1024 / 1024)} MB`, { transient: false });

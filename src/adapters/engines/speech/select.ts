@@ -1,4 +1,4 @@
-import type { Config } from '../../config.ts';
+import type { Config } from '../../../config.ts';
 import { createElevenLabsSpeechEngine } from './elevenlabs.ts';
 import { createLocalSpeechEngine, type SpeechEngine } from './engine.ts';
 

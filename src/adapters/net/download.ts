@@ -1,7 +1,8 @@
 import { request } from 'undici';
 import type { Readable } from 'node:stream';
-import { AppError } from '../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import type { AddressPolicy } from './address-policy.ts';
+import { readAtMost } from './read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from './safe-dispatcher.ts';
 
 export type DownloadFailure =
@@ -81,7 +82,7 @@ export async function download(rawUrl: string, opts: DownloadOptions): Promise<D
         discard(res.body);
         throw tooLarge(opts.maxBytes);
       }
-      const bytes = await readAtMost(res.body, opts.maxBytes);
+      const bytes = await readAtMost(res.body, opts.maxBytes, () => tooLarge(opts.maxBytes));
       return { bytes, contentType: headerValue(res.headers['content-type']) ?? null, finalUrl: url.href };
     }
   } catch (e) {
@@ -108,22 +109,6 @@ function parseHttpUrl(raw: string, base?: URL): URL {
     throw new DownloadError('invalid_url', 'only http and https URLs are allowed');
   }
   return url;
-}
-
-/** Counts what actually arrives, so a missing or understated Content-Length cannot smuggle more. */
-async function readAtMost(body: Readable, maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    received += buf.length;
-    if (received > maxBytes) {
-      body.destroy();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks, received);
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { AddressPolicy } from '../net/address-policy.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
-import { signBody, WEBHOOK_HEADERS } from './payload.ts';
+import { signBody, WEBHOOK_HEADERS } from '../../domain/webhook-payload.ts';
 
 export interface DeliverWebhookOptions {
   url: string;

@@ -1,4 +1,4 @@
-import type { GenerationKind, GenerationOperation } from '../domain/generation-types.ts';
+import type { GenerationKind, GenerationOperation } from '../../domain/generation-types.ts';
 
 /** An input image or video the runner has already fetched (from storage or a user URL). */
 export interface EngineAsset {

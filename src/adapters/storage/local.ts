@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { AppError } from '../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { type LinkCheck, nowInSeconds, signLink, verifyLink } from './signing.ts';
 import { assertValidKey, isValidKey, resolveLinkTtl, type Storage, type StoredObject } from './storage.ts';
 

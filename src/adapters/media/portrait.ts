@@ -1,5 +1,5 @@
 import sharp from 'sharp';
-import type { PlatformAvatarSeed } from '../domain/catalogue/platform-avatars.ts';
+import type { PlatformAvatarSeed } from '../../domain/catalogue/platform-avatars.ts';
 
 /** A flat illustrated head-and-shoulders portrait, enough for a catalogue thumbnail and the local engine. */
 export function portraitSvg(look: PlatformAvatarSeed['look'], size = 512): string {

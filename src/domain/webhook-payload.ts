@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { GenerationType } from '../domain/generation-types.ts';
+import type { GenerationType } from './generation-types.ts';
 
 /** Header names as sent (HTTP header names are case-insensitive; node:http lowercases them). */
 export const WEBHOOK_HEADERS = {

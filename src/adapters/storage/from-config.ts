@@ -10,7 +10,7 @@
  * Local storage keeps files under `${dataDir}/files` and signs its links with signingSecret.
  */
 import path from 'node:path';
-import { AppError } from '../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { createLocalStorage, type LocalStorage } from './local.ts';
 import { createS3Storage, type S3Storage, type S3StorageOptions } from './s3.ts';
 
