@@ -129,3 +129,13 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
     throw e;
   }
 }
+
+/** `adforge migrate`: the database opened, the schema brought up to date, nothing else built. */
+export async function migrateDatabase(config: Readonly<Config>, log: Logger): Promise<string[]> {
+  const database = await openDatabase(config, (line) => log.info(line));
+  try {
+    return await migrate(database.pool, (line) => log.info(line));
+  } finally {
+    await database.close().catch(() => {});
+  }
+}

@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { buildApp, type App } from '../app.ts';
+import { buildApp, migrateDatabase, type App } from '../app.ts';
 import { loadConfig } from '../config.ts';
-import { migrate } from '../db/migrate.ts';
-import { openDatabase } from '../db/connect.ts';
 import { startHttpServer, type HttpServer } from '../http/server.ts';
 import { createLogger } from '../log.ts';
 import { ensureDemoTeam } from '../services/bootstrap.ts';
@@ -76,16 +74,11 @@ export function registerRunCommands(program: Command): void {
     .action(async (o: { json?: boolean }) => {
       const config = loadConfig();
       const log = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
-      let database: Awaited<ReturnType<typeof openDatabase>> | undefined;
       try {
-        database = await openDatabase(config, (line) => log.info(line));
-        const applied = await migrate(database.pool, (line) => log.info(line));
-        print({ applied }, o);
+        print({ applied: await migrateDatabase(config, log) }, o);
       } catch (e) {
         printError(e, o);
         process.exitCode = 1;
-      } finally {
-        await database?.close().catch(() => {});
       }
     });
 }

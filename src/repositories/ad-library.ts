@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { AdLibraryAdRow, AdLibraryBrandRow, AdLibraryMediaItem, ScrapeJobRow } from '../db/types.ts';
 import type { Page } from '../domain/inputs.ts';
-import type { SourceAd, SourceBrand } from '../adapters/ad-library-source/source.ts';
+import type { SourceAd, SourceBrand } from '../domain/ad-source.ts';
 import { fetchPage, type PageOf } from './paging.ts';
 
 export function listScrapedBrands(db: Db, page: Page): Promise<PageOf<AdLibraryBrandRow>> {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileTypeFromBuffer } from 'file-type';
 import { createMetaAdSource, type MetaAdSourceOptions } from '../../src/adapters/ad-library-source/meta-source.ts';
-import { AdSourceError, type AdSource, type SourceAd } from '../../src/adapters/ad-library-source/source.ts';
+import { AdSourceError, type AdSource, type SourceAd } from '../../src/domain/ad-source.ts';
 import { download } from '../../src/adapters/net/download.ts';
 import { freePort } from '../support/net.ts';
 import { cursorFor, FIXTURE_PAGE_ID, startMetaAdLibraryFake, type MetaAdLibraryFake } from '../support/meta-ad-library-fake.ts';

@@ -32,7 +32,7 @@
  *   eu_total_reach <- eu_total_reach | aaa_info.eu_total_reach, present only where a provider merged
  *   the ad's detail page in; the list endpoint lacks it (0).
  */
-import type { SourceAd, SourceBrand, SourceMedia } from './source.ts';
+import type { SourceAd, SourceBrand, SourceMedia } from '../../domain/ad-source.ts';
 
 export const ADS_PATH = 'v1/facebook/adLibrary/company/ads';
 export const TOKEN_HEADER = 'x-api-key';

@@ -3,7 +3,7 @@ import { request, type Dispatcher } from 'undici';
 import { readAtMost } from '../net/read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
 import { ADS_PATH, TOKEN_HEADER, adsQuery, mapAd, mapBrand, readAdsPage, sourceMessage } from './meta-fields.ts';
-import { AdSourceError, type AdSource, type SourceAd } from './source.ts';
+import { AdSourceError, type AdSource, type SourceAd } from '../../domain/ad-source.ts';
 
 export interface MetaAdSourceOptions {
   /** e.g. https://api.scrapecreators.com, or any server with the same contract (see meta-fields.ts). */

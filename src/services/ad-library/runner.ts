@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { isAdSourceError, type AdSource } from '../../adapters/ad-library-source/source.ts';
+import { isAdSourceError, type AdSource } from '../../domain/ad-source.ts';
 import type { AdLibraryMediaItem, ScrapeJobRow } from '../../db/types.ts';
 import { endScrapeJob, findJob, lockScrapePage, markBrandScraped, setScrapeJobBrand, upsertAd, upsertBrand } from '../../repositories/ad-library.ts';
 import { notifyScrapeChanged } from '../../repositories/notifications.ts';
