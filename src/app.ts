@@ -6,6 +6,7 @@ import { migrate } from './db/migrate.ts';
 import { createLocalEngine } from './adapters/engines/local/local-engine.ts';
 import { createEngineRegistry } from './adapters/engines/registry.ts';
 import { createSpeechEngine } from './adapters/engines/speech/select.ts';
+import { createPgEventBus, type EventBus } from './events/pg-events.ts';
 import type { JobContext } from './jobs/context.ts';
 import { createAdLibraryReader } from './services/ad-library/read.ts';
 import { createScrapeRunner } from './services/ad-library/runner.ts';
@@ -35,11 +36,13 @@ import { createWorkerLiveness } from './services/worker-liveness.ts';
 import { createStorage } from './adapters/storage/from-config.ts';
 
 /**
- * The composition root: config, database, storage, engines, the ad source, every service and
- * every runner are built here once; the HTTP server, the worker and the CLI take what it built.
+ * The composition root: the database, storage, engines, the ad source, the event bus, every
+ * service and every runner are built here once from the config; the HTTP server, the worker and the CLI take what it built.
  */
 export interface App extends Deps {
   database: Database;
+  /** LISTEN/NOTIFY for subscriptions: one listening connection per process, opened on the first subscriber. */
+  events: EventBus;
   services: Services;
   /** The slow halves run by the worker's jobs. */
   runners: Runners;
@@ -123,7 +126,12 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       webhooks: services.webhooks,
       maintenance: services.maintenance,
     };
-    return { ...deps, database, services, runners, jobs, close: database.close };
+    const events = createPgEventBus({ connectionString: database.url, log });
+    const close = async () => {
+      await events.close();
+      await database.close();
+    };
+    return { ...deps, database, events, services, runners, jobs, close };
   } catch (e) {
     await database.close().catch(() => {});
     throw e;

@@ -9,7 +9,6 @@ import { registerFileRoutes } from './files-route.ts';
 import { registerRestV1 } from './rest/v1/index.ts';
 import { registerVoicePreviewRoute } from './voice-preview-route.ts';
 import { createGraphqlHandler } from './graphql/yoga.ts';
-import { createPgEventBus } from '../events/pg-events.ts';
 import { loadTls } from './tls.ts';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -56,8 +55,7 @@ export interface HttpServer {
 
 export async function startHttpServer(app: App, opts: { port?: number; host?: string } = {}): Promise<HttpServer> {
   const tls = await loadTls(app.config);
-  const events = createPgEventBus({ connectionString: app.database.url, log: app.log });
-  const graphql = createGraphqlHandler(app, events);
+  const graphql = createGraphqlHandler(app, app.events);
   const ws = graphql.websocket();
   const { fastify, handler } = await buildHttpApp(app, { graphql });
   const edge = createEdge({ key: tls.key, cert: tls.cert, trustProxy: app.config.trustProxy, handler, onUpgrade: ws.handleUpgrade });
@@ -69,7 +67,6 @@ export async function startHttpServer(app: App, opts: { port?: number; host?: st
       await ws.close();
       await edge.close();
       await fastify.close();
-      await events.close();
     },
   };
 }
