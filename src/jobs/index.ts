@@ -16,7 +16,7 @@ export const crontab = (): string => CRONS.map((c) => `${c.schedule} ${c.name}`)
 /** graphile-worker's task list: each task checks its payload against its definition and runs its handler. */
 export function taskList(ctx: JobContext, jobs: readonly JobDefinition[] = JOBS, crons: readonly CronDefinition[] = CRONS): TaskList {
   const list: TaskList = {};
-  for (const job of jobs) list[job.name] = (raw, helpers) => job.handler(ctx, job.payload.parse(raw), helpers);
-  for (const cron of crons) list[cron.name] = (_raw, helpers) => cron.handler(ctx, helpers);
+  for (const job of jobs) list[job.name] = async (raw, helpers) => job.handler(ctx, job.payload.parse(raw), helpers);
+  for (const cron of crons) list[cron.name] = async (_raw, helpers) => cron.handler(ctx, helpers);
   return list;
 }

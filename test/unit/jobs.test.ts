@@ -1,0 +1,58 @@
+import type { JobHelpers } from 'graphile-worker';
+import { describe, expect, it, vi } from 'vitest';
+import type { Config } from '../../src/config.ts';
+import type { Db } from '../../src/db/pool.ts';
+import type { JobContext } from '../../src/jobs/context.ts';
+import { queueJob } from '../../src/jobs/define.ts';
+import { CRONS, JOBS, crontab, taskList } from '../../src/jobs/index.ts';
+import { runGenerationJob } from '../../src/jobs/run-generation.ts';
+
+const ID = '11111111-1111-4111-8111-111111111111';
+
+function context() {
+  return {
+    generationRunner: { run: vi.fn(async () => {}) },
+    scrapeRunner: { run: vi.fn(async () => {}) },
+    campaignRunner: { run: vi.fn(async () => {}) },
+    webhooks: { deliverFor: vi.fn(async () => {}) },
+    maintenance: {
+      sweepOverdueGenerations: vi.fn(async () => [ID]),
+      purgeIdempotencyKeys: vi.fn(async () => 0),
+      purgeRateLimitHits: vi.fn(async () => 0),
+    },
+  } satisfies JobContext;
+}
+const helpers = (attempts = 1, max = 3) => ({ job: { attempts, max_attempts: max }, abortSignal: new AbortController().signal, logger: { warn: vi.fn() } }) as unknown as JobHelpers;
+
+describe('job definitions', () => {
+  it('have unique names, and the crontab is read off the cron definitions', () => {
+    const names = [...JOBS, ...CRONS].map((j) => j.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(crontab().split('\n')).toEqual(['* * * * * sweep_generations', '17 * * * * purge_idempotency_keys', '23 * * * * purge_rate_limit_hits']);
+  });
+
+  it('the task list checks each payload against its definition before the handler runs', async () => {
+    const ctx = context();
+    const tasks = taskList(ctx);
+    expect(Object.keys(tasks).sort()).toEqual([...JOBS, ...CRONS].map((j) => j.name).sort());
+    await tasks.run_generation!({ generation_id: ID }, helpers(2, 5));
+    expect(ctx.generationRunner.run).toHaveBeenCalledWith(ID, { number: 2, max: 5 });
+    await expect(tasks.run_generation!({ generation_id: 'nope' }, helpers()) as Promise<unknown>).rejects.toThrow();
+    await expect(tasks.deliver_webhook!({}, helpers()) as Promise<unknown>).rejects.toThrow();
+    expect(ctx.webhooks.deliverFor).not.toHaveBeenCalled();
+    await tasks.run_campaign!({ campaign_id: ID }, helpers());
+    expect(ctx.campaignRunner.run).toHaveBeenCalledWith(ID);
+    await tasks.sweep_generations!({ _cron: {} }, helpers());
+    expect(ctx.maintenance.sweepOverdueGenerations).toHaveBeenCalled();
+  });
+
+  it('a producer cannot queue a payload its definition refuses, and attempts come from the config where the definition says so', async () => {
+    const executed: unknown[] = [];
+    // Only the statement's parameters matter here: no database is touched for a refused payload.
+    const db = { executeQuery: async (q: { parameters: unknown[] }) => (executed.push(q.parameters), { rows: [] }), getExecutor: () => ({}) } as unknown as Db;
+    await expect(queueJob(db, runGenerationJob, { generation_id: 'not-a-uuid' }, { config: { generationMaxAttempts: 4 } as Config })).rejects.toThrow();
+    await expect(queueJob(db, runGenerationJob, { generation_id: ID })).rejects.toThrow(/configuration/);
+    expect(executed).toEqual([]);
+    expect(runGenerationJob.options.jobKey!({ generation_id: ID })).toBe(`generation:${ID}`);
+  });
+});
