@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type pg from 'pg';
 import type { Db } from './pool.ts';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.meta.url));
 // Any constant works; it only has to be the same in every adforge process.
 const LOCK_ID = 0x6164666f;
 

@@ -8,7 +8,7 @@ import { CliError } from '../../src/cli/campaign/errors.ts';
 import type { CampaignRowResult } from '../../src/cli/campaign/server-calls.ts';
 import { mergeResults, resultColumnNames, writeResults, type ResultsSummary } from '../../src/cli/campaign/results.ts';
 
-const FIXTURES = new URL('../fixtures/campaigns', import.meta.url);
+const FIXTURES = new URL('../fixtures/campaigns/', import.meta.url);
 const fixture = (name: string) => new URL(name, FIXTURES).pathname;
 
 const AVATAR = '0b6f8a52-3c1e-4d0a-9a61-1f0c2e5b7a01';
