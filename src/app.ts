@@ -4,7 +4,8 @@ import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import { createLocalEngine } from './adapters/engines/local/local-engine.ts';
-import { createEngineRegistry } from './adapters/engines/registry.ts';
+import { createFalEngine } from './adapters/engines/fal/fal-engine.ts';
+import { createEngineRegistry, type AnyEngine, type EngineRegistry } from './adapters/engines/registry.ts';
 import { createSpeechEngine } from './adapters/engines/speech/select.ts';
 import { createPgEventBus, type EventBus } from './events/pg-events.ts';
 import type { JobContext } from './jobs/context.ts';
@@ -24,6 +25,7 @@ import { createGenerationCreator } from './services/generations/create.ts';
 import { createGenerationLifecycle } from './services/generations/lifecycle.ts';
 import { createGenerationReader } from './services/generations/read.ts';
 import { createGenerationRunner } from './services/generations/runner.ts';
+import { createUpstreamCore } from './services/generations/upstream.ts';
 import { createMaintenanceService } from './services/maintenance.ts';
 import { createProductService } from './services/products.ts';
 import { createImageFetcher } from './services/remote-images.ts';
@@ -51,7 +53,15 @@ export interface App extends Deps {
   close: () => Promise<void>;
 }
 
-function buildServices(deps: Deps) {
+/** Every engine the config turns on, and the routes between them. An unknown engine or a missing key stops the start. */
+function buildEngines(config: Readonly<Config>): EngineRegistry {
+  const engines: AnyEngine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs })];
+  const { fal } = config.upstream;
+  if (fal) engines.push(createFalEngine({ queueUrl: fal.queueUrl, apiKey: fal.apiKey, endpoints: fal.endpoints, allowPrivate: config.allowPrivateNetworkUrls }));
+  return createEngineRegistry(engines, config.engineRoutes);
+}
+
+function buildServices(deps: Deps, engines: EngineRegistry) {
   const speech = createSpeechEngine(deps.config);
   const voices = createVoiceService(deps, speech);
   const voiceovers = createVoiceoverService(deps, voices, speech);
@@ -61,14 +71,14 @@ function buildServices(deps: Deps) {
     voiceovers,
     adLibrary: createAdLibraryReader(deps),
     adLibraryScraper: createAdLibraryScraper(deps),
-    campaigns: createCampaignService(deps, createRowChecker(deps.db, voices)),
+    campaigns: createCampaignService(deps, createRowChecker(deps.db, voices, engines)),
     auth: createAuthService(deps),
     teams: createTeamService(deps),
     credits: createCreditService(deps),
     products: createProductService(deps),
     brands: createBrandService(deps),
     avatars: createAvatarService(deps),
-    generationCreator: createGenerationCreator(deps),
+    generationCreator: createGenerationCreator({ ...deps, engines }),
     generationReader: createGenerationReader(deps),
     templates: createTemplateService(deps),
     webhooks: createWebhookService(deps),
@@ -79,10 +89,8 @@ function buildServices(deps: Deps) {
 }
 export type Services = ReturnType<typeof buildServices>;
 
-function buildRunners(deps: Deps, services: Services) {
+function buildRunners(deps: Deps, services: Services, engines: EngineRegistry) {
   const { config } = deps;
-  // An unknown engine in ENGINE_ROUTES is a configuration error at start, on every node.
-  const engines = createEngineRegistry([createLocalEngine({ delayMs: config.localEngineDelayMs })], config.engineRoutes);
   const { adLibrary } = config;
   const adSource = createMetaAdSource({
     baseUrl: adLibrary.sourceUrl,
@@ -91,8 +99,10 @@ function buildRunners(deps: Deps, services: Services) {
     backoffMs: adLibrary.sourceBackoffMs,
     maxAttempts: adLibrary.sourceMaxAttempts,
   });
+  const upstream = createUpstreamCore({ ...deps, engines, lifecycle: services.lifecycle });
   return {
-    generations: createGenerationRunner({ ...deps, engines, lifecycle: services.lifecycle }),
+    upstream,
+    generations: createGenerationRunner({ ...deps, engines, lifecycle: services.lifecycle, upstream }),
     scrapes: createScrapeRunner(deps, adSource),
     campaigns: createCampaignRunner(deps, services.generationCreator, services.voiceovers),
   };
@@ -101,6 +111,7 @@ export type Runners = ReturnType<typeof buildRunners>;
 
 /** Opens the database, brings the schema up to date and builds everything once. */
 export async function buildApp(config: Readonly<Config>, log: Logger, opts: { seed?: boolean } = {}): Promise<App> {
+  const engines = buildEngines(config);
   const database = await openDatabase(config, (line) => log.info(line));
   try {
     await migrate(database.pool, (line) => log.info(line));
@@ -117,14 +128,15 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       await seedPlatformAvatars(deps);
       await seedVoices(deps);
     }
-    const services = buildServices(deps);
-    const runners = buildRunners(deps, services);
+    const services = buildServices(deps, engines);
+    const runners = buildRunners(deps, services, engines);
     const jobs: JobContext = {
       generationRunner: runners.generations,
       scrapeRunner: runners.scrapes,
       campaignRunner: runners.campaigns,
       webhooks: services.webhooks,
       maintenance: services.maintenance,
+      upstream: runners.upstream,
     };
     const events = createPgEventBus({ connectionString: database.url, log });
     const close = async () => {

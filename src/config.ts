@@ -33,6 +33,11 @@ const envSchema = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   ENGINE_ROUTES: z.string().optional(),
   LOCAL_ENGINE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
+  UPSTREAM_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  UPSTREAM_MAX_RESULT_MB: z.coerce.number().int().min(1).max(10_000).default(500),
+  FAL_KEY: z.string().optional(),
+  FAL_QUEUE_URL: z.string().url().default('https://queue.fal.run'),
+  FAL_MODEL_ENDPOINTS: z.string().optional().transform(parsePairs),
   GENERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(1800),
   ENGINE_ATTEMPT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   GENERATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(25).default(5),
@@ -81,6 +86,12 @@ export interface Config {
   workerConcurrency: number;
   engineRoutes: string | undefined;
   localEngineDelayMs: number;
+  /** Upstream providers: how often a job waiting upstream is polled, how large a result may be, and each provider's key. */
+  upstream: {
+    pollMs: number;
+    maxResultBytes: number;
+    fal: { apiKey: string; queueUrl: string; endpoints: Readonly<Record<string, string>> } | undefined;
+  };
   /** A generation still processing after this long is failed and refunded by the sweeper. */
   generationTimeoutSeconds: number;
   engineAttemptTimeoutSeconds: number;
@@ -178,6 +189,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     workerConcurrency: e.WORKER_CONCURRENCY,
     engineRoutes: e.ENGINE_ROUTES,
     localEngineDelayMs: e.LOCAL_ENGINE_DELAY_MS,
+    upstream: Object.freeze({
+      pollMs: e.UPSTREAM_POLL_MS,
+      maxResultBytes: e.UPSTREAM_MAX_RESULT_MB * 1024 * 1024,
+      fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,
+    }),
     generationTimeoutSeconds: e.GENERATION_TIMEOUT_SECONDS,
     engineAttemptTimeoutSeconds: e.ENGINE_ATTEMPT_TIMEOUT_SECONDS,
     maxInputVideoBytes: e.MAX_INPUT_VIDEO_MB * 1024 * 1024,
@@ -233,5 +249,16 @@ function parseVoiceIds(raw: string | undefined, ctx: z.RefinementCtx<string | un
 function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
+  return out;
+}
+
+/** `a=b,c=d` (the form of ENGINE_ROUTES) into an object. */
+function parsePairs(raw: string | undefined, ctx: z.RefinementCtx<string | undefined>): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const i = pair.indexOf('=');
+    if (i <= 0 || i === pair.length - 1) ctx.addIssue({ code: 'custom', message: `"${pair}" is not name=value` });
+    else out[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
+  }
   return out;
 }

@@ -281,6 +281,31 @@ export interface CampaignRowsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+export type UpstreamJobState = 'submitting' | 'submitted' | 'succeeded' | 'failed' | 'cancelled';
+
+export interface UpstreamJobsTable {
+  id: Generated<string>;
+  generation_id: string;
+  provider: string;
+  state: ColumnType<UpstreamJobState, UpstreamJobState | undefined, UpstreamJobState>;
+  provider_job_id: string | null;
+  handle: ColumnType<Record<string, unknown>, string | undefined, string>;
+  cost: number | null;
+  error: string | null;
+  polls: ColumnType<number, number | undefined, number>;
+  refetches: ColumnType<number, number | undefined, number>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface UpstreamJobEventsTable {
+  id: Generated<number>;
+  upstream_job_id: string;
+  state: string;
+  detail: string | null;
+  at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 export interface Database {
   teams: TeamsTable;
   api_keys: ApiKeysTable;
@@ -305,6 +330,8 @@ export interface Database {
   rate_limit_hits: RateLimitHitsTable;
   campaigns: CampaignsTable;
   campaign_rows: CampaignRowsTable;
+  upstream_jobs: UpstreamJobsTable;
+  upstream_job_events: UpstreamJobEventsTable;
 }
 
 export type Team = Selectable<TeamsTable>;
@@ -323,3 +350,5 @@ export type CampaignRowRow = Selectable<CampaignRowsTable>;
 export type VoiceRow = Selectable<VoicesTable>;
 export type VoiceoverRow = Selectable<VoiceoversTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type UpstreamJobRow = Selectable<UpstreamJobsTable>;
+export type UpstreamJobEventRow = Selectable<UpstreamJobEventsTable>;

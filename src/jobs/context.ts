@@ -1,6 +1,7 @@
 import type { ScrapeRunner } from '../services/ad-library/runner.ts';
 import type { CampaignRunner } from '../services/campaigns/runner.ts';
 import type { GenerationRunner } from '../services/generations/runner.ts';
+import type { UpstreamCore } from '../services/generations/upstream.ts';
 import type { MaintenanceService } from '../services/maintenance.ts';
 import type { WebhookService } from '../services/webhooks.ts';
 
@@ -11,4 +12,5 @@ export interface JobContext {
   campaignRunner: Pick<CampaignRunner, 'run'>;
   webhooks: Pick<WebhookService, 'deliverFor'>;
   maintenance: MaintenanceService;
+  upstream: Pick<UpstreamCore, 'poll'>;
 }

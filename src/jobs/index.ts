@@ -4,10 +4,11 @@ import type { CronDefinition, JobDefinition } from './define.ts';
 import { deliverWebhookJob } from './deliver-webhook.ts';
 import { purgeIdempotencyKeysCron, purgeRateLimitHitsCron, sweepGenerationsCron } from './maintenance.ts';
 import { runCampaignJob } from './run-campaign.ts';
+import { pollUpstreamJob } from './poll-upstream.ts';
 import { runGenerationJob } from './run-generation.ts';
 import { scrapeAdLibraryJob } from './scrape-ad-library.ts';
 
-export const JOBS: readonly JobDefinition[] = [runGenerationJob, deliverWebhookJob, runCampaignJob, scrapeAdLibraryJob];
+export const JOBS: readonly JobDefinition[] = [runGenerationJob, pollUpstreamJob, deliverWebhookJob, runCampaignJob, scrapeAdLibraryJob];
 export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron];
 
 /** graphile-worker's crontab, from the cron definitions. */

@@ -10,7 +10,7 @@ import {
   thumbnailOf,
   toIsoDate,
 } from '../../src/adapters/ad-library-source/meta-fields.ts';
-import { retryAfterMs } from '../../src/adapters/ad-library-source/meta-source.ts';
+import { retryAfterMs } from '../../src/adapters/net/retry-after.ts';
 
 const EXPECTED = 'url: must be a Meta Ad Library URL (https://www.facebook.com/ads/library/?view_all_page_id=...)';
 const MISSING = 'url: names no brand page (view_all_page_id is missing)';

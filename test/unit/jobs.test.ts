@@ -20,6 +20,7 @@ function context() {
       purgeIdempotencyKeys: vi.fn(async () => 0),
       purgeRateLimitHits: vi.fn(async () => 0),
     },
+    upstream: { poll: vi.fn(async () => {}) },
   } satisfies JobContext;
 }
 const helpers = (attempts = 1, max = 3) => ({ job: { attempts, max_attempts: max }, abortSignal: new AbortController().signal, logger: { warn: vi.fn() } }) as unknown as JobHelpers;

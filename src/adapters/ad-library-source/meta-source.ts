@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 import { readAtMost } from '../net/read-at-most.ts';
+import { retryAfterMs } from '../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
 import { ADS_PATH, TOKEN_HEADER, adsQuery, mapAd, mapBrand, readAdsPage, sourceMessage } from './meta-fields.ts';
 import { AdSourceError, type AdSource, type SourceAd } from '../../domain/ad-source.ts';
@@ -146,10 +147,3 @@ function parseJson(raw: Buffer): unknown {
   }
 }
 
-/** Retry-After as delay-seconds or an HTTP date; null when absent or unreadable. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | null {
-  if (!value) return null;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? null : Math.max(0, at - now);
-}

@@ -3,6 +3,7 @@ import { CAMPAIGN_SCHEMAS, columnName, fieldOfNotFound, rowToRequest, zodProblem
 import { AppError } from '../../domain/errors.ts';
 import { MALFORMED_TEXT, malformedString } from '../../domain/validate.ts';
 import { TEXT_TO_SPEECH_CREDITS } from '../../domain/pricing.ts';
+import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import type { Db } from '../../db/pool.ts';
 import { OPERATIONS } from '../generations/operations.ts';
 import type { VoiceService } from '../voices.ts';
@@ -24,7 +25,7 @@ export const MAX_ROWS_PER_CALL = 500;
  * A row checked exactly as its endpoint would check the request (the same zod schema, the same
  * lookups of ids for the team) and priced as it would be charged. Nothing is written.
  */
-export function createRowChecker(db: Db, voices: Pick<VoiceService, 'require'>) {
+export function createRowChecker(db: Db, voices: Pick<VoiceService, 'require'>, engines: Pick<EngineRegistry, 'refusal'>) {
   async function checkOne(teamId: string, input: RowInput): Promise<CheckedRow> {
     const cells = Object.fromEntries(Object.entries(input.cells).map(([k, v]) => [columnName(k), typeof v === 'string' ? v : String(v ?? '')]));
     const n = input.row_number;
@@ -40,7 +41,10 @@ export function createRowChecker(db: Db, voices: Pick<VoiceService, 'require'>) 
         await voices.require(String(parsed.body.voice_id));
         credits = TEXT_TO_SPEECH_CREDITS;
       } else {
-        credits = (await OPERATIONS[parsed.type].resolve(db, teamId, result.data)).credits;
+        const resolved = await OPERATIONS[parsed.type].resolve(db, teamId, result.data);
+        const refusal = engines.refusal(parsed.type, resolved.params);
+        if (refusal) throw new AppError('validation_error', refusal);
+        credits = resolved.credits;
       }
       // The body as written (not the parsed one): the create call parses it again, like any request.
       return { row_number: n, ok: true, type: parsed.type, row_key: parsed.rowKey, body: parsed.body, credits };

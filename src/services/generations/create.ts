@@ -3,6 +3,7 @@ import type { GenerationOperation } from '../../domain/generation-types.ts';
 import { parseInput } from '../../domain/validate.ts';
 import { debitCredits } from '../../repositories/credits.ts';
 import { insertGeneration, linkGeneration } from '../../repositories/generations.ts';
+import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
@@ -12,11 +13,14 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../db/types.ts';
 import { OPERATIONS } from './operations.ts';
 
-export function createGenerationCreator({ db, config }: Pick<Deps, 'db' | 'config'>) {
+export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db' | 'config'> & { engines: Pick<EngineRegistry, 'refusal'> }) {
   /** Check ids, price, debit, record the generation and its links, queue its job: one piece of a transaction. */
   async function work(trx: Transaction<Database>, p: Principal, operation: GenerationOperation, params: unknown): Promise<Outcome> {
     const spec = OPERATIONS[operation];
     const r = await spec.resolve(trx, p.teamId, params);
+    // What the routed provider cannot make is refused here, never accepted and failed later.
+    const refusal = engines.refusal(operation, r.params);
+    if (refusal) throw new AppError('validation_error', refusal);
     const debit = await debitCredits(trx, p.teamId, r.credits);
     if (!debit.ok) {
       throw new AppError(

@@ -1,3 +1,4 @@
+import type { Db } from '../../db/pool.ts';
 import type { GenerationRow } from '../../db/types.ts';
 import { finishGeneration } from '../../repositories/generations.ts';
 import { deliverWebhookJob } from '../../jobs/deliver-webhook.ts';
@@ -23,17 +24,21 @@ export function createGenerationLifecycle({ db }: Pick<Deps, 'db'>) {
   }
 
   return {
-    async complete(id: string, resultKeys: string[], resultMeta: Record<string, unknown>): Promise<GenerationRow | undefined> {
+    /** `within` runs in the same transaction once the generation has ended (an upstream attempt's end, say). */
+    async complete(id: string, resultKeys: string[], resultMeta: Record<string, unknown>, within?: (trx: Db) => Promise<void>): Promise<GenerationRow | undefined> {
       return db.transaction().execute(async (trx) => {
         const row = await finishGeneration(trx, id, { status: 'completed', result_keys: resultKeys, result_meta: resultMeta });
         if (row) await afterEnd(trx, row);
+        if (row) await within?.(trx);
         return row;
       });
     },
 
-    async fail(id: string, error: string): Promise<GenerationRow | undefined> {
+    async fail(id: string, error: string, within?: (trx: Db) => Promise<void>): Promise<GenerationRow | undefined> {
       return db.transaction().execute(async (trx) => {
         const row = await finishGeneration(trx, id, { status: 'failed', error });
+        // The attempt ends even when the generation had already ended (the sweeper came first).
+        await within?.(trx);
         if (!row) return undefined;
         await refundCredits(trx, row.team_id, row.credits);
         await appendLedger(trx, { team_id: row.team_id, kind: 'refund', amount: -row.credits, subject_type: 'generation', subject_id: row.id });

@@ -1,11 +1,13 @@
 import { EngineError, type EngineResult } from '../../adapters/engines/engine.ts';
 import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
+import { isUpstreamEngine } from '../../adapters/engines/upstream.ts';
 import { DownloadError } from '../../adapters/net/download.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
 import type { Deps } from '../context.ts';
 import { buildEngineJob } from './engine-job.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
+import type { UpstreamCore } from './upstream.ts';
 
 export interface Attempt {
   number: number;
@@ -25,14 +27,17 @@ export class RetryLater extends Error {
  * transaction. Running it twice is harmless: an ended generation is left alone.
  */
 export function createGenerationRunner(
-  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle },
+  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle; upstream: Pick<UpstreamCore, 'start'> },
 ) {
-  const { db, storage, config, log, engines, lifecycle } = deps;
+  const { db, storage, config, log, engines, lifecycle, upstream } = deps;
 
   return {
     async run(generationId: string, attempt: Attempt): Promise<void> {
       const g = await findGenerationById(db, generationId);
       if (!g || g.status !== 'processing') return;
+      const engine = engines.engineFor({ model: (g.params as { model?: unknown }).model, operation: g.operation });
+      // Upstream: submit and return; polls finish it without holding this worker slot.
+      if (isUpstreamEngine(engine)) return upstream.start(g, engine);
       const lastAttempt = attempt.number >= attempt.max;
       let result: EngineResult;
       try {
@@ -40,7 +45,6 @@ export function createGenerationRunner(
           { db, storage, allowPrivate: config.allowPrivateNetworkUrls, maxVideoBytes: config.maxInputVideoBytes },
           g,
         );
-        const engine = engines.engineFor({ model: (g.params as { model?: unknown }).model, operation: g.operation });
         result = await engine.run(job, AbortSignal.timeout(config.engineAttemptTimeoutSeconds * 1000));
       } catch (e) {
         const verdict = classify(e);

@@ -1,0 +1,159 @@
+import { request, type Dispatcher } from 'undici';
+import type { GenerationOperation } from '../../../domain/generation-types.ts';
+import { readAtMost } from '../../net/read-at-most.ts';
+import { retryAfterMs } from '../../net/retry-after.ts';
+import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
+import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { FAL_MODELS, falInput, falRefusal, type FalModel } from './veo.ts';
+
+/*
+ * fal.ai's queue API, as its client implements it: fal-ai/fal-js libs/client/src/queue.ts
+ * (submit: POST {queue}/{endpoint id}[?fal_webhook=URL] answering {request_id, status_url,
+ * response_url, cancel_url}; status: GET {queue}/{owner}/{app}/requests/{id}/status with
+ * IN_QUEUE / IN_PROGRESS / COMPLETED; result: GET {queue}/{owner}/{app}/requests/{id}; cancel:
+ * PUT .../requests/{id}/cancel), libs/client/src/response.ts (errors: JSON with `detail`, 422 for
+ * invalid input) and libs/client/src/types/common.ts. Auth: `Authorization: Key <FAL_KEY>`.
+ * fal has no idempotency key: a submit whose answer is lost cannot be sent again safely.
+ */
+
+export interface FalOptions {
+  queueUrl: string;
+  apiKey: string;
+  /** Endpoint ids per model and input kind, defaults in veo.ts, overridable by FAL_MODEL_ENDPOINTS. */
+  endpoints?: Readonly<Record<string, string>>;
+  allowPrivate: boolean;
+  timeoutMs?: number;
+}
+
+const MAX_JSON_BYTES = 1024 * 1024;
+// The codes fal's own client retries a submit on (retry.ts): the queue answered, nothing was queued.
+const SUBMIT_RETRYABLE = new Set([408, 409, 429, 502, 503, 504]);
+// Errors from before a byte was sent: the job cannot exist upstream.
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export function createFalEngine(opts: FalOptions): UpstreamEngine {
+  const base = new URL(opts.queueUrl.replace(/\/+$/, '') + '/');
+  const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+
+  /** URLs the queue hands back are used only on the queue's own origin: the key never goes elsewhere. */
+  const onQueue = (url: unknown, fallback: string): string => {
+    if (typeof url === 'string') {
+      try {
+        if (new URL(url).origin === base.origin) return url;
+      } catch {
+        // not a URL: use ours
+      }
+    }
+    return fallback;
+  };
+
+  async function call(method: 'GET' | 'POST' | 'PUT', url: string, body: unknown, signal: AbortSignal, submit = false) {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method,
+        dispatcher,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+        headers: { authorization: `Key ${opts.apiKey}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (e) {
+      if (isBlockedAddressError(e)) throw new UpstreamError('auth', 'the fal queue address is not allowed', { cause: e });
+      const code = (e as { code?: string }).code ?? '';
+      // A submit that may have reached fal has an unknown outcome; a read is simply retried.
+      throw new UpstreamError(submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', 'fal could not be reached', { cause: e });
+    }
+    const raw = await readAtMost(res.body, MAX_JSON_BYTES, () => new UpstreamError('transient', 'fal answered with too much data')).catch((e: unknown) => {
+      throw e instanceof UpstreamError ? e : new UpstreamError(submit ? 'unsent_unknown' : 'transient', 'the fal answer was cut off', { cause: e });
+    });
+    let json: unknown;
+    try {
+      json = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.statusCode, headers: res.headers, json };
+  }
+
+  function failure(status: number, headers: Record<string, unknown>, json: unknown, submit: boolean): UpstreamError {
+    const message = falMessage(json) ?? `fal answered ${status}`;
+    if (status === 401 || status === 403) return new UpstreamError('auth', 'fal refused the service credentials');
+    if (status === 429) return new UpstreamError('rate_limited', 'fal is rate limiting', { retryAfterMs: retryAfterMs(headers['retry-after'] as string | undefined) ?? undefined });
+    if (submit && !SUBMIT_RETRYABLE.has(status) && status >= 500) return new UpstreamError('unsent_unknown', `fal answered ${status} to the submit`);
+    if (status >= 500 || status === 408 || status === 409) return new UpstreamError('transient', `fal answered ${status}`);
+    return new UpstreamError('refused', `fal refused the request: ${message}`);
+  }
+
+  function requestUrls(endpoint: string, requestId: string) {
+    const [owner, app] = endpoint.split('/');
+    const root = new URL(`${owner}/${app}/requests/${encodeURIComponent(requestId)}`, base).href;
+    return { status: `${root}/status`, response: root, cancel: `${root}/cancel` };
+  }
+
+  return {
+    name: 'fal',
+    kind: 'upstream',
+    dedupesSubmit: false,
+
+    refuse(operation: GenerationOperation, params: Record<string, unknown>) {
+      if (operation !== 'ai-video' || !FAL_MODELS.includes(params.model as FalModel)) {
+        return `${String(params.model ?? operation)} is not served by the fal engine of this version (it serves ${FAL_MODELS.join(', ')})`;
+      }
+      return falRefusal(params);
+    },
+
+    async submit(req: UpstreamRequest, attempt: { id: string; webhookUrl?: string }, signal: AbortSignal) {
+      const { endpoint, input } = falInput(req.params, opts.endpoints ?? {});
+      const url = new URL(endpoint, base);
+      if (attempt.webhookUrl) url.searchParams.set('fal_webhook', attempt.webhookUrl);
+      const res = await call('POST', url.href, input, signal, true);
+      if (res.status !== 200 && res.status !== 201 && res.status !== 202) throw failure(res.status, res.headers, res.json, true);
+      const body = (res.json ?? {}) as { request_id?: unknown; status_url?: unknown; response_url?: unknown; cancel_url?: unknown };
+      if (typeof body.request_id !== 'string' || !body.request_id) throw new UpstreamError('unsent_unknown', 'fal answered the submit without a request id');
+      const ours = requestUrls(endpoint, body.request_id);
+      return {
+        providerJobId: body.request_id,
+        handle: {
+          endpoint,
+          status_url: onQueue(body.status_url, ours.status),
+          response_url: onQueue(body.response_url, ours.response),
+          cancel_url: onQueue(body.cancel_url, ours.cancel),
+        },
+      };
+    },
+
+    async poll(handle, signal): Promise<UpstreamStatus> {
+      const status = await call('GET', `${String(handle.status_url)}?logs=0`, undefined, signal);
+      if (status.status !== 200 && status.status !== 202) throw failure(status.status, status.headers, status.json, false);
+      const state = (status.json as { status?: unknown } | undefined)?.status;
+      if (state === 'IN_QUEUE' || state === 'IN_PROGRESS') return { state: 'pending', detail: state };
+      if (state !== 'COMPLETED') throw new UpstreamError('transient', 'fal answered an unknown status');
+      const result = await call('GET', String(handle.response_url), undefined, signal);
+      if (result.status !== 200) {
+        const e = failure(result.status, result.headers, result.json, false);
+        if (e.failure === 'refused') return { state: 'failed', message: e.message };
+        throw e;
+      }
+      const video = (result.json as { video?: { url?: unknown } } | undefined)?.video;
+      if (typeof video?.url !== 'string') return { state: 'failed', message: 'fal finished without a video' };
+      return { state: 'succeeded', outputs: [{ url: video.url }] };
+    },
+
+    async cancel(handle, signal) {
+      await call('PUT', String(handle.cancel_url), undefined, signal);
+    },
+  };
+}
+
+/** fal's error text: `detail` as a string or pydantic-style [{msg}], else `message`. Never a key or URL of ours. */
+function falMessage(json: unknown): string | undefined {
+  const j = json as { detail?: unknown; message?: unknown } | undefined;
+  if (typeof j?.detail === 'string') return j.detail.slice(0, 500);
+  if (Array.isArray(j?.detail)) {
+    const msgs = j.detail.map((d: { msg?: unknown }) => (typeof d?.msg === 'string' ? d.msg : '')).filter(Boolean);
+    if (msgs.length) return msgs.join('; ').slice(0, 500);
+  }
+  if (typeof j?.message === 'string') return j.message.slice(0, 500);
+  return undefined;
+}

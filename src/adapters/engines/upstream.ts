@@ -1,0 +1,64 @@
+import type { GenerationOperation } from '../../domain/generation-types.ts';
+
+/**
+ * An engine that runs on a provider's servers: one submit, then polls until the provider says
+ * the job ended. The upstream core (services/generations/upstream.ts) records every step, so a
+ * worker that dies anywhere never makes the provider run (and bill) one generation twice.
+ */
+export interface UpstreamRequest {
+  generationId: string;
+  operation: GenerationOperation;
+  /** The stored, validated request (defaults applied). */
+  params: Record<string, unknown>;
+}
+
+export interface UpstreamSubmission {
+  providerJobId: string;
+  /** What poll and cancel need to find the job again; stored with the attempt. Never a key. */
+  handle: Record<string, unknown>;
+}
+
+/** A result the provider serves; our storage copies it at once (provider links expire). */
+export interface UpstreamOutput {
+  url: string;
+}
+
+export type UpstreamStatus =
+  | { state: 'pending'; retryAfterMs?: number; detail?: string }
+  | { state: 'succeeded'; outputs: UpstreamOutput[]; cost?: number }
+  | { state: 'failed'; message: string };
+
+export interface UpstreamEngine {
+  readonly name: string;
+  readonly kind: 'upstream';
+  /** Sending the same attempt twice makes one job (an idempotency key, a client job id). */
+  readonly dedupesSubmit: boolean;
+  /** Why this provider cannot make what the request asks (checked at create: a 400), or undefined. */
+  refuse(operation: GenerationOperation, params: Record<string, unknown>): string | undefined;
+  submit(request: UpstreamRequest, attempt: { id: string; webhookUrl?: string }, signal: AbortSignal): Promise<UpstreamSubmission>;
+  poll(handle: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus>;
+  cancel?(handle: Record<string, unknown>, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * What went wrong talking to a provider:
+ * - rate_limited: not done; try again after `retryAfterMs`;
+ * - transient: a 5xx, a reset, a timeout on a read: try again with backoff;
+ * - unsent_unknown: a submit whose answer was lost: the job may exist upstream;
+ * - refused: the provider will not make it (content policy, invalid input): `message` is shown to the user;
+ * - auth: the key was refused: the operator must act.
+ */
+export type UpstreamFailure = 'rate_limited' | 'transient' | 'unsent_unknown' | 'refused' | 'auth';
+
+export class UpstreamError extends Error {
+  readonly failure: UpstreamFailure;
+  readonly retryAfterMs: number | undefined;
+  constructor(failure: UpstreamFailure, message: string, opts: { retryAfterMs?: number; cause?: unknown } = {}) {
+    super(message, { cause: opts.cause });
+    this.name = 'UpstreamError';
+    this.failure = failure;
+    this.retryAfterMs = opts.retryAfterMs;
+  }
+}
+
+export const isUpstreamEngine = (e: { kind?: string }): e is UpstreamEngine => e.kind === 'upstream';

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { defineJob } from './define.ts';
+
+/**
+ * One look at a job waiting upstream; the handler queues the next look itself (run_at), so a
+ * minutes-long provider job holds no worker slot. Keyed per attempt: a hint to poll now (an
+ * inbound provider webhook) replaces the waiting look instead of adding another.
+ */
+export const pollUpstreamJob = defineJob({
+  name: 'poll_upstream',
+  payload: z.object({ upstream_job_id: z.uuid() }),
+  options: { maxAttempts: 10, jobKey: (p) => `upstream:${p.upstream_job_id}` },
+  handler: (ctx, { upstream_job_id }) => ctx.upstream.poll(upstream_job_id),
+});

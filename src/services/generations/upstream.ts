@@ -1,0 +1,152 @@
+import { fileTypeFromBuffer } from 'file-type';
+import type { GenerationRow } from '../../db/types.ts';
+import type { EngineRegistry } from '../../adapters/engines/registry.ts';
+import { UpstreamError, isUpstreamEngine, type UpstreamEngine } from '../../adapters/engines/upstream.ts';
+import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
+import { DownloadError, download } from '../../adapters/net/download.ts';
+import { queueJob } from '../../jobs/define.ts';
+import { pollUpstreamJob } from '../../jobs/poll-upstream.ts';
+import { runGenerationJob } from '../../jobs/run-generation.ts';
+import { findGenerationById } from '../../repositories/generations.ts';
+import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
+import type { Deps } from '../context.ts';
+import type { GenerationLifecycle } from './lifecycle.ts';
+
+// A result link that fails to download (expired, say) is asked of the provider again this often.
+const MAX_RESULT_REFETCHES = 3;
+const MAX_TRANSIENT_DELAY_MS = 60_000;
+
+/**
+ * The upstream job core: one attempt per generation recorded before anything is sent
+ * (submitting), the provider's job id committed before any waiting (submitted), then polled by
+ * re-scheduled jobs (no worker slot held while the provider works) until it ends. A worker that
+ * dies after the submit resumes by polling; one that died during it never sends again unless the
+ * provider deduplicates: the generation fails and is refunded instead of being paid twice.
+ */
+export function createUpstreamCore(
+  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle },
+) {
+  const { db, storage, config, log, engines, lifecycle } = deps;
+  const toldOperator = new Set<string>();
+
+  const schedulePoll = (upstreamJobId: string, delayMs: number) =>
+    queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId }, { runAt: new Date(Date.now() + Math.max(0, delayMs)) });
+
+  async function failBoth(g: Pick<GenerationRow, 'id'>, upstreamJobId: string, message: string): Promise<void> {
+    await lifecycle.fail(g.id, message, (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }).then(() => undefined));
+  }
+
+  function authFailed(provider: string): string {
+    if (!toldOperator.has(provider)) {
+      toldOperator.add(provider);
+      log.error({ provider }, `${provider} refused the configured credentials: check its key`);
+    }
+    return `${provider} refused the service's credentials; an operator has been told`;
+  }
+
+  /** After a failed submit that provably created nothing: this attempt ends, the generation tries again later. */
+  async function retrySubmitLater(g: GenerationRow, upstreamJobId: string, e: UpstreamError): Promise<void> {
+    await endUpstreamJob(db, upstreamJobId, { state: 'failed', error: e.message });
+    const delay = e.retryAfterMs ?? config.upstream.pollMs * 2;
+    await queueJob(db, runGenerationJob, { generation_id: g.id }, { config, runAt: new Date(Date.now() + delay) });
+  }
+
+  async function copyResults(g: GenerationRow, urls: string[]): Promise<{ keys: string[]; meta: Record<string, unknown> }> {
+    const keys: string[] = [];
+    const meta: Record<string, unknown> = {};
+    for (const [i, url] of urls.entries()) {
+      // A provider's answer is untrusted input: the SSRF rules, a size cap, and the bytes must be media of the right kind.
+      const r = await download(url, { maxBytes: config.upstream.maxResultBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: 300_000 });
+      const type = await fileTypeFromBuffer(r.bytes);
+      if (!type || !type.mime.startsWith(`${g.kind}/`)) throw new UpstreamError('refused', `the provider's result is not ${g.kind === 'video' ? 'a video' : 'an image'}`);
+      const key = `generations/${g.team_id}/${g.id}/${i + 1}.${type.ext}`;
+      await storage.put(key, r.bytes, type.mime);
+      keys.push(key);
+      if (g.kind === 'video' && meta.duration === undefined) {
+        const info = await probeMedia(r.bytes).catch(() => undefined);
+        if (info?.durationSeconds) meta.duration = Math.round(info.durationSeconds * 100) / 100;
+      }
+    }
+    return { keys, meta };
+  }
+
+  return {
+    /** The first half of an upstream generation, run by run_generation: record, submit, schedule the first poll. */
+    async start(g: GenerationRow, engine: UpstreamEngine): Promise<void> {
+      let attempt = await findLiveUpstreamJob(db, g.id);
+      if (attempt?.state === 'submitted') {
+        await schedulePoll(attempt.id, 0);
+        return;
+      }
+      if (attempt?.state === 'submitting' && !engine.dedupesSubmit) {
+        log.warn({ generation_id: g.id, upstream_job_id: attempt.id, provider: engine.name }, 'upstream submit was interrupted; not sent again');
+        await failBoth(g, attempt.id, `the submission to ${engine.name} was interrupted and cannot be confirmed; it was not sent again so that it is never paid twice`);
+        return;
+      }
+      attempt ??= await insertSubmitting(db, g.id, engine.name);
+      let submission;
+      try {
+        submission = await engine.submit({ generationId: g.id, operation: g.operation, params: g.params as Record<string, unknown> }, { id: attempt.id }, AbortSignal.timeout(60_000));
+      } catch (e) {
+        const err = e instanceof UpstreamError ? e : new UpstreamError('unsent_unknown', 'the provider could not be asked', { cause: e });
+        log.warn({ err: e, generation_id: g.id, provider: engine.name, failure: err.failure }, 'upstream submit failed');
+        if (err.failure === 'rate_limited' || err.failure === 'transient') return retrySubmitLater(g, attempt.id, err);
+        if (err.failure === 'auth') return failBoth(g, attempt.id, authFailed(engine.name));
+        if (err.failure === 'refused') return failBoth(g, attempt.id, err.message);
+        // unsent_unknown: the job may exist upstream. Only a provider that deduplicates may be asked again.
+        if (engine.dedupesSubmit) throw err;
+        return failBoth(g, attempt.id, `${engine.name} did not confirm the job; it was not sent again so that it is never paid twice`);
+      }
+      await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
+      await schedulePoll(attempt.id, config.upstream.pollMs);
+    },
+
+    /** One poll of a submitted attempt, run by poll_upstream; it schedules the next one itself. */
+    async poll(upstreamJobId: string): Promise<void> {
+      const job = await findUpstreamJob(db, upstreamJobId);
+      if (!job || job.state !== 'submitted') return;
+      const engine = engines.byName(job.provider);
+      const g = await findGenerationById(db, job.generation_id);
+      if (!g || g.status !== 'processing') {
+        // Ended meanwhile (the sweeper's deadline): stop the provider's work where it can be stopped.
+        await endUpstreamJob(db, job.id, { state: 'cancelled', error: 'the generation ended before the provider finished' });
+        if (engine && isUpstreamEngine(engine)) await engine.cancel?.(job.handle, AbortSignal.timeout(10_000)).catch(() => {});
+        return;
+      }
+      if (!engine || !isUpstreamEngine(engine)) {
+        await failBoth(g, job.id, `${job.provider} is no longer configured on this service`);
+        return;
+      }
+      let status;
+      try {
+        status = await engine.poll(job.handle, AbortSignal.timeout(60_000));
+      } catch (e) {
+        const err = e instanceof UpstreamError ? e : new UpstreamError('transient', 'the provider could not be asked', { cause: e });
+        if (err.failure === 'auth') return failBoth(g, job.id, authFailed(engine.name));
+        if (err.failure === 'refused') return failBoth(g, job.id, err.message);
+        await countPoll(db, job.id, `${err.failure}: ${err.message}`);
+        const delay = err.retryAfterMs ?? Math.min(MAX_TRANSIENT_DELAY_MS, config.upstream.pollMs * 2 ** Math.min(job.polls, 6));
+        return schedulePoll(job.id, delay);
+      }
+      if (status.state === 'pending') {
+        await countPoll(db, job.id, status.detail ?? 'pending');
+        return schedulePoll(job.id, status.retryAfterMs ?? config.upstream.pollMs);
+      }
+      if (status.state === 'failed') return failBoth(g, job.id, status.message);
+
+      let copied;
+      try {
+        copied = await copyResults(g, status.outputs.map((o) => o.url));
+      } catch (e) {
+        if (e instanceof UpstreamError) return failBoth(g, job.id, e.message);
+        // Provider links expire: ask the provider again for fresh ones, a few times.
+        if (job.refetches >= MAX_RESULT_REFETCHES) return failBoth(g, job.id, `the ${engine.name} result could not be downloaded`);
+        await countRefetch(db, job.id, e instanceof DownloadError ? e.message : 'download failed');
+        return schedulePoll(job.id, 0);
+      }
+      const cost = status.cost ?? null;
+      await lifecycle.complete(g.id, copied.keys, copied.meta, (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }).then(() => undefined));
+    },
+  };
+}
+export type UpstreamCore = ReturnType<typeof createUpstreamCore>;
