@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker } from '../../src/worker.ts';
+import { startFalFake, type FalFake } from '../support/fal-fake.ts';
+import { graphqlClient } from '../support/graphql-client.ts';
+import { testVideo } from '../support/media-probe.ts';
+import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
+
+const FAL_KEY = 'fal-test-key-7f3c9e2b:1d4a8c6e0b5f';
+let fal: FalFake;
+let video: Buffer;
+let svc: TestService;
+let t: Awaited<ReturnType<TestService['team']>>;
+
+beforeAll(async () => {
+  video = await testVideo({ width: 320, height: 180, seconds: 1 });
+  fal = await startFalFake({ key: FAL_KEY, video, pollsUntilDone: 2 });
+  svc = await startTestService(
+    { FAL_KEY, FAL_QUEUE_URL: fal.url, ENGINE_ROUTES: 'veo-3.1=fal,veo-3.1-fast=fal,*=local', UPSTREAM_POLL_MS: '40' },
+    { worker: true },
+  );
+  t = await svc.team({ credits: 100_000 });
+});
+afterAll(async () => {
+  await svc?.close();
+  await fal?.close();
+});
+
+const used = async () => (await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow()).credits_used;
+const create = (body: Record<string, unknown>) => svc.api('POST', '/api/v1/videos/ai-video', { key: t.key, body });
+const submitsFor = (prompt: string) => fal.submits.filter((s) => s.input.prompt === prompt);
+
+describe('ai-video on fal (Veo 3.1)', () => {
+  it('submits once in fal terms, polls, copies the video into our storage and completes (REST and GraphQL)', async () => {
+    const before = await used();
+    const res = await create({ model: 'veo-3.1', prompt: 'a lighthouse at dawn', aspect_ratio: '16:9', duration: 8, resolution: '1080p', generate_audio: true });
+    expect(res.status).toBe(202);
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(g.status).toBe('completed');
+    const [sent] = submitsFor('a lighthouse at dawn');
+    expect(submitsFor('a lighthouse at dawn')).toHaveLength(1);
+    expect(sent!.endpoint).toBe('fal-ai/veo3.1');
+    expect(sent!.input).toEqual({ prompt: 'a lighthouse at dawn', aspect_ratio: '16:9', duration: '8s', resolution: '1080p', generate_audio: true });
+    expect(fal.requests.get(sent!.requestId)!.polls).toBe(3);
+    // The result is ours: a signed link of our storage serving the provider's bytes.
+    expect(g.result_url.startsWith(svc.baseUrl)).toBe(true);
+    const file = await svc.fetchUrl(g.result_url);
+    expect(file.status).toBe(200);
+    expect(file.bytes.equals(video)).toBe(true);
+    const { credits } = await svc.app.db.selectFrom('generations').select('credits').where('id', '=', res.body.generation_id).executeTakeFirstOrThrow();
+    expect(credits).toBeGreaterThan(0);
+    expect(await used()).toBe(before + credits);
+
+    const client = await graphqlClient(svc);
+    const gq = await client.gql(`query ($id: ID!) { generation(id: $id) { status result_url } }`, { id: res.body.generation_id }, t.key);
+    expect(gq.body.data.generation.status).toBe('completed');
+    expect(gq.body.data.generation.result_url.startsWith(svc.baseUrl)).toBe(true);
+    await client.close();
+
+    const attempts = await svc.app.db.selectFrom('upstream_jobs').selectAll().where('generation_id', '=', res.body.generation_id).execute();
+    expect(attempts).toEqual([expect.objectContaining({ provider: 'fal', state: 'succeeded', provider_job_id: sent!.requestId })]);
+  });
+
+  it('uses the image-to-video and first-last-frame endpoints of the fast model for frames', async () => {
+    const one = await create({ model: 'veo-3.1-fast', prompt: 'frame one', aspect_ratio: '9:16', duration: 4, first_frame_image_url: 'https://example.com/a.png' });
+    const two = await create({
+      model: 'veo-3.1-fast',
+      prompt: 'frames two',
+      aspect_ratio: '9:16',
+      duration: 6,
+      first_frame_image_url: 'https://example.com/a.png',
+      last_frame_image_url: 'https://example.com/b.png',
+    });
+    expect((await waitForGeneration(svc, t.key, one.body.generation_id)).status).toBe('completed');
+    expect((await waitForGeneration(svc, t.key, two.body.generation_id)).status).toBe('completed');
+    expect(submitsFor('frame one')[0]).toMatchObject({ endpoint: 'fal-ai/veo3.1/fast/image-to-video', input: { image_url: 'https://example.com/a.png', duration: '4s', aspect_ratio: '9:16' } });
+    expect(submitsFor('frames two')[0]).toMatchObject({
+      endpoint: 'fal-ai/veo3.1/fast/first-last-frame-to-video',
+      input: { first_frame_url: 'https://example.com/a.png', last_frame_url: 'https://example.com/b.png', duration: '6s' },
+    });
+  });
+
+  it('refuses at create what fal cannot make (a 1:1 Veo video): 400 naming the field, nothing charged, nothing sent', async () => {
+    const before = await used();
+    const count = fal.submits.length;
+    const res = await create({ model: 'veo-3.1', prompt: 'square', aspect_ratio: '1:1', duration: 8 });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { code: 'validation_error', message: 'aspect_ratio: veo-3.1 on fal makes 16:9 or 9:16 videos, not 1:1' } });
+    expect(await used()).toBe(before);
+    expect(fal.submits.length).toBe(count);
+  });
+
+  it('a 429 with Retry-After on submit waits and tries again; the generation completes with one job upstream', async () => {
+    fal.failNextSubmit({ status: 429, headers: { 'retry-after': '1' }, body: { detail: 'Too many requests' } });
+    const res = await create({ model: 'veo-3.1', prompt: 'after a wait', aspect_ratio: '16:9', duration: 4 });
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(g.status).toBe('completed');
+    expect(fal.refusedSubmits.some((r) => r.status === 429)).toBe(true);
+    expect(submitsFor('after a wait')).toHaveLength(1);
+  });
+
+  it("a content-policy refusal fails the generation with fal's message and refunds it", async () => {
+    const before = await used();
+    const res = await create({ model: 'veo-3.1', prompt: 'something forbidden', aspect_ratio: '16:9', duration: 4 });
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(g.status).toBe('failed');
+    expect(g.error).toBe('fal refused the request: The prompt was flagged by the content policy');
+    expect(await used()).toBe(before);
+  });
+
+  it('a result link that expired before the download is asked of fal again', async () => {
+    fal.expireNextDownloads(1);
+    const res = await create({ model: 'veo-3.1', prompt: 'expiring link', aspect_ratio: '16:9', duration: 4 });
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(g.status).toBe('completed');
+    const [sent] = submitsFor('expiring link');
+    expect(fal.requests.get(sent!.requestId)!.downloads).toBe(2);
+  });
+
+  it('never shows the fal key: not in a log line, a stored attempt or an error', async () => {
+    const attempts = await svc.app.db.selectFrom('upstream_jobs').selectAll().execute();
+    const events = await svc.app.db.selectFrom('upstream_job_events').selectAll().execute();
+    const generations = await svc.app.db.selectFrom('generations').select(['error', 'params']).execute();
+    for (const text of [svc.logLines.join('\n'), JSON.stringify(attempts), JSON.stringify(events), JSON.stringify(generations)]) {
+      expect(text).not.toContain(FAL_KEY);
+      expect(text).not.toContain('1d4a8c6e0b5f');
+    }
+    expect([...fal.seenAuth]).toEqual([`Key ${FAL_KEY}`]);
+  });
+});
+
+describe('crash safety: fal is never paid twice', () => {
+  let quiet: TestService;
+  let q: Awaited<ReturnType<TestService['team']>>;
+  beforeAll(async () => {
+    // No worker: the steps of a crashed one are played by hand.
+    quiet = await startTestService({ FAL_KEY, FAL_QUEUE_URL: fal.url, ENGINE_ROUTES: 'veo-3.1=fal,*=local', UPSTREAM_POLL_MS: '40' });
+    q = await quiet.team({ credits: 10_000 });
+  });
+  afterAll(async () => quiet?.close());
+  const usedQ = async () => (await quiet.app.db.selectFrom('teams').select('credits_used').where('id', '=', q.teamId).executeTakeFirstOrThrow()).credits_used;
+
+  it('a worker that died after the submit: the retried job polls instead of submitting, and another worker finishes it', async () => {
+    const res = await quiet.api('POST', '/api/v1/videos/ai-video', { key: q.key, body: { model: 'veo-3.1', prompt: 'crash after submit', aspect_ratio: '16:9', duration: 4 } });
+    const id = res.body.generation_id;
+    await quiet.app.runners.generations.run(id, { number: 1, max: 5 });
+    expect(submitsFor('crash after submit')).toHaveLength(1);
+    // The dead worker's job comes back: it must not submit again.
+    await quiet.app.runners.generations.run(id, { number: 2, max: 5 });
+    expect(submitsFor('crash after submit')).toHaveLength(1);
+    const worker = await startWorker(quiet.app);
+    try {
+      const g = await waitForGeneration(quiet, q.key, id);
+      expect(g.status).toBe('completed');
+    } finally {
+      await worker.stop();
+    }
+    expect(submitsFor('crash after submit')).toHaveLength(1);
+  });
+
+  it("a worker that died between writing 'submitting' and fal's answer: not sent again, failed with a clear error and refunded", async () => {
+    const before = await usedQ();
+    const res = await quiet.api('POST', '/api/v1/videos/ai-video', { key: q.key, body: { model: 'veo-3.1', prompt: 'crash while submitting', aspect_ratio: '16:9', duration: 4 } });
+    const id = res.body.generation_id;
+    await quiet.app.db.insertInto('upstream_jobs').values({ generation_id: id, provider: 'fal' }).execute();
+    await quiet.app.runners.generations.run(id, { number: 2, max: 5 });
+    const g = await waitForGeneration(quiet, q.key, id);
+    expect(g.status).toBe('failed');
+    expect(g.error).toBe('the submission to fal was interrupted and cannot be confirmed; it was not sent again so that it is never paid twice');
+    expect(submitsFor('crash while submitting')).toHaveLength(0);
+    expect(await usedQ()).toBe(before);
+    const attempt = await quiet.app.db.selectFrom('upstream_jobs').select('state').where('generation_id', '=', id).executeTakeFirstOrThrow();
+    expect(attempt.state).toBe('failed');
+  });
+});
