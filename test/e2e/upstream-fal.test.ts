@@ -98,6 +98,24 @@ describe('ai-video on fal (Veo 3.1)', () => {
     expect(submitsFor('after a wait')).toHaveLength(1);
   });
 
+  it('a 503 on submit (fal queued nothing) is tried again; a 500 (the job may exist) is not sent again: failed and refunded', async () => {
+    fal.failNextSubmit({ status: 503, body: { detail: 'Service unavailable' } });
+    const again = await create({ model: 'veo-3.1', prompt: 'after a 503', aspect_ratio: '16:9', duration: 4 });
+    expect((await waitForGeneration(svc, t.key, again.body.generation_id)).status).toBe('completed');
+    expect(submitsFor('after a 503')).toHaveLength(1);
+
+    const before = await used();
+    const refusedBefore = fal.refusedSubmits.length;
+    fal.failNextSubmit({ status: 500, body: { detail: 'Internal error' } });
+    const unknown = await create({ model: 'veo-3.1', prompt: 'after a 500', aspect_ratio: '16:9', duration: 4 });
+    const g = await waitForGeneration(svc, t.key, unknown.body.generation_id);
+    expect(g.status).toBe('failed');
+    expect(g.error).toBe('fal did not confirm the job; it was not sent again so that it is never paid twice');
+    expect(fal.refusedSubmits.length).toBe(refusedBefore + 1);
+    expect(submitsFor('after a 500')).toHaveLength(0);
+    expect(await used()).toBe(before);
+  });
+
   it("a content-policy refusal fails the generation with fal's message and refunds it", async () => {
     const before = await used();
     const res = await create({ model: 'veo-3.1', prompt: 'something forbidden', aspect_ratio: '16:9', duration: 4 });

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { createFalEngine } from '../../src/adapters/engines/fal/fal-engine.ts';
+import { falInput } from '../../src/adapters/engines/fal/veo.ts';
+import { createLocalEngine } from '../../src/adapters/engines/local/local-engine.ts';
+import { createEngineRegistry } from '../../src/adapters/engines/registry.ts';
+import { loadConfig } from '../../src/config.ts';
+
+const local = createLocalEngine();
+const fal = createFalEngine({ queueUrl: 'https://queue.example', apiKey: 'k', allowPrivate: false });
+
+describe('engine routes', () => {
+  it('a route to fal without FAL_KEY stops the start, naming the variable', () => {
+    expect(() => createEngineRegistry([local], 'veo-3.1=fal,*=local')).toThrow('ENGINE_ROUTES entry "veo-3.1=fal" routes to fal, which needs FAL_KEY');
+    expect(() => createEngineRegistry([local], 'veo-3.1=nobody')).toThrow('names no known engine (local)');
+  });
+
+  it('a model key wins over an operation key, and * catches the rest', () => {
+    const r = createEngineRegistry([local, fal], 'veo-3.1=fal,ai-video=local,*=local');
+    expect(r.engineFor({ model: 'veo-3.1', operation: 'ai-video' }).name).toBe('fal');
+    expect(r.engineFor({ model: 'sora-2', operation: 'ai-video' }).name).toBe('local');
+    expect(r.engineFor({ operation: 'localize' }).name).toBe('local');
+    expect(createEngineRegistry([local, fal], 'ai-video=fal').engineFor({ model: 'veo-3.1-fast', operation: 'ai-video' }).name).toBe('fal');
+  });
+
+  it('refuses at create only what the routed provider cannot make', () => {
+    const r = createEngineRegistry([local, fal], 'veo-3.1=fal,kling-2.6=fal,*=local');
+    expect(r.refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '16:9' })).toBeUndefined();
+    expect(r.refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '4:3' })).toBe('aspect_ratio: veo-3.1 on fal makes 16:9 or 9:16 videos, not 4:3');
+    expect(r.refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '9:16', reference_image_url: 'https://x/y.png' })).toMatch(/^reference_image_url: /);
+    expect(r.refusal('ai-video', { model: 'kling-2.6', aspect_ratio: '16:9' })).toMatch(/kling-2.6 is not served by the fal engine/);
+    expect(r.refusal('ai-video', { model: 'sora-2', aspect_ratio: '1:1' })).toBeUndefined();
+  });
+
+  it('FAL_MODEL_ENDPOINTS overrides the default endpoint per model and input kind', () => {
+    const config = loadConfig({ DATA_DIR: '/tmp/x', FAL_KEY: 'k', FAL_MODEL_ENDPOINTS: 'veo-3.1=acme/veo/text, veo-3.1:frames=acme/veo/flf' });
+    const endpoints = config.upstream.fal!.endpoints;
+    expect(falInput({ model: 'veo-3.1', duration: 4 }, endpoints).endpoint).toBe('acme/veo/text');
+    expect(falInput({ model: 'veo-3.1', duration: 4, first_frame_image_url: 'a', last_frame_image_url: 'b' }, endpoints).endpoint).toBe('acme/veo/flf');
+    expect(falInput({ model: 'veo-3.1', duration: 4, first_frame_image_url: 'a' }, endpoints).endpoint).toBe('fal-ai/veo3.1/image-to-video');
+    expect(() => loadConfig({ DATA_DIR: '/tmp/x', FAL_MODEL_ENDPOINTS: 'veo-3.1' })).toThrow(/"veo-3.1" is not name=value/);
+  });
+});
