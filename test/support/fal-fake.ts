@@ -41,6 +41,10 @@ export async function startFalFake(opts: FalFakeOptions) {
   const submitFailures: Array<{ status: number; headers?: Record<string, string>; body?: unknown }> = [];
   /** Result links that answer 410 this many times first (an expired provider link). */
   let expireDownloads = 0;
+  /** While set, submits are recorded but never answered (the answer a killed worker never read). */
+  let holdSubmits = false;
+  /** While set, every job stays IN_PROGRESS. */
+  let holdCompletion = false;
   let counter = 0;
   let baseUrl = '';
 
@@ -76,7 +80,7 @@ export async function startFalFake(opts: FalFakeOptions) {
       const r = requests.get(status[3]!);
       if (!r) return json(res, 404, { detail: 'Request not found' });
       r.polls++;
-      const done = r.polls > (opts.pollsUntilDone ?? 2);
+      const done = !holdCompletion && r.polls > (opts.pollsUntilDone ?? 2);
       const root = `${baseUrl}/${status[1]}/${status[2]}/requests/${status[3]}`;
       return json(res, 200, {
         status: done ? 'COMPLETED' : r.polls === 1 ? 'IN_QUEUE' : 'IN_PROGRESS',
@@ -117,6 +121,7 @@ export async function startFalFake(opts: FalFakeOptions) {
       const requestId = `req-${++counter}-${Date.now().toString(36)}`;
       submits.push({ endpoint, input, query: Object.fromEntries(url.searchParams), requestId });
       requests.set(requestId, { endpoint, polls: 0, refused: /forbidden/i.test(String(input.prompt ?? '')), downloads: 0 });
+      if (holdSubmits) return; // the connection stays open until the caller goes away
       const [owner, app] = endpoint.split('/');
       const root = `${baseUrl}/${owner}/${app}/requests/${requestId}`;
       return json(res, 200, { status: 'IN_QUEUE', request_id: requestId, response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel`, queue_position: 0 });
@@ -134,7 +139,13 @@ export async function startFalFake(opts: FalFakeOptions) {
     seenAuth,
     failNextSubmit: (f: { status: number; headers?: Record<string, string>; body?: unknown }) => submitFailures.push(f),
     expireNextDownloads: (n: number) => (expireDownloads = n),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    holdSubmits: (on: boolean) => (holdSubmits = on),
+    holdCompletion: (on: boolean) => (holdCompletion = on),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 export type FalFake = Awaited<ReturnType<typeof startFalFake>>;
