@@ -44,6 +44,13 @@ export function registerAdminCommands(program: Command): void {
       withApp(o, async (app) => print({ ...(await app.services.teams.setWebhook(id, url === 'none' ? null : url)) }, o)),
     );
 
+  const generation = program.command('generation').description('generations, as operators see them');
+  generation
+    .command('show <generation_id>')
+    .description('a generation with the engine that made it and every upstream attempt (provider job id, state changes, cost)')
+    .option('--json', 'print one JSON object')
+    .action((id: string, o: Json) => withApp(o, async (app) => print({ ...(await app.services.generationReader.operatorView(id)) }, o)));
+
   const brand = program.command('brand').description("a team's brands");
   brand
     .command('create')

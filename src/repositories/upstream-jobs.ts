@@ -60,9 +60,19 @@ export async function countPoll(db: Db, id: string, detail: string): Promise<voi
   await logEvent(db, id, 'polled', detail);
 }
 
-/** Every attempt of a generation with its events, oldest first: what an operator sees. */
-export async function upstreamHistory(db: Db, generationId: string): Promise<Array<UpstreamJobRow & { events: UpstreamJobEventRow[] }>> {
-  const jobs = await db.selectFrom('upstream_jobs').selectAll().where('generation_id', '=', generationId).orderBy('created_at').orderBy('id').execute();
+/**
+ * Every attempt of these generations with their events, oldest first: what an operator sees.
+ * With a team, only that team's generations count.
+ */
+export async function upstreamHistory(
+  db: Db,
+  generationIds: readonly string[],
+  teamId?: string,
+): Promise<Array<UpstreamJobRow & { events: UpstreamJobEventRow[] }>> {
+  if (!generationIds.length) return [];
+  let q = db.selectFrom('upstream_jobs').innerJoin('generations', 'generations.id', 'upstream_jobs.generation_id').selectAll('upstream_jobs').where('upstream_jobs.generation_id', 'in', [...generationIds]);
+  if (teamId !== undefined) q = q.where('generations.team_id', '=', teamId);
+  const jobs = await q.orderBy('upstream_jobs.created_at').orderBy('upstream_jobs.id').execute();
   if (!jobs.length) return [];
   const events = await db
     .selectFrom('upstream_job_events')

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker } from '../../src/worker.ts';
+import { runCli, stdoutJson } from '../support/cli-run.ts';
 import { startFalFake, type FalFake } from '../support/fal-fake.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
 import { testVideo } from '../support/media-probe.ts';
@@ -51,10 +52,24 @@ describe('ai-video on fal (Veo 3.1)', () => {
     expect(await used()).toBe(before + credits);
 
     const client = await graphqlClient(svc);
-    const gq = await client.gql(`query ($id: ID!) { generation(id: $id) { status result_url } }`, { id: res.body.generation_id }, t.key);
+    const gq = await client.gql(
+      `query ($id: ID!) { generation(id: $id) { status result_url upstream_attempts { provider provider_job_id state events { state } } } }`,
+      { id: res.body.generation_id },
+      t.key,
+    );
     expect(gq.body.data.generation.status).toBe('completed');
     expect(gq.body.data.generation.result_url.startsWith(svc.baseUrl)).toBe(true);
+    const [att] = gq.body.data.generation.upstream_attempts;
+    expect(att).toMatchObject({ provider: 'fal', provider_job_id: sent!.requestId, state: 'succeeded' });
+    expect(att.events.map((e: { state: string }) => e.state)).toEqual(['submitting', 'submitted', 'polled', 'polled', 'succeeded']);
+    const other = await svc.team({ credits: 10 });
+    const hidden = await client.gql(`query ($id: ID!) { generation(id: $id) { upstream_attempts { provider } } }`, { id: res.body.generation_id }, other.key);
+    expect(hidden.body.data.generation).toBeNull();
     await client.close();
+
+    // Operators: the CLI on the same database.
+    const shown = stdoutJson(await runCli(['generation', 'show', res.body.generation_id, '--json'], { DATABASE_URL: svc.databaseUrl, DATA_DIR: svc.dataDir }));
+    expect(shown).toMatchObject({ id: res.body.generation_id, status: 'completed', engine: 'fal', upstream: [{ provider: 'fal', provider_job_id: sent!.requestId, state: 'succeeded', polls: 2 }] });
 
     const attempts = await svc.app.db.selectFrom('upstream_jobs').selectAll().where('generation_id', '=', res.body.generation_id).execute();
     expect(attempts).toEqual([expect.objectContaining({ provider: 'fal', state: 'succeeded', provider_job_id: sent!.requestId })]);

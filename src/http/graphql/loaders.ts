@@ -4,6 +4,7 @@ import type { AdLibraryAdRow, AdLibraryBrandRow, AdLibraryMediaItem, AvatarRow, 
 import type { Page } from '../../domain/inputs.ts';
 import type { PageOf } from '../../repositories/paging.ts';
 import type { Principal } from '../../services/context.ts';
+import type { UpstreamAttempt } from '../../services/generations/views.ts';
 
 const byId = <T extends { id: string }>(rows: T[], ids: readonly string[]) => {
   const map = new Map(rows.map((r) => [r.id, r]));
@@ -58,6 +59,9 @@ export function createLoaders(app: App, principal: Principal | undefined) {
     avatar: new DataLoader<string, AvatarRow | null>(async (ids) => byId(await services.avatars.findVisibleByIds(p, ids), ids)),
     webhookDeliveriesOfGeneration: new DataLoader<string, WebhookDeliveryRow[]>(async (ids) =>
       groupedBy(await services.generationReader.webhookDeliveriesOf(p, ids), 'generation_id', ids),
+    ),
+    upstreamAttemptsOfGeneration: new DataLoader<string, UpstreamAttempt[]>(async (ids) =>
+      groupedBy(await services.generationReader.upstreamOf(p, ids), 'generation_id', ids),
     ),
     productIdsOfGeneration: new DataLoader<string, string[]>(async (ids) =>
       groupedBy(await services.generationReader.productLinksOf(p, ids), 'generation_id', ids).map((links) => links.map((l) => l.product_id)),

@@ -4,12 +4,13 @@ import { GENERATION_STATUSES } from '../../domain/generation-types.ts';
 import { pageQuery } from '../../domain/inputs.ts';
 import { parseInput } from '../../domain/validate.ts';
 import type { WebhookDeliveryRow } from '../../db/types.ts';
-import { findGeneration, listGenerations, productLinksOfGenerations } from '../../repositories/generations.ts';
+import { findGeneration, findGenerationById, listGenerations, productLinksOfGenerations } from '../../repositories/generations.ts';
+import { upstreamHistory } from '../../repositories/upstream-jobs.ts';
 import { deliveriesOfGenerations } from '../../repositories/webhook-deliveries.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requireUuid } from '../ids.ts';
 import { paginated, type Paginated } from '../paging.ts';
-import { detailView, summaryView, type GenerationDetail, type GenerationSummary } from './views.ts';
+import { detailView, summaryView, upstreamAttemptView, type GenerationDetail, type GenerationSummary, type UpstreamAttempt } from './views.ts';
 
 const listQuery = pageQuery.extend({
   type: z.enum(['talking-avatar', 'ai-video', 'image'], { message: 'must be talking-avatar, ai-video or image' }).optional(),
@@ -21,6 +22,32 @@ export function createGenerationReader({ db, storage }: Pick<Deps, 'db' | 'stora
     // Batch reads for GraphQL relations: one query per batch, only the caller's team's rows.
     webhookDeliveriesOf: (p: Principal, ids: readonly string[]): Promise<WebhookDeliveryRow[]> => deliveriesOfGenerations(db, p.teamId, ids),
     productLinksOf: (p: Principal, ids: readonly string[]) => productLinksOfGenerations(db, p.teamId, ids),
+    /** The upstream attempts of the team's generations among `ids`, each with its generation id. */
+    async upstreamOf(p: Principal, ids: readonly string[]): Promise<Array<UpstreamAttempt & { generation_id: string }>> {
+      return (await upstreamHistory(db, ids, p.teamId)).map((j) => ({ generation_id: j.generation_id, ...upstreamAttemptView(j) }));
+    },
+
+    /** For operators (the CLI, no team): the generation, where it ran and every upstream attempt. */
+    async operatorView(id: unknown) {
+      const row = await findGenerationById(db, requireUuid(id));
+      if (!row) throw new AppError('not_found', 'Generation not found');
+      const { status, type, operation, team_id, credits, error, created_at, completed_at, deadline_at } = row;
+      const upstream = (await upstreamHistory(db, [row.id])).map(upstreamAttemptView);
+      return {
+        id: row.id,
+        team_id,
+        operation,
+        type,
+        status,
+        credits,
+        error,
+        engine: upstream.at(-1)?.provider ?? 'local',
+        created_at: created_at.toISOString(),
+        completed_at: completed_at?.toISOString() ?? null,
+        deadline_at: deadline_at.toISOString(),
+        upstream,
+      };
+    },
 
     async list(p: Principal, query: unknown): Promise<Paginated<GenerationSummary>> {
       const q = parseInput(listQuery, query);

@@ -1,4 +1,4 @@
-import type { GenerationRow } from '../../db/types.ts';
+import type { GenerationRow, UpstreamJobEventRow, UpstreamJobRow } from '../../db/types.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
 
 export interface GenerationSummary {
@@ -53,4 +53,35 @@ function detailsOf(row: GenerationRow): Record<string, unknown> {
   for (const k of first) out[k] = params[k] ?? null;
   for (const [k, v] of Object.entries(params)) if (!(k in out)) out[k] = v;
   return out;
+}
+
+/** One attempt at a provider, as operators and the owning team see it (never a key or a provider URL). */
+export interface UpstreamAttempt {
+  attempt_id: string;
+  provider: string;
+  provider_job_id: string | null;
+  state: string;
+  cost: number | null;
+  error: string | null;
+  polls: number;
+  result_refetches: number;
+  created_at: string;
+  updated_at: string;
+  events: { state: string; detail: string | null; at: string }[];
+}
+
+export function upstreamAttemptView(j: UpstreamJobRow & { events: UpstreamJobEventRow[] }): UpstreamAttempt {
+  return {
+    attempt_id: j.id,
+    provider: j.provider,
+    provider_job_id: j.provider_job_id,
+    state: j.state,
+    cost: j.cost,
+    error: j.error,
+    polls: j.polls,
+    result_refetches: j.refetches,
+    created_at: j.created_at.toISOString(),
+    updated_at: j.updated_at.toISOString(),
+    events: j.events.map((e) => ({ state: e.state, detail: e.detail, at: e.at.toISOString() })),
+  };
 }

@@ -1,7 +1,7 @@
 import type { ProductRow, WebhookDeliveryRow } from '../../../db/types.ts';
 import { avatarView } from '../../../services/avatars.ts';
 import { brandView } from '../../../services/brands.ts';
-import type { GenerationDetail } from '../../../services/generations/views.ts';
+import type { GenerationDetail, UpstreamAttempt } from '../../../services/generations/views.ts';
 import { productView } from '../../../services/products.ts';
 import { voiceoverView } from '../../../services/voiceovers.ts';
 import { builder } from '../builder.ts';
@@ -101,6 +101,31 @@ const WebhookDelivery = builder.objectRef<WebhookDeliveryRow>('WebhookDelivery')
   }),
 });
 
+const UpstreamEvent = builder.objectRef<UpstreamAttempt['events'][number]>('UpstreamEvent').implement({
+  fields: (t) => ({
+    state: t.exposeString('state'),
+    detail: t.exposeString('detail', { nullable: true }),
+    at: t.field({ type: 'DateTime', resolve: (e) => e.at }),
+  }),
+});
+
+const UpstreamAttemptRef = builder.objectRef<UpstreamAttempt>('UpstreamAttempt').implement({
+  description: 'One attempt at an upstream provider: its job id, state changes, and cost where the provider reports one',
+  fields: (t) => ({
+    attempt_id: t.exposeID('attempt_id'),
+    provider: t.exposeString('provider'),
+    provider_job_id: t.exposeString('provider_job_id', { nullable: true }),
+    state: t.exposeString('state'),
+    cost: t.exposeFloat('cost', { nullable: true }),
+    error: t.exposeString('error', { nullable: true }),
+    polls: t.exposeInt('polls'),
+    result_refetches: t.exposeInt('result_refetches'),
+    created_at: t.field({ type: 'DateTime', resolve: (a) => a.created_at }),
+    updated_at: t.field({ type: 'DateTime', resolve: (a) => a.updated_at }),
+    events: t.field({ type: [UpstreamEvent], resolve: (a) => a.events }),
+  }),
+});
+
 export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -134,6 +159,11 @@ export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').i
     webhook_deliveries: t.field({
       type: [WebhookDelivery],
       resolve: (g, _a, ctx) => ctx.loaders.webhookDeliveriesOfGeneration.load(g.id),
+    }),
+    upstream_attempts: t.field({
+      type: [UpstreamAttemptRef],
+      description: 'Where the generation ran upstream (empty on the local engine), oldest attempt first',
+      resolve: (g, _a, ctx) => ctx.loaders.upstreamAttemptsOfGeneration.load(g.id),
     }),
     brand: t.field({
       type: BrandRef,
