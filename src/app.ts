@@ -57,7 +57,7 @@ export interface App extends Deps {
 function buildEngines(config: Readonly<Config>): EngineRegistry {
   const engines: AnyEngine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs })];
   const { fal } = config.upstream;
-  if (fal) engines.push(createFalEngine({ queueUrl: fal.queueUrl, apiKey: fal.apiKey, endpoints: fal.endpoints, allowPrivate: config.allowPrivateNetworkUrls }));
+  if (fal) engines.push(createFalEngine({ queueUrl: fal.queueUrl, apiKey: fal.apiKey, jwksUrl: fal.jwksUrl, endpoints: fal.endpoints, allowPrivate: config.allowPrivateNetworkUrls }));
   return createEngineRegistry(engines, config.engineRoutes);
 }
 

@@ -38,6 +38,8 @@ const envSchema = z.object({
   FAL_KEY: z.string().optional(),
   FAL_QUEUE_URL: z.string().url().default('https://queue.fal.run'),
   FAL_MODEL_ENDPOINTS: z.string().optional().transform(parsePairs),
+  FAL_JWKS_URL: z.string().url().default('https://rest.alpha.fal.ai/.well-known/jwks.json'),
+  UPSTREAM_WEBHOOKS: flag.default(true),
   GENERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(1800),
   ENGINE_ATTEMPT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   GENERATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(25).default(5),
@@ -90,7 +92,9 @@ export interface Config {
   upstream: {
     pollMs: number;
     maxResultBytes: number;
-    fal: { apiKey: string; queueUrl: string; endpoints: Readonly<Record<string, string>> } | undefined;
+    /** Where providers send their webhooks (`<base>/hooks/<provider>`): PUBLIC_BASE_URL when set; unset, polling alone. */
+    callbackBaseUrl: string | undefined;
+    fal: { apiKey: string; queueUrl: string; jwksUrl: string; endpoints: Readonly<Record<string, string>> } | undefined;
   };
   /** A generation still processing after this long is failed and refunded by the sweeper. */
   generationTimeoutSeconds: number;
@@ -192,7 +196,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     upstream: Object.freeze({
       pollMs: e.UPSTREAM_POLL_MS,
       maxResultBytes: e.UPSTREAM_MAX_RESULT_MB * 1024 * 1024,
-      fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,
+      callbackBaseUrl: e.PUBLIC_BASE_URL && e.UPSTREAM_WEBHOOKS ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
+      fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,
     }),
     generationTimeoutSeconds: e.GENERATION_TIMEOUT_SECONDS,
     engineAttemptTimeoutSeconds: e.ENGINE_ATTEMPT_TIMEOUT_SECONDS,

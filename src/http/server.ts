@@ -8,6 +8,7 @@ import { installErrorHandling } from './errors.ts';
 import { registerFileRoutes } from './files-route.ts';
 import { registerRestV1 } from './rest/v1/index.ts';
 import { registerVoicePreviewRoute } from './voice-preview-route.ts';
+import { registerProviderHooks } from './provider-hooks-route.ts';
 import { createGraphqlHandler } from './graphql/yoga.ts';
 import { loadTls } from './tls.ts';
 
@@ -41,6 +42,7 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
     registerFileRoutes(fastify, { storage: app.storage as LocalStorage });
   }
   registerVoicePreviewRoute(fastify, app.services.voices);
+  await registerProviderHooks(fastify, app.runners.upstream);
   await fastify.register(registerRestV1(app), { prefix: '/api/v1' });
   if (extra.graphql) await fastify.register(extra.graphql.register);
   await fastify.ready();

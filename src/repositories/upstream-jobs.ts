@@ -11,6 +11,17 @@ export function findLiveUpstreamJob(db: Db, generationId: string): Promise<Upstr
   return db.selectFrom('upstream_jobs').selectAll().where('generation_id', '=', generationId).where('state', 'in', ['submitting', 'submitted']).executeTakeFirst();
 }
 
+/** The live attempt a provider's job id belongs to (an inbound webhook names only that). */
+export function findSubmittedByProviderJob(db: Db, provider: string, providerJobId: string): Promise<UpstreamJobRow | undefined> {
+  return db
+    .selectFrom('upstream_jobs')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('provider_job_id', '=', providerJobId)
+    .where('state', '=', 'submitted')
+    .executeTakeFirst();
+}
+
 export function findUpstreamJob(db: Db, id: string): Promise<UpstreamJobRow | undefined> {
   return db.selectFrom('upstream_jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -1,5 +1,7 @@
+import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
 
 /*
  * A local stand-in for fal.ai's queue API, following the contract its client implements:
@@ -9,6 +11,10 @@ import type { AddressInfo } from 'node:net';
  * JSON with `detail`; PUT .../cancel), libs/client/src/response.ts (422 with pydantic-style
  * `detail` for refused input) and the Veo 3.1 model pages (output {video: {url}}).
  * Auth: `Authorization: Key <key>`. It records what it received and serves real MP4 bytes.
+ * Webhooks as https://docs.fal.ai/model-endpoints/webhooks describes them: POSTed to the
+ * `fal_webhook` URL when a job ends, body {request_id, gateway_request_id, status, payload}, signed
+ * with Ed25519 over request id, user id, timestamp and the body's SHA-256 (X-Fal-Webhook-* headers),
+ * the public key served as a JWKS at /.well-known/jwks.json.
  */
 export interface FalSubmit {
   endpoint: string;
@@ -22,10 +28,13 @@ export interface FalFakeOptions {
   video: Buffer;
   /** Status polls answered IN_QUEUE / IN_PROGRESS before COMPLETED. */
   pollsUntilDone?: number;
+  /** With a fal_webhook, the job ends this long after the submit and the webhook is sent. */
+  webhookAfterMs?: number;
 }
 
 interface Req {
   endpoint: string;
+  done?: boolean;
   polls: number;
   refused: boolean;
   downloads: number;
@@ -53,6 +62,34 @@ export async function startFalFake(opts: FalFakeOptions) {
     res.end(JSON.stringify(body));
   };
 
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
+  const hooksSent: Array<{ url: string; status: number; headers: Record<string, string>; body: string }> = [];
+  /** The X-Fal-Webhook-* headers for a body (any key and timestamp, for forged and stale ones). */
+  const signed = (requestId: string, body: string, o: { key?: KeyObject; timestamp?: number } = {}): Record<string, string> => {
+    const timestamp = String(o.timestamp ?? Math.floor(Date.now() / 1000));
+    const userId = 'fake-user';
+    const message = [requestId, userId, timestamp, createHash('sha256').update(body).digest('hex')].join('\n');
+    return {
+      'content-type': 'application/json',
+      'x-fal-webhook-request-id': requestId,
+      'x-fal-webhook-user-id': userId,
+      'x-fal-webhook-timestamp': timestamp,
+      'x-fal-webhook-signature': sign(null, Buffer.from(message), o.key ?? privateKey).toString('hex'),
+    };
+  };
+  const deliver = async (hookUrl: string, body: string, headers: Record<string, string>) => {
+    try {
+      const r = await request(hookUrl, { method: 'POST', headers, body, dispatcher: hookAgent });
+      await r.body.dump();
+      hooksSent.push({ url: hookUrl, status: r.statusCode, headers, body });
+      return r.statusCode;
+    } catch {
+      hooksSent.push({ url: hookUrl, status: 0, headers, body });
+      return 0;
+    }
+  };
+
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', baseUrl);
     const chunks: Buffer[] = [];
@@ -72,6 +109,9 @@ export async function startFalFake(opts: FalFakeOptions) {
       return res.end(opts.video);
     }
 
+    if (url.pathname === '/.well-known/jwks.json' && req.method === 'GET') {
+      return json(res, 200, { keys: [{ ...(publicKey.export({ format: 'jwk' }) as object), kid: 'fake-1', alg: 'EdDSA', use: 'sig' }] });
+    }
     seenAuth.add(String(req.headers.authorization ?? ''));
     if (req.headers.authorization !== `Key ${opts.key}`) return json(res, 401, { detail: 'Invalid authentication' });
 
@@ -80,7 +120,7 @@ export async function startFalFake(opts: FalFakeOptions) {
       const r = requests.get(status[3]!);
       if (!r) return json(res, 404, { detail: 'Request not found' });
       r.polls++;
-      const done = !holdCompletion && r.polls > (opts.pollsUntilDone ?? 2);
+      const done = r.done || (!holdCompletion && r.polls > (opts.pollsUntilDone ?? 2));
       const root = `${baseUrl}/${status[1]}/${status[2]}/requests/${status[3]}`;
       return json(res, 200, {
         status: done ? 'COMPLETED' : r.polls === 1 ? 'IN_QUEUE' : 'IN_PROGRESS',
@@ -122,6 +162,15 @@ export async function startFalFake(opts: FalFakeOptions) {
       submits.push({ endpoint, input, query: Object.fromEntries(url.searchParams), requestId });
       requests.set(requestId, { endpoint, polls: 0, refused: /forbidden/i.test(String(input.prompt ?? '')), downloads: 0 });
       if (holdSubmits) return; // the connection stays open until the caller goes away
+      const hook = url.searchParams.get('fal_webhook');
+      // A job held IN_PROGRESS does not end, so it sends no webhook either.
+      if (hook && opts.webhookAfterMs !== undefined && !holdCompletion) {
+        setTimeout(() => {
+          requests.get(requestId)!.done = true;
+          const body = JSON.stringify({ request_id: requestId, gateway_request_id: requestId, status: 'OK', payload: { video: { url: `${baseUrl}/files/${requestId}.mp4` } } });
+          void deliver(hook, body, signed(requestId, body));
+        }, opts.webhookAfterMs);
+      }
       const [owner, app] = endpoint.split('/');
       const root = `${baseUrl}/${owner}/${app}/requests/${requestId}`;
       return json(res, 200, { status: 'IN_QUEUE', request_id: requestId, response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel`, queue_position: 0 });
@@ -140,10 +189,14 @@ export async function startFalFake(opts: FalFakeOptions) {
     failNextSubmit: (f: { status: number; headers?: Record<string, string>; body?: unknown }) => submitFailures.push(f),
     expireNextDownloads: (n: number) => (expireDownloads = n),
     holdSubmits: (on: boolean) => (holdSubmits = on),
+    hooksSent,
+    signed,
+    deliver,
     holdCompletion: (on: boolean) => (holdCompletion = on),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
+        void hookAgent.close();
         server.close(() => resolve());
       }),
   };

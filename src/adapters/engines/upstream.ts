@@ -38,6 +38,11 @@ export interface UpstreamEngine {
   submit(request: UpstreamRequest, attempt: { id: string; webhookUrl?: string }, signal: AbortSignal): Promise<UpstreamSubmission>;
   poll(handle: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus>;
   cancel?(handle: Record<string, unknown>, signal: AbortSignal): Promise<void>;
+  /**
+   * Checks an inbound webhook by the provider's documented scheme; the job it names, or null when
+   * the signature (or its freshness) does not hold. Only a hint: the poll decides.
+   */
+  verifyHook?(headers: Record<string, string | string[] | undefined>, rawBody: Buffer): Promise<{ providerJobId: string } | null>;
 }
 
 /**

@@ -8,7 +8,8 @@ import { queueJob } from '../../jobs/define.ts';
 import { pollUpstreamJob } from '../../jobs/poll-upstream.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
-import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
+import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findSubmittedByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
+import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../context.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 
@@ -86,7 +87,12 @@ export function createUpstreamCore(
       attempt ??= await insertSubmitting(db, g.id, engine.name);
       let submission;
       try {
-        submission = await engine.submit({ generationId: g.id, operation: g.operation, params: g.params as Record<string, unknown> }, { id: attempt.id }, AbortSignal.timeout(60_000));
+        const webhookUrl = config.upstream.callbackBaseUrl && engine.verifyHook ? `${config.upstream.callbackBaseUrl}/hooks/${engine.name}` : undefined;
+        submission = await engine.submit(
+          { generationId: g.id, operation: g.operation, params: g.params as Record<string, unknown> },
+          { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}) },
+          AbortSignal.timeout(60_000),
+        );
       } catch (e) {
         const err = e instanceof UpstreamError ? e : new UpstreamError('unsent_unknown', 'the provider could not be asked', { cause: e });
         log.warn({ err: e, generation_id: g.id, provider: engine.name, failure: err.failure }, 'upstream submit failed');
@@ -99,6 +105,24 @@ export function createUpstreamCore(
       }
       await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
       await schedulePoll(attempt.id, config.upstream.pollMs);
+    },
+
+    /**
+     * An inbound provider webhook: checked by the provider's scheme, then only a hint to poll now
+     * (the poll is the source of truth). A job already ended, unknown or named twice changes nothing.
+     */
+    async receiveHook(provider: string, headers: Record<string, string | string[] | undefined>, rawBody: Buffer): Promise<'polling' | 'ignored'> {
+      const engine = engines.byName(provider);
+      if (!engine || !isUpstreamEngine(engine) || !engine.verifyHook) throw new AppError('not_found', 'No such provider hook');
+      const verified = await engine.verifyHook(headers, rawBody).catch((e: unknown) => {
+        log.warn({ err: e, provider }, 'provider webhook keys could not be read');
+        return null;
+      });
+      if (!verified) throw new AppError('unauthorized', 'The webhook signature is not valid');
+      const job = await findSubmittedByProviderJob(db, provider, verified.providerJobId);
+      if (!job) return 'ignored';
+      await schedulePoll(job.id, 0);
+      return 'polling';
     },
 
     /** One poll of a submitted attempt, run by poll_upstream; it schedules the next one itself. */

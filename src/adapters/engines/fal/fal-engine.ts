@@ -4,6 +4,7 @@ import { readAtMost } from '../../net/read-at-most.ts';
 import { retryAfterMs } from '../../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { createFalHookVerifier } from './webhook.ts';
 import { FAL_MODELS, falInput, falRefusal, type FalModel } from './veo.ts';
 
 /*
@@ -18,6 +19,8 @@ import { FAL_MODELS, falInput, falRefusal, type FalModel } from './veo.ts';
 
 export interface FalOptions {
   queueUrl: string;
+  /** fal's published webhook keys (JWKS, Ed25519). */
+  jwksUrl?: string;
   apiKey: string;
   /** Endpoint ids per model and input kind, defaults in veo.ts, overridable by FAL_MODEL_ENDPOINTS. */
   endpoints?: Readonly<Record<string, string>>;
@@ -143,6 +146,8 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
     async cancel(handle, signal) {
       await call('PUT', String(handle.cancel_url), undefined, signal);
     },
+
+    verifyHook: opts.jwksUrl ? createFalHookVerifier({ jwksUrl: opts.jwksUrl, dispatcher }) : undefined,
   };
 }
 
