@@ -16,12 +16,15 @@ export interface UpstreamSubmission {
   providerJobId: string;
   /** What poll and cancel need to find the job again; stored with the attempt. Never a key. */
   handle: Record<string, unknown>;
+  /** A provider that answers at once (an image API) gives the outcome with the submit. */
+  done?: UpstreamStatus;
 }
 
-/** A result the provider serves; our storage copies it at once (provider links expire). */
-export interface UpstreamOutput {
-  url: string;
-}
+/**
+ * A result, copied into our storage at once (provider links expire): a link anyone may read,
+ * bytes the provider answered with, or a read only the adapter can make (it needs the key).
+ */
+export type UpstreamOutput = { url: string } | { bytes: Buffer } | { fetch: (signal: AbortSignal) => Promise<Buffer> };
 
 export type UpstreamStatus =
   | { state: 'pending'; retryAfterMs?: number; detail?: string }

@@ -1,7 +1,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import type { GenerationRow } from '../../db/types.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
-import { UpstreamError, isUpstreamEngine, type UpstreamEngine } from '../../adapters/engines/upstream.ts';
+import { UpstreamError, isUpstreamEngine, type UpstreamEngine, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/upstream.ts';
 import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
 import { DownloadError, download } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
@@ -52,12 +52,20 @@ export function createUpstreamCore(
     await queueJob(db, runGenerationJob, { generation_id: g.id }, { config, runAt: new Date(Date.now() + delay) });
   }
 
-  async function copyResults(g: GenerationRow, urls: string[]): Promise<{ keys: string[]; meta: Record<string, unknown> }> {
+  async function bytesOf(output: UpstreamOutput): Promise<Buffer> {
+    if ('bytes' in output) return output.bytes;
+    if ('fetch' in output) return output.fetch(AbortSignal.timeout(300_000));
+    // A provider's answer is untrusted input: the SSRF rules and a size cap hold for its links too.
+    return (await download(output.url, { maxBytes: config.upstream.maxResultBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: 300_000 })).bytes;
+  }
+
+  async function copyResults(g: GenerationRow, outputs: UpstreamOutput[]): Promise<{ keys: string[]; meta: Record<string, unknown> }> {
     const keys: string[] = [];
     const meta: Record<string, unknown> = {};
-    for (const [i, url] of urls.entries()) {
-      // A provider's answer is untrusted input: the SSRF rules, a size cap, and the bytes must be media of the right kind.
-      const r = await download(url, { maxBytes: config.upstream.maxResultBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: 300_000 });
+    for (const [i, output] of outputs.entries()) {
+      const r = { bytes: await bytesOf(output) };
+      if (r.bytes.length > config.upstream.maxResultBytes) throw new UpstreamError('refused', 'the provider result is too large');
+      // The bytes must be media of the kind the generation makes, whatever the provider says.
       const type = await fileTypeFromBuffer(r.bytes);
       if (!type || !type.mime.startsWith(`${g.kind}/`)) throw new UpstreamError('refused', `the provider's result is not ${g.kind === 'video' ? 'a video' : 'an image'}`);
       const key = `generations/${g.team_id}/${g.id}/${i + 1}.${type.ext}`;
@@ -104,6 +112,7 @@ export function createUpstreamCore(
         return failBoth(g, attempt.id, `${engine.name} did not confirm the job; it was not sent again so that it is never paid twice`);
       }
       await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
+      if (submission.done && submission.done.state !== 'pending') return finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
       await schedulePoll(attempt.id, config.upstream.pollMs);
     },
 
@@ -156,21 +165,25 @@ export function createUpstreamCore(
         await countPoll(db, job.id, status.detail ?? 'pending');
         return schedulePoll(job.id, status.retryAfterMs ?? config.upstream.pollMs);
       }
-      if (status.state === 'failed') return failBoth(g, job.id, status.message);
-
-      let copied;
-      try {
-        copied = await copyResults(g, status.outputs.map((o) => o.url));
-      } catch (e) {
-        if (e instanceof UpstreamError) return failBoth(g, job.id, e.message);
-        // Provider links expire: ask the provider again for fresh ones, a few times.
-        if (job.refetches >= MAX_RESULT_REFETCHES) return failBoth(g, job.id, `the ${engine.name} result could not be downloaded`);
-        await countRefetch(db, job.id, e instanceof DownloadError ? e.message : 'download failed');
-        return schedulePoll(job.id, 0);
-      }
-      const cost = status.cost ?? null;
-      await lifecycle.complete(g.id, copied.keys, copied.meta, (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }).then(() => undefined));
+      return finish(g, job, engine, status);
     },
   };
+
+  /** A final answer of the provider: the generation fails, or its results are copied and it completes. */
+  async function finish(g: GenerationRow, job: { id: string; refetches: number }, engine: UpstreamEngine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
+    if (status.state === 'failed') return failBoth(g, job.id, status.message);
+    let copied;
+    try {
+      copied = await copyResults(g, status.outputs);
+    } catch (e) {
+      if (e instanceof UpstreamError) return failBoth(g, job.id, e.message);
+      // Provider links expire: ask the provider again for fresh ones, a few times.
+      if (job.refetches >= MAX_RESULT_REFETCHES) return failBoth(g, job.id, `the ${engine.name} result could not be downloaded`);
+      await countRefetch(db, job.id, e instanceof DownloadError ? e.message : 'download failed');
+      return schedulePoll(job.id, 0);
+    }
+    const cost = status.cost ?? null;
+    await lifecycle.complete(g.id, copied.keys, copied.meta, (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }).then(() => undefined));
+  }
 }
 export type UpstreamCore = ReturnType<typeof createUpstreamCore>;

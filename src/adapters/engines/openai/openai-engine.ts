@@ -1,0 +1,103 @@
+import { request, type Dispatcher } from 'undici';
+import type { GenerationOperation } from '../../../domain/generation-types.ts';
+import { readAtMost } from '../../net/read-at-most.ts';
+import { retryAfterMs } from '../../net/retry-after.ts';
+import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
+import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { OPENAI_DEFAULT_IMAGE_MODELS, imageQuality, imageSize, openaiRefusal, soraSize } from './openai-map.ts';
+
+/*
+ * The OpenAI API as openai/openai-node implements it: src/resources/videos.ts (create, retrieve
+ * with status queued | in_progress | completed | failed and `error {code, message}`, content at
+ * GET /videos/{id}/content) and src/resources/images.ts (generations, b64_json answers). Auth:
+ * `Authorization: Bearer <key>`; errors `{error: {message, type, code}}`; 429 with retry-after.
+ * No idempotency key: a video submit whose answer is lost is not sent again.
+ */
+export interface OpenAiOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Our image model names to OpenAI's (OPENAI_IMAGE_MODELS). */
+  imageModels?: Readonly<Record<string, string>>;
+  allowPrivate: boolean;
+  timeoutMs?: number;
+}
+
+const MAX_JSON_BYTES = 64 * 1024 * 1024; // image answers carry base64 images
+const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
+  const base = opts.baseUrl.replace(/\/+$/, '');
+  const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
+  const imageModels = { ...OPENAI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
+
+  async function call(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; binary?: boolean } = {}) {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(`${base}${path}`, {
+        method,
+        dispatcher,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(opts.timeoutMs ?? 300_000)]),
+        headers: { authorization: `Bearer ${opts.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (e) {
+      if (isBlockedAddressError(e)) throw new UpstreamError('auth', 'the OpenAI address is not allowed', { cause: e });
+      const code = (e as { code?: string }).code ?? '';
+      throw new UpstreamError(o.submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', 'OpenAI could not be reached', { cause: e });
+    }
+    const raw = await readAtMost(res.body, o.binary ? MAX_VIDEO_BYTES : MAX_JSON_BYTES, () => new UpstreamError('refused', 'OpenAI answered with too much data'));
+    if (res.statusCode >= 200 && res.statusCode < 300) return { raw, json: o.binary ? undefined : parse(raw) };
+    const message = (parse(raw) as { error?: { message?: unknown } } | undefined)?.error?.message;
+    const text = typeof message === 'string' ? message.slice(0, 500) : `OpenAI answered ${res.statusCode}`;
+    if (res.statusCode === 401 || res.statusCode === 403) throw new UpstreamError('auth', 'OpenAI refused the service credentials');
+    if (res.statusCode === 429) throw new UpstreamError('rate_limited', 'OpenAI is rate limiting', { retryAfterMs: retryAfterMs(res.headers['retry-after'] as string | undefined) ?? undefined });
+    if (res.statusCode >= 500) throw new UpstreamError(o.submit ? 'unsent_unknown' : 'transient', `OpenAI answered ${res.statusCode}`);
+    throw new UpstreamError('refused', `OpenAI refused the request: ${text}`);
+  }
+
+  return {
+    name: 'openai',
+    kind: 'upstream',
+    dedupesSubmit: false,
+
+    refuse: (operation: GenerationOperation, params: Record<string, unknown>) => openaiRefusal(operation, params),
+
+    async submit(req: UpstreamRequest, _attempt, signal) {
+      const p = req.params;
+      if (req.operation === 'ai-video') {
+        const { json } = await call('POST', '/videos', { model: p.model, prompt: p.prompt, seconds: String(p.duration), size: soraSize(p) }, signal, { submit: true });
+        const id = (json as { id?: unknown } | undefined)?.id;
+        if (typeof id !== 'string' || !id) throw new UpstreamError('unsent_unknown', 'OpenAI answered the submit without a video id');
+        return { providerJobId: id, handle: { kind: 'video', id } };
+      }
+      // Images answer at once. A 5xx there made nothing and bills nothing: it is simply tried again.
+      const body = { model: imageModels[String(p.model)] ?? 'gpt-image-1', prompt: p.prompt, n: Number(p.quantity ?? 1), size: imageSize(String(p.aspect_ratio)), quality: imageQuality(p) };
+      const { json } = await call('POST', '/images/generations', body, signal);
+      const data = (json as { data?: Array<{ b64_json?: unknown }>; created?: unknown } | undefined)?.data ?? [];
+      const images: Buffer[] = [];
+      for (const d of data) if (typeof d.b64_json === 'string') images.push(Buffer.from(d.b64_json, 'base64'));
+      const done: UpstreamStatus = images.length ? { state: 'succeeded', outputs: images.map((bytes) => ({ bytes })) } : { state: 'failed', message: 'OpenAI answered without an image' };
+      return { providerJobId: `images-${String((json as { created?: unknown } | undefined)?.created ?? Date.now())}`, handle: { kind: 'image' }, done };
+    },
+
+    async poll(handle, signal): Promise<UpstreamStatus> {
+      if (handle.kind !== 'video') return { state: 'failed', message: 'the OpenAI images could not be stored and cannot be fetched again' };
+      const id = encodeURIComponent(String(handle.id));
+      const { json } = await call('GET', `/videos/${id}`, undefined, signal);
+      const v = json as { status?: unknown; progress?: unknown; error?: { message?: unknown } | null } | undefined;
+      if (v?.status === 'queued' || v?.status === 'in_progress') return { state: 'pending', detail: `${String(v.status)} ${String(v.progress ?? 0)}%` };
+      if (v?.status === 'failed') return { state: 'failed', message: `OpenAI could not make the video: ${typeof v.error?.message === 'string' ? v.error.message.slice(0, 500) : 'failed'}` };
+      if (v?.status !== 'completed') throw new UpstreamError('transient', 'OpenAI answered an unknown status');
+      return { state: 'succeeded', outputs: [{ fetch: async (s) => (await call('GET', `/videos/${id}/content`, undefined, s, { binary: true })).raw }] };
+    },
+  };
+}
+
+function parse(raw: Buffer): unknown {
+  try {
+    return raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
