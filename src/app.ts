@@ -6,6 +6,7 @@ import { migrate } from './db/migrate.ts';
 import { createLocalEngine } from './adapters/engines/local/local-engine.ts';
 import { createFalEngine } from './adapters/engines/fal/fal-engine.ts';
 import { createOpenAiEngine } from './adapters/engines/openai/openai-engine.ts';
+import { createGeminiEngine } from './adapters/engines/gemini/gemini-engine.ts';
 import { createEngineRegistry, type AnyEngine, type EngineRegistry } from './adapters/engines/registry.ts';
 import { createSpeechEngine } from './adapters/engines/speech/select.ts';
 import { createPgEventBus, type EventBus } from './events/pg-events.ts';
@@ -58,7 +59,8 @@ export interface App extends Deps {
 function buildEngines(config: Readonly<Config>): EngineRegistry {
   const engines: AnyEngine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs })];
   const { fal } = config.upstream;
-  const { openai } = config.upstream;
+  const { openai, gemini } = config.upstream;
+  if (gemini) engines.push(createGeminiEngine({ apiUrl: gemini.apiUrl, apiKey: gemini.apiKey, imageModels: gemini.imageModels, allowPrivate: config.allowPrivateNetworkUrls }));
   if (openai) engines.push(createOpenAiEngine({ baseUrl: openai.baseUrl, apiKey: openai.apiKey, imageModels: openai.imageModels, allowPrivate: config.allowPrivateNetworkUrls }));
   if (fal) engines.push(createFalEngine({ queueUrl: fal.queueUrl, apiKey: fal.apiKey, jwksUrl: fal.jwksUrl, endpoints: fal.endpoints, allowPrivate: config.allowPrivateNetworkUrls }));
   return createEngineRegistry(engines, config.engineRoutes);

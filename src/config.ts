@@ -41,6 +41,9 @@ const envSchema = z.object({
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
   OPENAI_IMAGE_MODELS: z.string().optional().transform(parsePairs),
+  GEMINI_API_KEY: z.string().optional(),
+  GEMINI_API_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
+  GEMINI_IMAGE_MODELS: z.string().optional().transform(parsePairs),
   FAL_JWKS_URL: z.string().url().default('https://rest.alpha.fal.ai/.well-known/jwks.json'),
   UPSTREAM_WEBHOOKS: flag.default(true),
   GENERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(1800),
@@ -99,6 +102,7 @@ export interface Config {
     callbackBaseUrl: string | undefined;
     fal: { apiKey: string; queueUrl: string; jwksUrl: string; endpoints: Readonly<Record<string, string>> } | undefined;
     openai: { apiKey: string; baseUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
+    gemini: { apiKey: string; apiUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
   };
   /** A generation still processing after this long is failed and refunded by the sweeper. */
   generationTimeoutSeconds: number;
@@ -201,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       pollMs: e.UPSTREAM_POLL_MS,
       maxResultBytes: e.UPSTREAM_MAX_RESULT_MB * 1024 * 1024,
       callbackBaseUrl: e.PUBLIC_BASE_URL && e.UPSTREAM_WEBHOOKS ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
+      gemini: e.GEMINI_API_KEY ? Object.freeze({ apiKey: e.GEMINI_API_KEY, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }) : undefined,
       openai: e.OPENAI_API_KEY ? Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }) : undefined,
       fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,
     }),

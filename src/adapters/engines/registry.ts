@@ -4,7 +4,7 @@ import { isUpstreamEngine, type UpstreamEngine } from './upstream.ts';
 export type AnyEngine = (Engine & { kind?: 'local' }) | UpstreamEngine;
 
 /** The providers adforge knows, with the variable that turns each on. */
-const PROVIDER_KEYS: Readonly<Record<string, string>> = { fal: 'FAL_KEY', openai: 'OPENAI_API_KEY' };
+const PROVIDER_KEYS: Readonly<Record<string, string>> = { fal: 'FAL_KEY', openai: 'OPENAI_API_KEY', gemini: 'GEMINI_API_KEY' };
 
 /**
  * Which engine makes what: routes are `key=engine` pairs where the key is a model of the request

@@ -1,0 +1,157 @@
+import { request, type Dispatcher } from 'undici';
+import type { GenerationOperation } from '../../../domain/generation-types.ts';
+import { download } from '../../net/download.ts';
+import { readAtMost } from '../../net/read-at-most.ts';
+import { retryAfterMs } from '../../net/retry-after.ts';
+import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
+import { UpstreamError, type UpstreamEngine, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { withoutSound } from './without-sound.ts';
+import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageSizeOf } from './gemini-map.ts';
+
+/*
+ * The Gemini API (generativelanguage.googleapis.com/v1beta) as googleapis/js-genai calls it:
+ * `x-goog-api-key`; Veo through models/{model}:predictLongRunning, an operation polled at
+ * GET /{operation name} until `done`, its video at response.generateVideoResponse.generatedSamples[].video.uri
+ * (read with the key; kept about two days) or filtered with raiMediaFilteredReasons; images
+ * through models/{model}:generateContent, answered with inlineData. Errors {error: {code, message,
+ * status}}. No idempotency key and no webhooks: a Veo submit whose answer is lost is not sent again.
+ */
+export interface GeminiOptions {
+  apiUrl: string;
+  apiKey: string;
+  imageModels?: Readonly<Record<string, string>>;
+  allowPrivate: boolean;
+  timeoutMs?: number;
+}
+
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
+const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
+const MAX_FRAME_BYTES = 20 * 1024 * 1024;
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
+  const base = opts.apiUrl.replace(/\/+$/, '');
+  const origin = new URL(base).origin;
+  const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
+  const imageModels = { ...GEMINI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
+
+  async function call(method: 'GET' | 'POST', url: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; binary?: boolean } = {}) {
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await request(url, {
+        method,
+        dispatcher,
+        signal: AbortSignal.any([signal, AbortSignal.timeout(opts.timeoutMs ?? 300_000)]),
+        headers: { 'x-goog-api-key': opts.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (e) {
+      if (isBlockedAddressError(e)) throw new UpstreamError('auth', 'the Gemini address is not allowed', { cause: e });
+      const code = (e as { code?: string }).code ?? '';
+      throw new UpstreamError(o.submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', 'Gemini could not be reached', { cause: e });
+    }
+    const raw = await readAtMost(res.body, o.binary ? MAX_VIDEO_BYTES : MAX_JSON_BYTES, () => new UpstreamError('refused', 'Gemini answered with too much data'));
+    if (res.statusCode >= 200 && res.statusCode < 300) return { raw, json: o.binary ? undefined : parse(raw) };
+    const message = (parse(raw) as { error?: { message?: unknown } } | undefined)?.error?.message;
+    const text = typeof message === 'string' ? message.slice(0, 500) : `Gemini answered ${res.statusCode}`;
+    if (res.statusCode === 401 || res.statusCode === 403) throw new UpstreamError('auth', 'Gemini refused the service credentials');
+    if (res.statusCode === 429) throw new UpstreamError('rate_limited', 'Gemini is rate limiting', { retryAfterMs: retryAfterMs(res.headers['retry-after'] as string | undefined) ?? undefined });
+    if (res.statusCode >= 500) throw new UpstreamError(o.submit ? 'unsent_unknown' : 'transient', `Gemini answered ${res.statusCode}`);
+    throw new UpstreamError('refused', `Gemini refused the request: ${text}`);
+  }
+
+  /** A frame the request names by URL, as inline bytes (the Gemini API takes no URLs). */
+  async function inlineImage(url: unknown): Promise<{ bytesBase64Encoded: string; mimeType: string }> {
+    try {
+      const r = await download(String(url), { maxBytes: MAX_FRAME_BYTES, allowPrivate: opts.allowPrivate, timeoutMs: 60_000 });
+      return { bytesBase64Encoded: r.bytes.toString('base64'), mimeType: r.contentType?.split(';')[0] ?? 'image/png' };
+    } catch (e) {
+      throw new UpstreamError('refused', `an input image could not be fetched: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  async function submitVideo(p: Record<string, unknown>, signal: AbortSignal) {
+    const model = GEMINI_VIDEO_MODELS[String(p.model)]!;
+    const instance: Record<string, unknown> = { prompt: p.prompt };
+    if (p.first_frame_image_url) instance.image = await inlineImage(p.first_frame_image_url);
+    if (p.last_frame_image_url) instance.lastFrame = await inlineImage(p.last_frame_image_url);
+    if (p.reference_image_url) instance.referenceImages = [{ image: await inlineImage(p.reference_image_url), referenceType: 'asset' }];
+    const body = { instances: [instance], parameters: { aspectRatio: p.aspect_ratio, durationSeconds: Number(p.duration), resolution: p.resolution, sampleCount: 1 } };
+    const { json } = await call('POST', `${base}/models/${model}:predictLongRunning`, body, signal, { submit: true });
+    const name = (json as { name?: unknown } | undefined)?.name;
+    if (typeof name !== 'string' || !/^[\w./-]+$/.test(name)) throw new UpstreamError('unsent_unknown', 'Gemini answered the submit without an operation name');
+    return { providerJobId: name, handle: { kind: 'video', operation: name, sound: Boolean(p.generate_audio) } };
+  }
+
+  async function makeImages(p: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus> {
+    const model = imageModels[String(p.model)]!;
+    const outputs: UpstreamOutput[] = [];
+    // One image per call: quantity makes that many calls.
+    for (let i = 0; i < Number(p.quantity ?? 1); i++) {
+      const body = {
+        contents: [{ parts: [{ text: p.prompt }] }],
+        generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: p.aspect_ratio, ...(p.model === 'pro' ? { imageSize: imageSizeOf(p.resolution) } : {}) } },
+      };
+      const { json } = await call('POST', `${base}/models/${model}:generateContent`, body, signal);
+      const r = json as { promptFeedback?: { blockReason?: unknown }; candidates?: Array<{ finishReason?: unknown; content?: { parts?: Array<{ inlineData?: { data?: unknown } }> } }> } | undefined;
+      if (r?.promptFeedback?.blockReason) return { state: 'failed', message: `Gemini refused the request: blocked (${String(r.promptFeedback.blockReason)})` };
+      const data = r?.candidates?.[0]?.content?.parts?.find((part) => typeof part.inlineData?.data === 'string')?.inlineData?.data;
+      if (typeof data !== 'string') return { state: 'failed', message: `Gemini made no image (${String(r?.candidates?.[0]?.finishReason ?? 'no candidate')})` };
+      outputs.push({ bytes: Buffer.from(data, 'base64') });
+    }
+    return { state: 'succeeded', outputs };
+  }
+
+  return {
+    name: 'gemini',
+    kind: 'upstream',
+    dedupesSubmit: false,
+    refuse: (operation: GenerationOperation, params: Record<string, unknown>) => geminiRefusal(operation, params),
+
+    async submit(req: UpstreamRequest, _attempt, signal) {
+      if (req.operation === 'ai-video') return submitVideo(req.params, signal);
+      const done = await makeImages(req.params, signal);
+      return { providerJobId: `images-${req.generationId}`, handle: { kind: 'image' }, done };
+    },
+
+    async poll(handle, signal): Promise<UpstreamStatus> {
+      if (handle.kind !== 'video') return { state: 'failed', message: 'the Gemini images could not be stored and cannot be fetched again' };
+      const { json } = await call('GET', `${base}/${String(handle.operation)}`, undefined, signal);
+      const op = json as {
+        done?: unknown;
+        error?: { message?: unknown };
+        response?: { generateVideoResponse?: { generatedSamples?: Array<{ video?: { uri?: unknown } }>; raiMediaFilteredReasons?: unknown[] } };
+      } | undefined;
+      if (!op?.done) return { state: 'pending' };
+      if (op.error) return { state: 'failed', message: `Gemini could not make the video: ${typeof op.error.message === 'string' ? op.error.message.slice(0, 500) : 'failed'}` };
+      const res = op.response?.generateVideoResponse;
+      const uri = res?.generatedSamples?.[0]?.video?.uri;
+      if (typeof uri !== 'string') {
+        const reasons = (res?.raiMediaFilteredReasons ?? []).map(String).join('; ');
+        return { state: 'failed', message: `Gemini refused the request: ${reasons || 'no video was made'}` };
+      }
+      const sound = Boolean(handle.sound);
+      return {
+        state: 'succeeded',
+        outputs: [
+          {
+            fetch: async (s) => {
+              // The key goes only to the API's own origin; any other link is read like a public one.
+              const bytes = new URL(uri).origin === origin ? (await call('GET', uri, undefined, s, { binary: true })).raw : (await download(uri, { maxBytes: MAX_VIDEO_BYTES, allowPrivate: opts.allowPrivate, timeoutMs: 300_000 })).bytes;
+              // Veo on the Gemini API always makes sound: a request without it gets the picture alone.
+              return sound ? bytes : withoutSound(bytes);
+            },
+          },
+        ],
+      };
+    },
+  };
+}
+
+function parse(raw: Buffer): unknown {
+  try {
+    return raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
