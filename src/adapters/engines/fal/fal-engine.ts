@@ -1,8 +1,8 @@
 import { request, type Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { readAtMost } from '../../net/read-at-most.ts';
-import { retryAfterMs } from '../../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
+import { httpFailure, networkFailure } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { createFalHookVerifier } from './webhook.ts';
 import { FAL_MODELS, falInput, falRefusal, type FalModel } from './veo.ts';
@@ -31,8 +31,6 @@ export interface FalOptions {
 const MAX_JSON_BYTES = 1024 * 1024;
 // The codes fal's own client retries a submit on (retry.ts): the queue answered, nothing was queued.
 const SUBMIT_RETRYABLE = new Set([408, 409, 429, 502, 503, 504]);
-// Errors from before a byte was sent: the job cannot exist upstream.
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export function createFalEngine(opts: FalOptions): UpstreamEngine {
   const base = new URL(opts.queueUrl.replace(/\/+$/, '') + '/');
@@ -63,9 +61,8 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
       });
     } catch (e) {
       if (isBlockedAddressError(e)) throw new UpstreamError('auth', 'the fal queue address is not allowed', { cause: e });
-      const code = (e as { code?: string }).code ?? '';
       // A submit that may have reached fal has an unknown outcome; a read is simply retried.
-      throw new UpstreamError(submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', 'fal could not be reached', { cause: e });
+      throw networkFailure('fal', e, submit);
     }
     const raw = await readAtMost(res.body, MAX_JSON_BYTES, () => new UpstreamError('transient', 'fal answered with too much data')).catch((e: unknown) => {
       throw e instanceof UpstreamError ? e : new UpstreamError(submit ? 'unsent_unknown' : 'transient', 'the fal answer was cut off', { cause: e });
@@ -79,14 +76,8 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
     return { status: res.statusCode, headers: res.headers, json };
   }
 
-  function failure(status: number, headers: Record<string, unknown>, json: unknown, submit: boolean): UpstreamError {
-    const message = falMessage(json) ?? `fal answered ${status}`;
-    if (status === 401 || status === 403) return new UpstreamError('auth', 'fal refused the service credentials');
-    if (status === 429) return new UpstreamError('rate_limited', 'fal is rate limiting', { retryAfterMs: retryAfterMs(headers['retry-after'] as string | undefined) ?? undefined });
-    if (submit && !SUBMIT_RETRYABLE.has(status) && status >= 500) return new UpstreamError('unsent_unknown', `fal answered ${status} to the submit`);
-    if (status >= 500 || status === 408 || status === 409) return new UpstreamError('transient', `fal answered ${status}`);
-    return new UpstreamError('refused', `fal refused the request: ${message}`);
-  }
+  const failure = (status: number, headers: Record<string, string | string[] | undefined>, json: unknown, submit: boolean): UpstreamError =>
+    httpFailure({ provider: 'fal', status, retryAfter: headers['retry-after'], message: falMessage(json), submit, safeToResend: SUBMIT_RETRYABLE });
 
   function requestUrls(endpoint: string, requestId: string) {
     const [owner, app] = endpoint.split('/');

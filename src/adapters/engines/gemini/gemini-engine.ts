@@ -2,8 +2,8 @@ import { request, type Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { download } from '../../net/download.ts';
 import { readAtMost } from '../../net/read-at-most.ts';
-import { retryAfterMs } from '../../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
+import { httpFailure, networkFailure } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { withoutSound } from './without-sound.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageSizeOf } from './gemini-map.ts';
@@ -27,7 +27,6 @@ export interface GeminiOptions {
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
 const MAX_FRAME_BYTES = 20 * 1024 * 1024;
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
   const base = opts.apiUrl.replace(/\/+$/, '');
@@ -47,17 +46,12 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
       });
     } catch (e) {
       if (isBlockedAddressError(e)) throw new UpstreamError('auth', 'the Gemini address is not allowed', { cause: e });
-      const code = (e as { code?: string }).code ?? '';
-      throw new UpstreamError(o.submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', 'Gemini could not be reached', { cause: e });
+      throw networkFailure('Gemini', e, Boolean(o.submit));
     }
     const raw = await readAtMost(res.body, o.binary ? MAX_VIDEO_BYTES : MAX_JSON_BYTES, () => new UpstreamError('refused', 'Gemini answered with too much data'));
     if (res.statusCode >= 200 && res.statusCode < 300) return { raw, json: o.binary ? undefined : parse(raw) };
     const message = (parse(raw) as { error?: { message?: unknown } } | undefined)?.error?.message;
-    const text = typeof message === 'string' ? message.slice(0, 500) : `Gemini answered ${res.statusCode}`;
-    if (res.statusCode === 401 || res.statusCode === 403) throw new UpstreamError('auth', 'Gemini refused the service credentials');
-    if (res.statusCode === 429) throw new UpstreamError('rate_limited', 'Gemini is rate limiting', { retryAfterMs: retryAfterMs(res.headers['retry-after'] as string | undefined) ?? undefined });
-    if (res.statusCode >= 500) throw new UpstreamError(o.submit ? 'unsent_unknown' : 'transient', `Gemini answered ${res.statusCode}`);
-    throw new UpstreamError('refused', `Gemini refused the request: ${text}`);
+    throw httpFailure({ provider: 'Gemini', status: res.statusCode, retryAfter: res.headers['retry-after'], message: typeof message === 'string' ? message.slice(0, 500) : undefined, submit: Boolean(o.submit) });
   }
 
   /** A frame the request names by URL, as inline bytes (the Gemini API takes no URLs). */

@@ -1,8 +1,8 @@
 import { request, type Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { readAtMost } from '../../net/read-at-most.ts';
-import { retryAfterMs } from '../../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
+import { httpFailure, networkFailure } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { OPENAI_DEFAULT_IMAGE_MODELS, imageQuality, imageSize, openaiRefusal, soraSize } from './openai-map.ts';
 
@@ -24,7 +24,6 @@ export interface OpenAiOptions {
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024; // image answers carry base64 images
 const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
   const base = opts.baseUrl.replace(/\/+$/, '');
@@ -43,17 +42,12 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
       });
     } catch (e) {
       if (isBlockedAddressError(e)) throw new UpstreamError('auth', 'the OpenAI address is not allowed', { cause: e });
-      const code = (e as { code?: string }).code ?? '';
-      throw new UpstreamError(o.submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', 'OpenAI could not be reached', { cause: e });
+      throw networkFailure('OpenAI', e, Boolean(o.submit));
     }
     const raw = await readAtMost(res.body, o.binary ? MAX_VIDEO_BYTES : MAX_JSON_BYTES, () => new UpstreamError('refused', 'OpenAI answered with too much data'));
     if (res.statusCode >= 200 && res.statusCode < 300) return { raw, json: o.binary ? undefined : parse(raw) };
     const message = (parse(raw) as { error?: { message?: unknown } } | undefined)?.error?.message;
-    const text = typeof message === 'string' ? message.slice(0, 500) : `OpenAI answered ${res.statusCode}`;
-    if (res.statusCode === 401 || res.statusCode === 403) throw new UpstreamError('auth', 'OpenAI refused the service credentials');
-    if (res.statusCode === 429) throw new UpstreamError('rate_limited', 'OpenAI is rate limiting', { retryAfterMs: retryAfterMs(res.headers['retry-after'] as string | undefined) ?? undefined });
-    if (res.statusCode >= 500) throw new UpstreamError(o.submit ? 'unsent_unknown' : 'transient', `OpenAI answered ${res.statusCode}`);
-    throw new UpstreamError('refused', `OpenAI refused the request: ${text}`);
+    throw httpFailure({ provider: 'OpenAI', status: res.statusCode, retryAfter: res.headers['retry-after'], message: typeof message === 'string' ? message.slice(0, 500) : undefined, submit: Boolean(o.submit) });
   }
 
   return {
