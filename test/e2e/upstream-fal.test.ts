@@ -16,7 +16,7 @@ beforeAll(async () => {
   video = await testVideo({ width: 320, height: 180, seconds: 1 });
   fal = await startFalFake({ key: FAL_KEY, video, pollsUntilDone: 2 });
   svc = await startTestService(
-    { FAL_KEY, FAL_QUEUE_URL: fal.url, ENGINE_ROUTES: 'veo-3.1=fal,veo-3.1-fast=fal,*=local', UPSTREAM_POLL_MS: '40' },
+    { FAL_KEY, FAL_QUEUE_URL: fal.url, ENGINE_ROUTES: 'veo-3.1=fal,veo-3.1-fast=fal,sora-2=fal,sora-2-pro=fal,*=local', UPSTREAM_POLL_MS: '40' },
     { worker: true },
   );
   t = await svc.team({ credits: 100_000 });
@@ -92,6 +92,18 @@ describe('ai-video on fal (Veo 3.1)', () => {
       endpoint: 'fal-ai/veo3.1/fast/first-last-frame-to-video',
       input: { first_frame_url: 'https://example.com/a.png', last_frame_url: 'https://example.com/b.png', duration: '6s' },
     });
+  });
+
+  it('Sora 2 on fal: the pro endpoint at 1080p for hd, image-to-video for a reference image, durations as numbers', async () => {
+    const pro = await create({ model: 'sora-2-pro', prompt: 'sora pro tall', aspect_ratio: '9:16', duration: 20, hd: true });
+    const ref = await create({ model: 'sora-2', prompt: 'sora with a picture', aspect_ratio: '16:9', duration: 4, reference_image_url: 'https://example.com/r.png' });
+    expect((await waitForGeneration(svc, t.key, pro.body.generation_id)).status).toBe('completed');
+    expect((await waitForGeneration(svc, t.key, ref.body.generation_id)).status).toBe('completed');
+    expect(submitsFor('sora pro tall')[0]).toMatchObject({ endpoint: 'fal-ai/sora-2/text-to-video/pro', input: { prompt: 'sora pro tall', aspect_ratio: '9:16', duration: 20, resolution: '1080p' } });
+    expect(submitsFor('sora with a picture')[0]).toMatchObject({ endpoint: 'fal-ai/sora-2/image-to-video', input: { image_url: 'https://example.com/r.png', duration: 4, resolution: '720p' } });
+    const hd = await create({ model: 'sora-2', prompt: 'sora hd', aspect_ratio: '16:9', duration: 4, hd: true });
+    expect(hd.status).toBe(400);
+    expect(hd.body.error.message).toBe('hd: sora-2 on fal makes 720p only; ask sora-2-pro for hd');
   });
 
   it('refuses at create what fal cannot make (a 1:1 Veo video): 400 naming the field, nothing charged, nothing sent', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createFalEngine } from '../../src/adapters/engines/fal/fal-engine.ts';
-import { falInput } from '../../src/adapters/engines/fal/veo.ts';
+import { falInput } from '../../src/adapters/engines/fal/fal-models.ts';
 import { createLocalEngine } from '../../src/adapters/engines/local/local-engine.ts';
 import { createEngineRegistry } from '../../src/adapters/engines/registry.ts';
 import { loadConfig } from '../../src/config.ts';

@@ -5,7 +5,7 @@ import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-disp
 import { httpFailure, networkFailure } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { createFalHookVerifier } from './webhook.ts';
-import { FAL_MODELS, falInput, falRefusal, type FalModel } from './veo.ts';
+import { FAL_MODELS, falInput, falRefusal, type FalModel } from './fal-models.ts';
 
 /*
  * fal.ai's queue API, as its client implements it: fal-ai/fal-js libs/client/src/queue.ts
