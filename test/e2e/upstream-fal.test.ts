@@ -16,7 +16,7 @@ beforeAll(async () => {
   video = await testVideo({ width: 320, height: 180, seconds: 1 });
   fal = await startFalFake({ key: FAL_KEY, video, pollsUntilDone: 2 });
   svc = await startTestService(
-    { FAL_KEY, FAL_QUEUE_URL: fal.url, ENGINE_ROUTES: 'veo-3.1=fal,veo-3.1-fast=fal,sora-2=fal,sora-2-pro=fal,*=local', UPSTREAM_POLL_MS: '40' },
+    { FAL_KEY, FAL_QUEUE_URL: fal.url, ENGINE_ROUTES: 'veo-3.1=fal,veo-3.1-fast=fal,sora-2=fal,sora-2-pro=fal,kling-2.6=fal,*=local', UPSTREAM_POLL_MS: '40' },
     { worker: true },
   );
   t = await svc.team({ credits: 100_000 });
@@ -104,6 +104,18 @@ describe('ai-video on fal (Veo 3.1)', () => {
     const hd = await create({ model: 'sora-2', prompt: 'sora hd', aspect_ratio: '16:9', duration: 4, hd: true });
     expect(hd.status).toBe(400);
     expect(hd.body.error.message).toBe('hd: sora-2 on fal makes 720p only; ask sora-2-pro for hd');
+  });
+
+  it('Kling 2.6 on fal: duration as fal\'s string enum, sound as asked, image-to-video for a reference image; a 4:3 ratio is a 400', async () => {
+    const res = await create({ model: 'kling-2.6', prompt: 'kling square', aspect_ratio: '1:1', duration: 10, generate_audio: true });
+    expect((await waitForGeneration(svc, t.key, res.body.generation_id)).status).toBe('completed');
+    expect(submitsFor('kling square')[0]).toEqual(expect.objectContaining({ endpoint: 'fal-ai/kling-video/v2.6/pro/text-to-video', input: { prompt: 'kling square', aspect_ratio: '1:1', duration: '10', generate_audio: true } }));
+    const ref = await create({ model: 'kling-2.6', prompt: 'kling from a picture', aspect_ratio: '9:16', duration: 5, reference_image_url: 'https://example.com/k.png' });
+    expect((await waitForGeneration(svc, t.key, ref.body.generation_id)).status).toBe('completed');
+    expect(submitsFor('kling from a picture')[0]).toMatchObject({ endpoint: 'fal-ai/kling-video/v2.6/pro/image-to-video', input: { image_url: 'https://example.com/k.png', duration: '5' } });
+    const wide = await create({ model: 'kling-2.6', prompt: 'kling 4:3', aspect_ratio: '4:3', duration: 5 });
+    expect(wide.status).toBe(400);
+    expect(wide.body.error.message).toBe('aspect_ratio: kling-2.6 on fal makes 16:9, 9:16, 1:1 videos, not 4:3');
   });
 
   it('refuses at create what fal cannot make (a 1:1 Veo video): 400 naming the field, nothing charged, nothing sent', async () => {

@@ -27,7 +27,8 @@ describe('engine routes', () => {
     expect(r.refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '16:9' })).toBeUndefined();
     expect(r.refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '4:3' })).toBe('aspect_ratio: veo-3.1 on fal makes 16:9 or 9:16 videos, not 4:3');
     expect(r.refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '9:16', reference_image_url: 'https://x/y.png' })).toMatch(/^reference_image_url: /);
-    expect(r.refusal('ai-video', { model: 'kling-2.6', aspect_ratio: '16:9' })).toMatch(/kling-2.6 is not served by the fal engine/);
+    expect(r.refusal('ai-video', { model: 'kling-o3', aspect_ratio: '16:9' })).toBeUndefined();
+    expect(createEngineRegistry([local, fal], 'kling-o3=fal').refusal('ai-video', { model: 'kling-o3', aspect_ratio: '16:9' })).toMatch(/kling-o3 is not served by the fal engine/);
     expect(r.refusal('ai-video', { model: 'sora-2', aspect_ratio: '1:1' })).toBeUndefined();
   });
 
