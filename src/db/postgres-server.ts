@@ -39,12 +39,12 @@ function messagesLocale(): string {
   return 'C';
 }
 let locale: string | undefined;
+const messagesLocaleOnce = (): string => (locale ??= messagesLocale());
 
 function spawnAs(o: ServerOptions, binary: string, args: string[]): ChildProcess {
-  locale ??= messagesLocale();
   return spawn(path.join(o.binaries, 'bin', binary), args, {
     ...(o.runAs ?? {}),
-    env: { ...process.env, LC_MESSAGES: locale },
+    env: { ...process.env, LC_MESSAGES: messagesLocaleOnce() },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -60,7 +60,7 @@ export async function initdb(o: ServerOptions, user: string, password: string): 
       await fs.chown(pwDir, o.runAs.uid, o.runAs.gid);
       await fs.chown(pwFile, o.runAs.uid, o.runAs.gid);
     }
-    const child = spawnAs(o, 'initdb', [`--pgdata=${o.dataDir}`, '--auth=scram-sha-256', `--username=${user}`, `--pwfile=${pwFile}`, `--lc-messages=${locale ?? messagesLocale()}`]);
+    const child = spawnAs(o, 'initdb', [`--pgdata=${o.dataDir}`, '--auth=scram-sha-256', `--username=${user}`, `--pwfile=${pwFile}`, `--lc-messages=${messagesLocaleOnce()}`]);
     let err = '';
     child.stdout?.on('data', (c: Buffer) => o.output(c.toString()));
     child.stderr?.on('data', (c: Buffer) => {

@@ -27,23 +27,33 @@ export const MALFORMED_TEXT = 'must not contain NUL characters or unpaired UTF-1
  * one holding NUL, or a lone UTF-16 surrogate that has no UTF-8 form. Checked before any schema,
  * so such input is a 400 naming the field, never a failed insert.
  */
-export function malformedString(value: unknown, path: readonly (string | number)[] = []): (string | number)[] | undefined {
-  if (typeof value === 'string') return isStorableText(value) ? undefined : [...path];
-  if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) {
-      const bad = malformedString(item, [...path, i]);
-      if (bad) return bad;
+export function malformedString(value: unknown): (string | number)[] | undefined {
+  // One path, pushed and popped as the walk goes: every parse of every request runs this.
+  const path: (string | number)[] = [];
+  const walk = (v: unknown): boolean => {
+    if (typeof v === 'string') return !isStorableText(v);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        path.push(i);
+        if (walk(v[i])) return true;
+        path.pop();
+      }
+      return false;
     }
-    return undefined;
-  }
-  if (value && typeof value === 'object') {
-    for (const [k, item] of Object.entries(value)) {
-      if (!isStorableText(k)) return [...path, JSON.stringify(k).slice(1, -1)];
-      const bad = malformedString(item, [...path, k]);
-      if (bad) return bad;
+    if (v && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        if (!isStorableText(k)) {
+          path.push(JSON.stringify(k).slice(1, -1));
+          return true;
+        }
+        path.push(k);
+        if (walk(item)) return true;
+        path.pop();
+      }
     }
-  }
-  return undefined;
+    return false;
+  };
+  return walk(value) ? path : undefined;
 }
 
 export const isStorableText = (s: string): boolean => !s.includes('\u0000') && s.isWellFormed();

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
-import { startTestService, type TestService } from '../support/app.ts';
-import { spawnCli, waitUntil, type LongRunning } from '../support/cli-run.ts';
+import { spawnWorker, startTestService, type TestService } from '../support/app.ts';
+import { waitUntil, type LongRunning } from '../support/cli-run.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
 import { createCampaignRunner } from '../../src/services/campaigns/runner.ts';
 
@@ -21,13 +21,7 @@ afterAll(async () => {
 });
 
 function worker() {
-  const c = spawnCli(['worker'], {
-    DATABASE_URL: svc.databaseUrl,
-    DATA_DIR: svc.dataDir,
-    ALLOW_PRIVATE_NETWORK_URLS: 'true',
-    WORKER_HEARTBEAT_SECONDS: '0.5',
-    LOG_LEVEL: 'warn',
-  });
+  const c = spawnWorker(svc);
   children.push(c);
   return c;
 }

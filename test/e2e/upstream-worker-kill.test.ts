@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFalFake, type FalFake } from '../support/fal-fake.ts';
 import { testVideo } from '../support/media-probe.ts';
-import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
-import { spawnCli, waitUntil, type LongRunning } from '../support/cli-run.ts';
+import { spawnWorker, startTestService, waitForGeneration, type TestService } from '../support/app.ts';
+import { waitUntil, type LongRunning } from '../support/cli-run.ts';
 
 // Real `adforge worker` processes killed with SIGKILL while fal holds their job.
 const FAL_KEY = 'fal-kill-test-key';
@@ -22,12 +22,7 @@ afterAll(async () => {
 });
 
 function worker() {
-  const c = spawnCli(['worker'], {
-    DATABASE_URL: svc.databaseUrl,
-    DATA_DIR: svc.dataDir,
-    ALLOW_PRIVATE_NETWORK_URLS: 'true',
-    WORKER_HEARTBEAT_SECONDS: '0.5',
-    LOG_LEVEL: 'warn',
+  const c = spawnWorker(svc, {
     FAL_KEY,
     FAL_QUEUE_URL: fal.url,
     ENGINE_ROUTES: 'veo-3.1=fal,*=local',

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
-import { spawnCli, waitUntil, type LongRunning } from '../support/cli-run.ts';
+import { spawnWorker, startTestService, waitForGeneration, type TestService } from '../support/app.ts';
+import { waitUntil, type LongRunning } from '../support/cli-run.ts';
 
 let svc: TestService;
 const children: LongRunning[] = [];
@@ -16,14 +16,7 @@ afterAll(async () => {
 
 // A separate `adforge worker` process on the service's database and files.
 function worker(env: Record<string, string>) {
-  const c = spawnCli(['worker'], {
-    DATABASE_URL: svc.databaseUrl,
-    DATA_DIR: svc.dataDir,
-    ALLOW_PRIVATE_NETWORK_URLS: 'true',
-    WORKER_HEARTBEAT_SECONDS: '0.5',
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
+  const c = spawnWorker(svc, env);
   children.push(c);
   return c;
 }

@@ -11,6 +11,7 @@ import { createLogger } from '../../src/log.ts';
 import { startWorker } from '../../src/worker.ts';
 import { cloneTemplateDatabase } from './database.ts';
 import { freePort } from './net.ts';
+import { spawnCli, type LongRunning } from './cli-run.ts';
 
 export interface ApiResponse {
   status: number;
@@ -128,4 +129,16 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A separate `adforge worker` process on the service's database and files, beating fast so a killed one is noticed quickly. */
+export function spawnWorker(svc: Pick<TestService, 'databaseUrl' | 'dataDir'>, env: Record<string, string> = {}): LongRunning {
+  return spawnCli(['worker'], {
+    DATABASE_URL: svc.databaseUrl,
+    DATA_DIR: svc.dataDir,
+    ALLOW_PRIVATE_NETWORK_URLS: 'true',
+    WORKER_HEARTBEAT_SECONDS: '0.5',
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
 }

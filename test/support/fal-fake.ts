@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody, sendJson } from './http-fake.ts';
 import { Agent, request } from 'undici';
 
 /*
@@ -57,10 +58,6 @@ export async function startFalFake(opts: FalFakeOptions) {
   let counter = 0;
   let baseUrl = '';
 
-  const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(body));
-  };
 
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -92,37 +89,35 @@ export async function startFalFake(opts: FalFakeOptions) {
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', baseUrl);
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
+    const raw = await readBody(req);
 
     const file = /^\/files\/([\w-]+)\.mp4$/.exec(url.pathname);
     if (file && req.method === 'GET') {
       const r = requests.get(file[1]!);
-      if (!r) return json(res, 404, { detail: 'Not found' });
+      if (!r) return sendJson(res, 404, { detail: 'Not found' });
       r.downloads++;
       if (expireDownloads > 0) {
         expireDownloads--;
-        return json(res, 410, { detail: 'expired' });
+        return sendJson(res, 410, { detail: 'expired' });
       }
       res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(opts.video.length) });
       return res.end(opts.video);
     }
 
     if (url.pathname === '/.well-known/jwks.json' && req.method === 'GET') {
-      return json(res, 200, { keys: [{ ...(publicKey.export({ format: 'jwk' }) as object), kid: 'fake-1', alg: 'EdDSA', use: 'sig' }] });
+      return sendJson(res, 200, { keys: [{ ...(publicKey.export({ format: 'jwk' }) as object), kid: 'fake-1', alg: 'EdDSA', use: 'sig' }] });
     }
     seenAuth.add(String(req.headers.authorization ?? ''));
-    if (req.headers.authorization !== `Key ${opts.key}`) return json(res, 401, { detail: 'Invalid authentication' });
+    if (req.headers.authorization !== `Key ${opts.key}`) return sendJson(res, 401, { detail: 'Invalid authentication' });
 
     const status = /^\/([\w.-]+)\/([\w.-]+)\/requests\/([\w-]+)\/status$/.exec(url.pathname);
     if (status && req.method === 'GET') {
       const r = requests.get(status[3]!);
-      if (!r) return json(res, 404, { detail: 'Request not found' });
+      if (!r) return sendJson(res, 404, { detail: 'Request not found' });
       r.polls++;
       const done = r.done || (!holdCompletion && r.polls > (opts.pollsUntilDone ?? 2));
       const root = `${baseUrl}/${status[1]}/${status[2]}/requests/${status[3]}`;
-      return json(res, 200, {
+      return sendJson(res, 200, {
         status: done ? 'COMPLETED' : r.polls === 1 ? 'IN_QUEUE' : 'IN_PROGRESS',
         request_id: status[3],
         response_url: root,
@@ -134,28 +129,28 @@ export async function startFalFake(opts: FalFakeOptions) {
     const cancel = /^\/([\w.-]+)\/([\w.-]+)\/requests\/([\w-]+)\/cancel$/.exec(url.pathname);
     if (cancel && req.method === 'PUT') {
       cancels.push(cancel[3]!);
-      return json(res, 202, { status: 'CANCELLATION_REQUESTED' });
+      return sendJson(res, 202, { status: 'CANCELLATION_REQUESTED' });
     }
     const result = /^\/([\w.-]+)\/([\w.-]+)\/requests\/([\w-]+)$/.exec(url.pathname);
     if (result && req.method === 'GET') {
       const r = requests.get(result[3]!);
-      if (!r) return json(res, 404, { detail: 'Request not found' });
+      if (!r) return sendJson(res, 404, { detail: 'Request not found' });
       if (r.refused) {
-        return json(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'The prompt was flagged by the content policy', type: 'content_policy_violation' }] });
+        return sendJson(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'The prompt was flagged by the content policy', type: 'content_policy_violation' }] });
       }
-      return json(res, 200, { video: { url: `${baseUrl}/files/${result[3]}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: opts.video.length } });
+      return sendJson(res, 200, { video: { url: `${baseUrl}/files/${result[3]}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: opts.video.length } });
     }
     if (req.method === 'POST') {
       const failure = submitFailures.shift();
       if (failure) {
         refusedSubmits.push({ status: failure.status });
-        return json(res, failure.status, failure.body ?? { detail: 'busy' }, failure.headers ?? {});
+        return sendJson(res, failure.status, failure.body ?? { detail: 'busy' }, failure.headers ?? {});
       }
       let input: Record<string, unknown>;
       try {
         input = JSON.parse(raw) as Record<string, unknown>;
       } catch {
-        return json(res, 422, { detail: 'Invalid JSON' });
+        return sendJson(res, 422, { detail: 'Invalid JSON' });
       }
       const endpoint = url.pathname.slice(1);
       const requestId = `req-${++counter}-${Date.now().toString(36)}`;
@@ -173,9 +168,9 @@ export async function startFalFake(opts: FalFakeOptions) {
       }
       const [owner, app] = endpoint.split('/');
       const root = `${baseUrl}/${owner}/${app}/requests/${requestId}`;
-      return json(res, 200, { status: 'IN_QUEUE', request_id: requestId, response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel`, queue_position: 0 });
+      return sendJson(res, 200, { status: 'IN_QUEUE', request_id: requestId, response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel`, queue_position: 0 });
     }
-    return json(res, 404, { detail: 'Not found' });
+    return sendJson(res, 404, { detail: 'Not found' });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody, sendJson } from './http-fake.ts';
 
 /*
  * A local stand-in for the Gemini API (v1beta), following googleapis/js-genai
@@ -16,34 +17,28 @@ export async function startGeminiFake(opts: { key: string; video: Buffer; png: B
   const ops = new Map<string, { polls: number; forbidden: boolean }>();
   let counter = 0;
   let base = '';
-  const json = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
   const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
+    const raw = await readBody(req);
     const url = new URL(req.url ?? '/', base);
     if (url.pathname.startsWith('/frames/')) {
       res.writeHead(200, { 'content-type': 'image/png' });
       return res.end(opts.png);
     }
-    if (req.headers['x-goog-api-key'] !== opts.key) return json(res, 403, { error: { code: 403, message: 'Permission denied', status: 'PERMISSION_DENIED' } });
+    if (req.headers['x-goog-api-key'] !== opts.key) return sendJson(res, 403, { error: { code: 403, message: 'Permission denied', status: 'PERMISSION_DENIED' } });
     const predict = /^\/v1beta\/models\/([\w.-]+):predictLongRunning$/.exec(url.pathname);
     if (req.method === 'POST' && predict) {
       const body = JSON.parse(raw) as Record<string, any>;
       videoSubmits.push({ model: predict[1]!, body });
       const name = `models/${predict[1]}/operations/op${++counter}`;
       ops.set(name, { polls: 0, forbidden: /forbidden/i.test(String(body.instances?.[0]?.prompt)) });
-      return json(res, 200, { name });
+      return sendJson(res, 200, { name });
     }
     const generate = /^\/v1beta\/models\/([\w.-]+):generateContent$/.exec(url.pathname);
     if (req.method === 'POST' && generate) {
       const body = JSON.parse(raw) as Record<string, any>;
       imageCalls.push({ model: generate[1]!, body });
-      if (/forbidden/i.test(String(body.contents?.[0]?.parts?.[0]?.text))) return json(res, 200, { promptFeedback: { blockReason: 'SAFETY' } });
-      return json(res, 200, { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: opts.png.toString('base64') } }] }, finishReason: 'STOP' }] });
+      if (/forbidden/i.test(String(body.contents?.[0]?.parts?.[0]?.text))) return sendJson(res, 200, { promptFeedback: { blockReason: 'SAFETY' } });
+      return sendJson(res, 200, { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: opts.png.toString('base64') } }] }, finishReason: 'STOP' }] });
     }
     const download = /^\/v1beta\/files\/(op\d+):download$/.exec(url.pathname);
     if (req.method === 'GET' && download) {
@@ -53,15 +48,15 @@ export async function startGeminiFake(opts: { key: string; video: Buffer; png: B
     const op = /^\/v1beta\/(models\/[\w.-]+\/operations\/(op\d+))$/.exec(url.pathname);
     if (req.method === 'GET' && op) {
       const o = ops.get(op[1]!);
-      if (!o) return json(res, 404, { error: { code: 404, message: 'Operation not found', status: 'NOT_FOUND' } });
+      if (!o) return sendJson(res, 404, { error: { code: 404, message: 'Operation not found', status: 'NOT_FOUND' } });
       o.polls++;
-      if (o.polls <= (opts.pollsUntilDone ?? 2)) return json(res, 200, { name: op[1], metadata: {} });
+      if (o.polls <= (opts.pollsUntilDone ?? 2)) return sendJson(res, 200, { name: op[1], metadata: {} });
       const response = o.forbidden
         ? { raiMediaFilteredCount: 1, raiMediaFilteredReasons: ['The prompt could not be submitted: it may violate our policies.'] }
         : { generatedSamples: [{ video: { uri: `${base}/v1beta/files/${op[2]}:download?alt=media` } }] };
-      return json(res, 200, { name: op[1], done: true, response: { '@type': 'type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse', generateVideoResponse: response } });
+      return sendJson(res, 200, { name: op[1], done: true, response: { '@type': 'type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse', generateVideoResponse: response } });
     }
-    return json(res, 404, { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } });
+    return sendJson(res, 404, { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { readBody, sendJson } from './http-fake.ts';
 
 /*
  * A local stand-in for the OpenAI API, following openai/openai-node src/resources/videos.ts
@@ -14,16 +15,10 @@ export async function startOpenAiFake(opts: { key: string; video: Buffer; png: B
   const imageCreates: Array<Record<string, unknown>> = [];
   const videos = new Map<string, { polls: number; forbidden: boolean; model: unknown; seconds: unknown; size: unknown }>();
   let counter = 0;
-  const json = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
   const server = http.createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
+    const raw = await readBody(req);
     if (req.headers.authorization !== `Bearer ${opts.key}`) {
-      return json(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return sendJson(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
     }
     const url = new URL(req.url ?? '/', 'http://fake');
     if (req.method === 'POST' && url.pathname === '/v1/videos') {
@@ -31,23 +26,23 @@ export async function startOpenAiFake(opts: { key: string; video: Buffer; png: B
       videoCreates.push(body);
       const id = `video_${++counter}`;
       videos.set(id, { polls: 0, forbidden: /forbidden/i.test(String(body.prompt)), model: body.model, seconds: body.seconds, size: body.size });
-      return json(res, 200, { id, object: 'video', status: 'queued', progress: 0, model: body.model, seconds: body.seconds, size: body.size, created_at: Math.floor(Date.now() / 1000), completed_at: null, expires_at: null, error: null, prompt: body.prompt, remixed_from_video_id: null });
+      return sendJson(res, 200, { id, object: 'video', status: 'queued', progress: 0, model: body.model, seconds: body.seconds, size: body.size, created_at: Math.floor(Date.now() / 1000), completed_at: null, expires_at: null, error: null, prompt: body.prompt, remixed_from_video_id: null });
     }
     const content = /^\/v1\/videos\/([\w-]+)\/content$/.exec(url.pathname);
     if (req.method === 'GET' && content) {
       const v = videos.get(content[1]!);
-      if (!v || v.polls <= (opts.pollsUntilDone ?? 2)) return json(res, 404, { error: { message: 'Video is not ready', type: 'invalid_request_error', code: null } });
+      if (!v || v.polls <= (opts.pollsUntilDone ?? 2)) return sendJson(res, 404, { error: { message: 'Video is not ready', type: 'invalid_request_error', code: null } });
       res.writeHead(200, { 'content-type': 'video/mp4' });
       return res.end(opts.video);
     }
     const one = /^\/v1\/videos\/([\w-]+)$/.exec(url.pathname);
     if (req.method === 'GET' && one) {
       const v = videos.get(one[1]!);
-      if (!v) return json(res, 404, { error: { message: 'No such video', type: 'invalid_request_error', code: null } });
+      if (!v) return sendJson(res, 404, { error: { message: 'No such video', type: 'invalid_request_error', code: null } });
       v.polls++;
       const done = v.polls > (opts.pollsUntilDone ?? 2);
       const status = !done ? (v.polls === 1 ? 'queued' : 'in_progress') : v.forbidden ? 'failed' : 'completed';
-      return json(res, 200, {
+      return sendJson(res, 200, {
         id: one[1],
         object: 'video',
         status,
@@ -62,12 +57,12 @@ export async function startOpenAiFake(opts: { key: string; video: Buffer; png: B
       const body = JSON.parse(raw) as Record<string, unknown>;
       imageCreates.push(body);
       if (/forbidden/i.test(String(body.prompt))) {
-        return json(res, 400, { error: { message: 'Your request was rejected by the safety system.', type: 'image_generation_user_error', code: 'moderation_blocked' } });
+        return sendJson(res, 400, { error: { message: 'Your request was rejected by the safety system.', type: 'image_generation_user_error', code: 'moderation_blocked' } });
       }
       const n = Number(body.n ?? 1);
-      return json(res, 200, { created: Math.floor(Date.now() / 1000), data: Array.from({ length: n }, () => ({ b64_json: opts.png.toString('base64') })), usage: { total_tokens: 100 } });
+      return sendJson(res, 200, { created: Math.floor(Date.now() / 1000), data: Array.from({ length: n }, () => ({ b64_json: opts.png.toString('base64') })), usage: { total_tokens: 100 } });
     }
-    return json(res, 404, { error: { message: 'Not found', type: 'invalid_request_error', code: null } });
+    return sendJson(res, 404, { error: { message: 'Not found', type: 'invalid_request_error', code: null } });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;

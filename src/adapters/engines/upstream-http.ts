@@ -1,4 +1,7 @@
+import { request, type Dispatcher } from 'undici';
+import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
+import { isBlockedAddressError } from '../net/safe-dispatcher.ts';
 import { UpstreamError } from './upstream.ts';
 
 // Errors from before a byte was sent: a job cannot exist upstream.
@@ -9,7 +12,7 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CON
  * key, 429 a wait (Retry-After), a 5xx to a submit an unknown outcome (unless the provider says
  * that status queued nothing), other 5xx a retry, the rest the provider's refusal with its message.
  */
-export function httpFailure(o: {
+function httpFailure(o: {
   provider: string;
   status: number;
   retryAfter: string | string[] | undefined;
@@ -27,7 +30,68 @@ export function httpFailure(o: {
 }
 
 /** A request that got no answer: before anything was sent it is simply retried; after, a submit's outcome is unknown. */
-export function networkFailure(provider: string, e: unknown, submit: boolean): UpstreamError {
+function networkFailure(provider: string, e: unknown, submit: boolean): UpstreamError {
   const code = (e as { code?: string }).code ?? '';
   return new UpstreamError(submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', `${provider} could not be reached`, { cause: e });
+}
+
+export interface ProviderCall {
+  provider: string;
+  dispatcher: Dispatcher;
+  method: 'GET' | 'POST' | 'PUT';
+  url: string;
+  /** The provider's auth header (and any other); JSON content type is added for a body. */
+  headers: Record<string, string>;
+  body?: unknown;
+  signal: AbortSignal;
+  timeoutMs: number;
+  maxBytes: number;
+  /** A submit: an answer lost after sending leaves its outcome unknown. */
+  submit?: boolean;
+  /** The answer is media, not JSON. */
+  binary?: boolean;
+  /** The provider's error text in its error JSON. */
+  message: (json: unknown) => string | undefined;
+  safeToResend?: ReadonlySet<number>;
+}
+
+/**
+ * One request to a provider, answered 2xx (its bytes, and its JSON unless binary) or thrown as an
+ * UpstreamError: the same size cap, error mapping and parse for every adapter.
+ */
+export async function callProvider(c: ProviderCall): Promise<{ raw: Buffer; json: unknown }> {
+  let res: Dispatcher.ResponseData;
+  try {
+    res = await request(c.url, {
+      method: c.method,
+      dispatcher: c.dispatcher,
+      signal: AbortSignal.any([c.signal, AbortSignal.timeout(c.timeoutMs)]),
+      headers: { ...c.headers, ...(c.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(c.body === undefined ? {} : { body: JSON.stringify(c.body) }),
+    });
+  } catch (e) {
+    if (isBlockedAddressError(e)) throw new UpstreamError('auth', `the ${c.provider} address is not allowed`, { cause: e });
+    throw networkFailure(c.provider, e, Boolean(c.submit));
+  }
+  const raw = await readAtMost(res.body, c.maxBytes, () => new UpstreamError('refused', `${c.provider} answered with too much data`)).catch((e: unknown) => {
+    throw e instanceof UpstreamError ? e : new UpstreamError(c.submit ? 'unsent_unknown' : 'transient', `the ${c.provider} answer was cut off`, { cause: e });
+  });
+  const ok = res.statusCode >= 200 && res.statusCode < 300;
+  const json = ok && c.binary ? undefined : parseJson(raw);
+  if (ok) return { raw, json };
+  throw httpFailure({ provider: c.provider, status: res.statusCode, retryAfter: res.headers['retry-after'], message: c.message(json), submit: Boolean(c.submit), ...(c.safeToResend ? { safeToResend: c.safeToResend } : {}) });
+}
+
+function parseJson(raw: Buffer): unknown {
+  try {
+    return raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `{error: {message}}`, the error body of OpenAI and Google APIs. */
+export function errorMessage(json: unknown): string | undefined {
+  const m = (json as { error?: { message?: unknown } } | undefined)?.error?.message;
+  return typeof m === 'string' ? m.slice(0, 500) : undefined;
 }

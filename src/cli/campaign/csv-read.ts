@@ -135,7 +135,8 @@ class Decode extends Transform {
     try {
       const text = this.decoder.decode(chunk, { stream: true });
       this.bytes += chunk.length;
-      this.tail = Buffer.concat([this.tail, chunk]).subarray(-4);
+      // Only the last bytes can start a character the next chunk completes; copying the whole chunk would be wasted.
+      this.tail = Buffer.concat([this.tail, chunk.subarray(-4)]).subarray(-4);
       cb(null, text);
     } catch {
       cb(notText(this.file, this.firstBadByte(chunk)));

@@ -25,7 +25,7 @@ export function createGenerationLifecycle({ db }: Pick<Deps, 'db'>) {
 
   return {
     /** `within` runs in the same transaction once the generation has ended (an upstream attempt's end, say). */
-    async complete(id: string, resultKeys: string[], resultMeta: Record<string, unknown>, within?: (trx: Db) => Promise<void>): Promise<GenerationRow | undefined> {
+    async complete(id: string, resultKeys: string[], resultMeta: Record<string, unknown>, within?: (trx: Db) => Promise<unknown>): Promise<GenerationRow | undefined> {
       return db.transaction().execute(async (trx) => {
         const row = await finishGeneration(trx, id, { status: 'completed', result_keys: resultKeys, result_meta: resultMeta });
         if (row) await afterEnd(trx, row);
@@ -34,7 +34,7 @@ export function createGenerationLifecycle({ db }: Pick<Deps, 'db'>) {
       });
     },
 
-    async fail(id: string, error: string, within?: (trx: Db) => Promise<void>): Promise<GenerationRow | undefined> {
+    async fail(id: string, error: string, within?: (trx: Db) => Promise<unknown>): Promise<GenerationRow | undefined> {
       return db.transaction().execute(async (trx) => {
         const row = await finishGeneration(trx, id, { status: 'failed', error });
         // The attempt ends even when the generation had already ended (the sweeper came first).

@@ -1,5 +1,4 @@
 import { EngineError, type EngineResult } from '../../adapters/engines/engine.ts';
-import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { isUpstreamEngine } from '../../adapters/engines/upstream.ts';
 import { DownloadError } from '../../adapters/net/download.ts';
@@ -7,6 +6,7 @@ import { findGenerationById } from '../../repositories/generations.ts';
 import type { Deps } from '../context.ts';
 import { buildEngineJob } from './engine-job.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
+import { storeResults } from './results.ts';
 import type { UpstreamCore } from './upstream.ts';
 
 export interface Attempt {
@@ -54,18 +54,7 @@ export function createGenerationRunner(
         return;
       }
 
-      const keys: string[] = [];
-      for (const [i, file] of result.files.entries()) {
-        const key = `generations/${g.team_id}/${g.id}/${i + 1}.${file.ext}`;
-        await storage.put(key, file.bytes, file.mime);
-        keys.push(key);
-      }
-      const meta: Record<string, unknown> = {};
-      const firstVideo = result.files.find((f) => f.mime.startsWith('video/'));
-      if (firstVideo) {
-        const info = await probeMedia(firstVideo.bytes).catch(() => undefined);
-        if (info?.durationSeconds) meta.duration = Math.round(info.durationSeconds * 100) / 100;
-      }
+      const { keys, meta } = await storeResults(storage, g, result.files);
       await lifecycle.complete(g.id, keys, meta);
     },
   };

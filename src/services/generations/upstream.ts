@@ -2,7 +2,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import type { GenerationRow } from '../../db/types.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { UpstreamError, isUpstreamEngine, type UpstreamEngine, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/upstream.ts';
-import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
+import type { EngineFile } from '../../adapters/engines/engine.ts';
 import { DownloadError, download } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { pollUpstreamJob } from '../../jobs/poll-upstream.ts';
@@ -12,6 +12,7 @@ import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findSubmi
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../context.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
+import { storeResults } from './results.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
@@ -34,7 +35,7 @@ export function createUpstreamCore(
     queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId }, { runAt: new Date(Date.now() + Math.max(0, delayMs)) });
 
   async function failBoth(g: Pick<GenerationRow, 'id'>, upstreamJobId: string, message: string): Promise<void> {
-    await lifecycle.fail(g.id, message, (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }).then(() => undefined));
+    await lifecycle.fail(g.id, message, (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }));
   }
 
   function authFailed(provider: string): string {
@@ -60,23 +61,16 @@ export function createUpstreamCore(
   }
 
   async function copyResults(g: GenerationRow, outputs: UpstreamOutput[]): Promise<{ keys: string[]; meta: Record<string, unknown> }> {
-    const keys: string[] = [];
-    const meta: Record<string, unknown> = {};
-    for (const [i, output] of outputs.entries()) {
-      const r = { bytes: await bytesOf(output) };
-      if (r.bytes.length > config.upstream.maxResultBytes) throw new UpstreamError('refused', 'the provider result is too large');
+    const files: EngineFile[] = [];
+    for (const output of outputs) {
+      const bytes = await bytesOf(output);
+      if (bytes.length > config.upstream.maxResultBytes) throw new UpstreamError('refused', 'the provider result is too large');
       // The bytes must be media of the kind the generation makes, whatever the provider says.
-      const type = await fileTypeFromBuffer(r.bytes);
+      const type = await fileTypeFromBuffer(bytes);
       if (!type || !type.mime.startsWith(`${g.kind}/`)) throw new UpstreamError('refused', `the provider's result is not ${g.kind === 'video' ? 'a video' : 'an image'}`);
-      const key = `generations/${g.team_id}/${g.id}/${i + 1}.${type.ext}`;
-      await storage.put(key, r.bytes, type.mime);
-      keys.push(key);
-      if (g.kind === 'video' && meta.duration === undefined) {
-        const info = await probeMedia(r.bytes).catch(() => undefined);
-        if (info?.durationSeconds) meta.duration = Math.round(info.durationSeconds * 100) / 100;
-      }
+      files.push({ bytes, mime: type.mime, ext: type.ext });
     }
-    return { keys, meta };
+    return storeResults(storage, g, files);
   }
 
   return {
@@ -183,7 +177,7 @@ export function createUpstreamCore(
       return schedulePoll(job.id, 0);
     }
     const cost = status.cost ?? null;
-    await lifecycle.complete(g.id, copied.keys, copied.meta, (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }).then(() => undefined));
+    await lifecycle.complete(g.id, copied.keys, copied.meta, (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }));
   }
 }
 export type UpstreamCore = ReturnType<typeof createUpstreamCore>;

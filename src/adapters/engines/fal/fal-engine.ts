@@ -1,8 +1,7 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import { readAtMost } from '../../net/read-at-most.ts';
-import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
-import { httpFailure, networkFailure } from '../upstream-http.ts';
+import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
+import { callProvider } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { createFalHookVerifier } from './webhook.ts';
 import { FAL_MODELS, falInput, falRefusal, type FalModel } from './fal-models.ts';
@@ -22,7 +21,7 @@ export interface FalOptions {
   /** fal's published webhook keys (JWKS, Ed25519). */
   jwksUrl?: string;
   apiKey: string;
-  /** Endpoint ids per model and input kind, defaults in veo.ts, overridable by FAL_MODEL_ENDPOINTS. */
+  /** Endpoint ids per model and input kind, defaults in fal-models.ts, overridable by FAL_MODEL_ENDPOINTS. */
   endpoints?: Readonly<Record<string, string>>;
   allowPrivate: boolean;
   timeoutMs?: number;
@@ -49,35 +48,24 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
     return fallback;
   };
 
-  async function call(method: 'GET' | 'POST' | 'PUT', url: string, body: unknown, signal: AbortSignal, submit = false) {
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(url, {
-        method,
+  // A submit that may have reached fal has an unknown outcome; a read is simply retried.
+  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body: unknown, signal: AbortSignal, submit = false) =>
+    (
+      await callProvider({
+        provider: 'fal',
         dispatcher,
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-        headers: { authorization: `Key ${opts.apiKey}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (e) {
-      if (isBlockedAddressError(e)) throw new UpstreamError('auth', 'the fal queue address is not allowed', { cause: e });
-      // A submit that may have reached fal has an unknown outcome; a read is simply retried.
-      throw networkFailure('fal', e, submit);
-    }
-    const raw = await readAtMost(res.body, MAX_JSON_BYTES, () => new UpstreamError('transient', 'fal answered with too much data')).catch((e: unknown) => {
-      throw e instanceof UpstreamError ? e : new UpstreamError(submit ? 'unsent_unknown' : 'transient', 'the fal answer was cut off', { cause: e });
-    });
-    let json: unknown;
-    try {
-      json = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.statusCode, headers: res.headers, json };
-  }
-
-  const failure = (status: number, headers: Record<string, string | string[] | undefined>, json: unknown, submit: boolean): UpstreamError =>
-    httpFailure({ provider: 'fal', status, retryAfter: headers['retry-after'], message: falMessage(json), submit, safeToResend: SUBMIT_RETRYABLE });
+        method,
+        url,
+        headers: { authorization: `Key ${opts.apiKey}`, accept: 'application/json' },
+        body,
+        signal,
+        timeoutMs,
+        maxBytes: MAX_JSON_BYTES,
+        submit,
+        message: falMessage,
+        safeToResend: SUBMIT_RETRYABLE,
+      })
+    ).json;
 
   function requestUrls(endpoint: string, requestId: string) {
     const [owner, app] = endpoint.split('/');
@@ -101,9 +89,7 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
       const { endpoint, input } = falInput(req.params, opts.endpoints ?? {});
       const url = new URL(endpoint, base);
       if (attempt.webhookUrl) url.searchParams.set('fal_webhook', attempt.webhookUrl);
-      const res = await call('POST', url.href, input, signal, true);
-      if (res.status !== 200 && res.status !== 201 && res.status !== 202) throw failure(res.status, res.headers, res.json, true);
-      const body = (res.json ?? {}) as { request_id?: unknown; status_url?: unknown; response_url?: unknown; cancel_url?: unknown };
+      const body = ((await call('POST', url.href, input, signal, true)) ?? {}) as { request_id?: unknown; status_url?: unknown; response_url?: unknown; cancel_url?: unknown };
       if (typeof body.request_id !== 'string' || !body.request_id) throw new UpstreamError('unsent_unknown', 'fal answered the submit without a request id');
       const ours = requestUrls(endpoint, body.request_id);
       return {
@@ -118,18 +104,18 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
     },
 
     async poll(handle, signal): Promise<UpstreamStatus> {
-      const status = await call('GET', `${String(handle.status_url)}?logs=0`, undefined, signal);
-      if (status.status !== 200 && status.status !== 202) throw failure(status.status, status.headers, status.json, false);
-      const state = (status.json as { status?: unknown } | undefined)?.status;
+      const state = ((await call('GET', `${String(handle.status_url)}?logs=0`, undefined, signal)) as { status?: unknown } | undefined)?.status;
       if (state === 'IN_QUEUE' || state === 'IN_PROGRESS') return { state: 'pending', detail: state };
       if (state !== 'COMPLETED') throw new UpstreamError('transient', 'fal answered an unknown status');
-      const result = await call('GET', String(handle.response_url), undefined, signal);
-      if (result.status !== 200) {
-        const e = failure(result.status, result.headers, result.json, false);
-        if (e.failure === 'refused') return { state: 'failed', message: e.message };
+      let result: unknown;
+      try {
+        result = await call('GET', String(handle.response_url), undefined, signal);
+      } catch (e) {
+        // fal answers a job it refused (content policy, invalid input) with an error on its result.
+        if (e instanceof UpstreamError && e.failure === 'refused') return { state: 'failed', message: e.message };
         throw e;
       }
-      const video = (result.json as { video?: { url?: unknown } } | undefined)?.video;
+      const video = (result as { video?: { url?: unknown } } | undefined)?.video;
       if (typeof video?.url !== 'string') return { state: 'failed', message: 'fal finished without a video' };
       return { state: 'succeeded', outputs: [{ url: video.url }] };
     },

@@ -1,9 +1,8 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { download } from '../../net/download.ts';
-import { readAtMost } from '../../net/read-at-most.ts';
-import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
-import { httpFailure, networkFailure } from '../upstream-http.ts';
+import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
+import { callProvider, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { withoutSound } from './without-sound.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageSizeOf } from './gemini-map.ts';
@@ -34,25 +33,20 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
   const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
   const imageModels = { ...GEMINI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
 
-  async function call(method: 'GET' | 'POST', url: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; binary?: boolean } = {}) {
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(url, {
-        method,
-        dispatcher,
-        signal: AbortSignal.any([signal, AbortSignal.timeout(opts.timeoutMs ?? 300_000)]),
-        headers: { 'x-goog-api-key': opts.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (e) {
-      if (isBlockedAddressError(e)) throw new UpstreamError('auth', 'the Gemini address is not allowed', { cause: e });
-      throw networkFailure('Gemini', e, Boolean(o.submit));
-    }
-    const raw = await readAtMost(res.body, o.binary ? MAX_VIDEO_BYTES : MAX_JSON_BYTES, () => new UpstreamError('refused', 'Gemini answered with too much data'));
-    if (res.statusCode >= 200 && res.statusCode < 300) return { raw, json: o.binary ? undefined : parse(raw) };
-    const message = (parse(raw) as { error?: { message?: unknown } } | undefined)?.error?.message;
-    throw httpFailure({ provider: 'Gemini', status: res.statusCode, retryAfter: res.headers['retry-after'], message: typeof message === 'string' ? message.slice(0, 500) : undefined, submit: Boolean(o.submit) });
-  }
+  const call = (method: 'GET' | 'POST', url: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; binary?: boolean } = {}) =>
+    callProvider({
+      provider: 'Gemini',
+      dispatcher,
+      method,
+      url,
+      headers: { 'x-goog-api-key': opts.apiKey },
+      body,
+      signal,
+      timeoutMs: opts.timeoutMs ?? 300_000,
+      maxBytes: o.binary ? MAX_VIDEO_BYTES : MAX_JSON_BYTES,
+      message: errorMessage,
+      ...o,
+    });
 
   /** A frame the request names by URL, as inline bytes (the Gemini API takes no URLs). */
   async function inlineImage(url: unknown): Promise<{ bytesBase64Encoded: string; mimeType: string }> {
@@ -140,12 +134,4 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
       };
     },
   };
-}
-
-function parse(raw: Buffer): unknown {
-  try {
-    return raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-  } catch {
-    return undefined;
-  }
 }

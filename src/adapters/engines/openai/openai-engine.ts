@@ -1,8 +1,7 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import { readAtMost } from '../../net/read-at-most.ts';
-import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
-import { httpFailure, networkFailure } from '../upstream-http.ts';
+import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
+import { callProvider, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { OPENAI_DEFAULT_IMAGE_MODELS, imageQuality, imageSize, openaiRefusal, soraSize } from './openai-map.ts';
 
@@ -30,25 +29,20 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
   const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
   const imageModels = { ...OPENAI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
 
-  async function call(method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; binary?: boolean } = {}) {
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await request(`${base}${path}`, {
-        method,
-        dispatcher,
-        signal: AbortSignal.any([signal, AbortSignal.timeout(opts.timeoutMs ?? 300_000)]),
-        headers: { authorization: `Bearer ${opts.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-    } catch (e) {
-      if (isBlockedAddressError(e)) throw new UpstreamError('auth', 'the OpenAI address is not allowed', { cause: e });
-      throw networkFailure('OpenAI', e, Boolean(o.submit));
-    }
-    const raw = await readAtMost(res.body, o.binary ? MAX_VIDEO_BYTES : MAX_JSON_BYTES, () => new UpstreamError('refused', 'OpenAI answered with too much data'));
-    if (res.statusCode >= 200 && res.statusCode < 300) return { raw, json: o.binary ? undefined : parse(raw) };
-    const message = (parse(raw) as { error?: { message?: unknown } } | undefined)?.error?.message;
-    throw httpFailure({ provider: 'OpenAI', status: res.statusCode, retryAfter: res.headers['retry-after'], message: typeof message === 'string' ? message.slice(0, 500) : undefined, submit: Boolean(o.submit) });
-  }
+  const call = (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; binary?: boolean } = {}) =>
+    callProvider({
+      provider: 'OpenAI',
+      dispatcher,
+      method,
+      url: `${base}${path}`,
+      headers: { authorization: `Bearer ${opts.apiKey}` },
+      body,
+      signal,
+      timeoutMs: opts.timeoutMs ?? 300_000,
+      maxBytes: o.binary ? MAX_VIDEO_BYTES : MAX_JSON_BYTES,
+      message: errorMessage,
+      ...o,
+    });
 
   return {
     name: 'openai',
@@ -86,12 +80,4 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
       return { state: 'succeeded', outputs: [{ fetch: async (s) => (await call('GET', `/videos/${id}/content`, undefined, s, { binary: true })).raw }] };
     },
   };
-}
-
-function parse(raw: Buffer): unknown {
-  try {
-    return raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-  } catch {
-    return undefined;
-  }
 }
