@@ -10,7 +10,9 @@ import { Agent, request } from 'undici';
  * status, status_url, response_url, cancel_url, queue_position}; GET {owner}/{app}/requests/{id}/status
  * -> IN_QUEUE | IN_PROGRESS | COMPLETED; GET {owner}/{app}/requests/{id} -> the output, or an error
  * JSON with `detail`; PUT .../cancel), libs/client/src/response.ts (422 with pydantic-style
- * `detail` for refused input) and the Veo 3.1 model pages (output {video: {url}}).
+ * `detail` for refused input) and the model pages named in src/adapters/engines/fal/fal-models.ts
+ * (Veo 3.1, Sora 2, Kling 2.6, Kling O3, Seedance 2.0: the input fields each endpoint takes, checked
+ * below as fal's schema would with a 422; output {video: {url}}).
  * Auth: `Authorization: Key <key>`. It records what it received and serves real MP4 bytes.
  * Webhooks as https://docs.fal.ai/model-endpoints/webhooks describes them: POSTed to the
  * `fal_webhook` URL when a job ends, body {request_id, gateway_request_id, status, payload}, signed
@@ -153,6 +155,8 @@ export async function startFalFake(opts: FalFakeOptions) {
         return sendJson(res, 422, { detail: 'Invalid JSON' });
       }
       const endpoint = url.pathname.slice(1);
+      const invalid = schemaProblem(endpoint, input);
+      if (invalid) return sendJson(res, 422, { detail: [{ loc: ['body', invalid.field], msg: invalid.msg, type: 'value_error' }] });
       const requestId = `req-${++counter}-${Date.now().toString(36)}`;
       submits.push({ endpoint, input, query: Object.fromEntries(url.searchParams), requestId });
       requests.set(requestId, { endpoint, polls: 0, refused: /forbidden/i.test(String(input.prompt ?? '')), downloads: 0 });
@@ -197,3 +201,21 @@ export async function startFalFake(opts: FalFakeOptions) {
   };
 }
 export type FalFake = Awaited<ReturnType<typeof startFalFake>>;
+
+/** The input rules of fal's model pages for the endpoints adforge uses, as fal's 422 would name them. */
+function schemaProblem(endpoint: string, input: Record<string, unknown>): { field: string; msg: string } | undefined {
+  const str = (k: string) => typeof input[k] === 'string' && (input[k] as string).length > 0;
+  const kling = endpoint.includes('kling-video/o3/');
+  if (!str('prompt') && !kling) return { field: 'prompt', msg: 'Field required' };
+  if (endpoint.endsWith('first-last-frame-to-video')) {
+    if (!str('first_frame_url') || !str('last_frame_url')) return { field: 'first_frame_url', msg: 'Field required' };
+  } else if (endpoint.includes('image-to-video') && !str('image_url')) return { field: 'image_url', msg: 'Field required' };
+  if ('image_urls' in input && (!Array.isArray(input.image_urls) || !input.image_urls.every((u) => typeof u === 'string'))) return { field: 'image_urls', msg: 'Input should be a valid list of strings' };
+  const d = input.duration;
+  if (endpoint.startsWith('fal-ai/veo3.1') && !/^[468]s$/.test(String(d))) return { field: 'duration', msg: "Input should be '4s', '6s' or '8s'" };
+  if (endpoint.startsWith('fal-ai/sora-2') && typeof d !== 'number') return { field: 'duration', msg: 'Input should be a valid integer' };
+  if ((endpoint.startsWith('fal-ai/kling-video') || endpoint.startsWith('bytedance/')) && !(typeof d === 'string' && /^\d+$/.test(d))) return { field: 'duration', msg: 'Input should be one of the duration strings' };
+  if (endpoint.startsWith('bytedance/') && !['480p', '720p', '1080p'].includes(String(input.resolution))) return { field: 'resolution', msg: "Input should be '480p', '720p' or '1080p'" };
+  if (endpoint.startsWith('bytedance/seedance-2.0/fast') && input.resolution === '1080p') return { field: 'resolution', msg: "Input should be '480p' or '720p'" };
+  return undefined;
+}

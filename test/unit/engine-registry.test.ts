@@ -28,7 +28,12 @@ describe('engine routes', () => {
     expect(r.refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '4:3' })).toBe('aspect_ratio: veo-3.1 on fal makes 16:9 or 9:16 videos, not 4:3');
     expect(r.refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '9:16', reference_image_url: 'https://x/y.png' })).toMatch(/^reference_image_url: /);
     expect(r.refusal('ai-video', { model: 'kling-o3', aspect_ratio: '16:9' })).toBeUndefined();
-    expect(createEngineRegistry([local, fal], 'kling-o3=fal').refusal('ai-video', { model: 'kling-o3', aspect_ratio: '16:9' })).toMatch(/kling-o3 is not served by the fal engine/);
+    expect(createEngineRegistry([local, fal], 'kling-o3=fal').refusal('ai-video', { model: 'kling-o3', aspect_ratio: '16:9' })).toBeUndefined();
+    expect(createEngineRegistry([local, fal], 'localize=fal').refusal('localize', { mode: 'speed' })).toMatch(/^localize is not served by the fal engine/);
+    const seedance = createEngineRegistry([local, fal], 'ai-video=fal');
+    expect(seedance.refusal('ai-video', { model: 'seedance-2.0', aspect_ratio: 'auto' }, 9)).toBeUndefined();
+    expect(seedance.refusal('ai-video', { model: 'seedance-2.0', aspect_ratio: 'auto' }, 10)).toMatch(/at most 9 images in all; this request attaches 10/);
+    expect(seedance.refusal('ai-video', { model: 'seedance-2.0-frames-fast', aspect_ratio: 'auto' }, 1)).toMatch(/^reference_image_urls: seedance-2.0-frames-fast on fal animates the first and last frames only/);
     expect(r.refusal('ai-video', { model: 'sora-2', aspect_ratio: '1:1' })).toBeUndefined();
   });
 
@@ -39,5 +44,10 @@ describe('engine routes', () => {
     expect(falInput({ model: 'veo-3.1', duration: 4, first_frame_image_url: 'a', last_frame_image_url: 'b' }, endpoints).endpoint).toBe('acme/veo/flf');
     expect(falInput({ model: 'veo-3.1', duration: 4, first_frame_image_url: 'a' }, endpoints).endpoint).toBe('fal-ai/veo3.1/image-to-video');
     expect(() => loadConfig({ DATA_DIR: '/tmp/x', FAL_MODEL_ENDPOINTS: 'veo-3.1' })).toThrow(/"veo-3.1" is not name=value/);
+    // Kling O3's keys carry its tier (its quality); the reference endpoint is chosen by attached images.
+    const o3 = loadConfig({ DATA_DIR: '/tmp/x', FAL_KEY: 'k', FAL_MODEL_ENDPOINTS: 'kling-o3-4k:reference=acme/o3/ref4k' }).upstream.fal!.endpoints;
+    expect(falInput({ model: 'kling-o3', quality: '4k', duration: 5 }, o3, ['https://x/r.png']).endpoint).toBe('acme/o3/ref4k');
+    expect(falInput({ model: 'kling-o3', quality: '4k', duration: 5 }, o3).endpoint).toBe('fal-ai/kling-video/o3/4k/text-to-video');
+    expect(falInput({ model: 'seedance-2.0', duration: 5 }, {}, ['https://x/r.png']).endpoint).toBe('bytedance/seedance-2.0/reference-to-video');
   });
 });

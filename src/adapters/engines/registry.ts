@@ -33,9 +33,9 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
     /** A configured engine by name (an upstream job is finished by the provider that started it). */
     byName: (name: string): AnyEngine | undefined => byName.get(name),
     /** Why the routed provider cannot make this request (a 400 at create), or undefined. */
-    refusal(operation: string, params: Record<string, unknown>): string | undefined {
+    refusal(operation: string, params: Record<string, unknown>, attachedImages = 0): string | undefined {
       const engine = engineFor({ model: params.model, operation });
-      return isUpstreamEngine(engine) ? engine.refuse(operation as never, params) : undefined;
+      return isUpstreamEngine(engine) ? engine.refuse(operation as never, params, attachedImages) : undefined;
     },
   };
 }

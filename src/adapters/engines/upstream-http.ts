@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici';
+import { request, type Dispatcher, type FormData as UndiciFormData } from 'undici';
 import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
 import { isBlockedAddressError } from '../net/safe-dispatcher.ts';
@@ -40,8 +40,9 @@ export interface ProviderCall {
   dispatcher: Dispatcher;
   method: 'GET' | 'POST' | 'PUT';
   url: string;
-  /** The provider's auth header (and any other); JSON content type is added for a body. */
+  /** The provider's auth header (and any other); JSON content type is added for a body that is not a form. */
   headers: Record<string, string>;
+  /** JSON, or a FormData sent as multipart (its boundary set by undici). */
   body?: unknown;
   signal: AbortSignal;
   timeoutMs: number;
@@ -66,8 +67,9 @@ export async function callProvider(c: ProviderCall): Promise<{ raw: Buffer; json
       method: c.method,
       dispatcher: c.dispatcher,
       signal: AbortSignal.any([c.signal, AbortSignal.timeout(c.timeoutMs)]),
-      headers: { ...c.headers, ...(c.body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(c.body === undefined ? {} : { body: JSON.stringify(c.body) }),
+      headers: { ...c.headers, ...(c.body === undefined || c.body instanceof FormData ? {} : { 'content-type': 'application/json' }) },
+      // The global FormData is undici's own; only its type declarations differ.
+      ...(c.body === undefined ? {} : { body: c.body instanceof FormData ? (c.body as unknown as UndiciFormData) : JSON.stringify(c.body) }),
     });
   } catch (e) {
     if (isBlockedAddressError(e)) throw new UpstreamError('auth', `the ${c.provider} address is not allowed`, { cause: e });

@@ -10,7 +10,33 @@ export interface UpstreamRequest {
   operation: GenerationOperation;
   /** The stored, validated request (defaults applied). */
   params: Record<string, unknown>;
+  /** The images the request names or implies, resolved once by the core for every adapter. */
+  inputs: UpstreamInputs;
 }
+
+/** An input image: a link the provider can fetch, and its bytes for providers that take images inline. */
+export interface UpstreamImage {
+  /** The request's own URL, or a signed link to our stored copy (reachable on PUBLIC_BASE_URL or S3). */
+  url: string;
+  /** Read through the SSRF-safe downloader or from storage; a failure is the provider's refusal to use it. */
+  read(signal: AbortSignal): Promise<{ bytes: Buffer; mime: string }>;
+}
+
+export interface UpstreamInputs {
+  /** The prompt as the provider gets it: for images, brand identity and product details woven in; for product shots, the style's prompt. */
+  prompt: string;
+  firstFrame?: UpstreamImage;
+  lastFrame?: UpstreamImage;
+  /** `reference_image_url` and `reference_image_urls`, in the request's order. */
+  references: UpstreamImage[];
+  /** `brand_id`: its logo, then its reference image, whichever it has. */
+  brandImages: UpstreamImage[];
+  /** `product_ids` (or product shots' `product_id`): each product's image. */
+  productImages: UpstreamImage[];
+}
+
+/** Every image the request attaches as a reference, in the order the prompt names them. */
+export const attachedImages = (i: UpstreamInputs): UpstreamImage[] => [...i.references, ...i.brandImages, ...i.productImages];
 
 export interface UpstreamSubmission {
   providerJobId: string;
@@ -36,8 +62,11 @@ export interface UpstreamEngine {
   readonly kind: 'upstream';
   /** Sending the same attempt twice makes one job (an idempotency key, a client job id). */
   readonly dedupesSubmit: boolean;
-  /** Why this provider cannot make what the request asks (checked at create: a 400), or undefined. */
-  refuse(operation: GenerationOperation, params: Record<string, unknown>): string | undefined;
+  /**
+   * Why this provider cannot make what the request asks (checked at create: a 400), or undefined.
+   * `attachedImages` counts the reference images the request brings (URLs, brand, products).
+   */
+  refuse(operation: GenerationOperation, params: Record<string, unknown>, attachedImages: number): string | undefined;
   submit(request: UpstreamRequest, attempt: { id: string; webhookUrl?: string }, signal: AbortSignal): Promise<UpstreamSubmission>;
   poll(handle: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus>;
   cancel?(handle: Record<string, unknown>, signal: AbortSignal): Promise<void>;

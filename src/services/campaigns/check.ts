@@ -42,7 +42,7 @@ export function createRowChecker(db: Db, voices: Pick<VoiceService, 'require'>, 
         credits = TEXT_TO_SPEECH_CREDITS;
       } else {
         const resolved = await OPERATIONS[parsed.type].resolve(db, teamId, result.data);
-        const refusal = engines.refusal(parsed.type, resolved.params);
+        const refusal = engines.refusal(parsed.type, resolved.params, resolved.attachedImages);
         if (refusal) throw new AppError('validation_error', refusal);
         credits = resolved.credits;
       }

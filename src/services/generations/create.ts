@@ -19,7 +19,7 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
     const spec = OPERATIONS[operation];
     const r = await spec.resolve(trx, p.teamId, params);
     // What the routed provider cannot make is refused here, never accepted and failed later.
-    const refusal = engines.refusal(operation, r.params);
+    const refusal = engines.refusal(operation, r.params, r.attachedImages);
     if (refusal) throw new AppError('validation_error', refusal);
     const debit = await debitCredits(trx, p.teamId, r.credits);
     if (!debit.ok) {

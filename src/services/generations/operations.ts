@@ -29,6 +29,8 @@ export interface Resolved {
   productIds: string[];
   avatarIds: string[];
   sourceGenerationId?: string;
+  /** How many images the request attaches as references (URLs, the brand's, the products'): a provider may cap them. */
+  attachedImages?: number;
 }
 
 export interface OperationSpec {
@@ -77,7 +79,8 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
     async resolve(db, teamId, params) {
       const own = await ownBrandAndProducts(db, teamId, params.brand_id, params.product_ids);
       const kept = withOwnReferences(params, own);
-      return { type: 'ai-video', params: kept, credits: priceOf('ai-video', kept), productIds: own.productIds, avatarIds: [] };
+      const attachedImages = Number(!!params.reference_image_url) + params.reference_image_urls.length + (own.brand?.referenceImages ?? 0) + own.productIds.length;
+      return { type: 'ai-video', params: kept, credits: priceOf('ai-video', kept), productIds: own.productIds, avatarIds: [], attachedImages };
     },
   },
   'swap-avatar': {

@@ -13,6 +13,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../context.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';
+import { createUpstreamInputs } from './upstream-inputs.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
@@ -30,6 +31,7 @@ export function createUpstreamCore(
 ) {
   const { db, storage, config, log, engines, lifecycle } = deps;
   const toldOperator = new Set<string>();
+  const inputsOf = createUpstreamInputs({ db, storage, config });
 
   const schedulePoll = (upstreamJobId: string, delayMs: number) =>
     queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId }, { runAt: new Date(Date.now() + Math.max(0, delayMs)) });
@@ -86,12 +88,13 @@ export function createUpstreamCore(
         await failBoth(g, attempt.id, `the submission to ${engine.name} was interrupted and cannot be confirmed; it was not sent again so that it is never paid twice`);
         return;
       }
+      const inputs = await inputsOf(g);
       attempt ??= await insertSubmitting(db, g.id, engine.name);
       let submission;
       try {
         const webhookUrl = config.upstream.callbackBaseUrl && engine.verifyHook ? `${config.upstream.callbackBaseUrl}/hooks/${engine.name}` : undefined;
         submission = await engine.submit(
-          { generationId: g.id, operation: g.operation, params: g.params as Record<string, unknown> },
+          { generationId: g.id, operation: g.operation, params: g.params as Record<string, unknown>, inputs },
           { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}) },
           AbortSignal.timeout(60_000),
         );

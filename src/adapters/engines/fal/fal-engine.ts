@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
 import { callProvider } from '../upstream-http.ts';
-import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { createFalHookVerifier } from './webhook.ts';
 import { FAL_MODELS, falInput, falRefusal, type FalModel } from './fal-models.ts';
 
@@ -78,15 +78,17 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
     kind: 'upstream',
     dedupesSubmit: false,
 
-    refuse(operation: GenerationOperation, params: Record<string, unknown>) {
+    refuse(operation: GenerationOperation, params: Record<string, unknown>, attachedImages: number) {
       if (operation !== 'ai-video' || !FAL_MODELS.includes(params.model as FalModel)) {
         return `${String(params.model ?? operation)} is not served by the fal engine of this version (it serves ${FAL_MODELS.join(', ')})`;
       }
-      return falRefusal(params);
+      return falRefusal(params, attachedImages);
     },
 
     async submit(req: UpstreamRequest, attempt: { id: string; webhookUrl?: string }, signal: AbortSignal) {
-      const { endpoint, input } = falInput(req.params, opts.endpoints ?? {});
+      // Brand and product images reach fal as signed links to our stored copies (or the brand's own URLs).
+      const attached = attachedImages(req.inputs).map((i) => i.url);
+      const { endpoint, input } = falInput({ ...req.params, prompt: req.inputs.prompt }, opts.endpoints ?? {}, attached);
       const url = new URL(endpoint, base);
       if (attempt.webhookUrl) url.searchParams.set('fal_webhook', attempt.webhookUrl);
       const body = ((await call('POST', url.href, input, signal, true)) ?? {}) as { request_id?: unknown; status_url?: unknown; response_url?: unknown; cancel_url?: unknown };

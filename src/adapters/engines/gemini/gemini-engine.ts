@@ -3,7 +3,7 @@ import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { download } from '../../net/download.ts';
 import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
 import { callProvider, errorMessage } from '../upstream-http.ts';
-import { UpstreamError, type UpstreamEngine, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamImage, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { withoutSound } from './without-sound.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageSizeOf } from './gemini-map.ts';
 
@@ -25,7 +25,8 @@ export interface GeminiOptions {
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
-const MAX_FRAME_BYTES = 20 * 1024 * 1024;
+// The Gemini API takes a request of up to 20 MB; one image must leave room for the rest.
+const MAX_INLINE_BYTES = 15 * 1024 * 1024;
 
 export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
   const base = opts.apiUrl.replace(/\/+$/, '');
@@ -48,22 +49,24 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
       ...o,
     });
 
-  /** A frame the request names by URL, as inline bytes (the Gemini API takes no URLs). */
-  async function inlineImage(url: unknown): Promise<{ bytesBase64Encoded: string; mimeType: string }> {
-    try {
-      const r = await download(String(url), { maxBytes: MAX_FRAME_BYTES, allowPrivate: opts.allowPrivate, timeoutMs: 60_000 });
-      return { bytesBase64Encoded: r.bytes.toString('base64'), mimeType: r.contentType?.split(';')[0] ?? 'image/png' };
-    } catch (e) {
-      throw new UpstreamError('refused', `an input image could not be fetched: ${(e as Error).message}`, { cause: e });
-    }
+  /** An input image as inline bytes (the Gemini API takes no URLs). */
+  async function inline(image: UpstreamImage, signal: AbortSignal): Promise<{ data: string; mimeType: string }> {
+    const { bytes, mime } = await image.read(signal);
+    if (bytes.length > MAX_INLINE_BYTES) throw new UpstreamError('refused', `an input image is larger than the ${MAX_INLINE_BYTES >> 20} MB Gemini takes inline`);
+    return { data: bytes.toString('base64'), mimeType: mime.startsWith('image/') ? mime : 'image/png' };
   }
+  const veoImage = async (image: UpstreamImage, signal: AbortSignal) => {
+    const { data, mimeType } = await inline(image, signal);
+    return { bytesBase64Encoded: data, mimeType };
+  };
 
-  async function submitVideo(p: Record<string, unknown>, signal: AbortSignal) {
+  async function submitVideo({ params: p, inputs }: UpstreamRequest, signal: AbortSignal) {
     const model = GEMINI_VIDEO_MODELS[String(p.model)]!;
-    const instance: Record<string, unknown> = { prompt: p.prompt };
-    if (p.first_frame_image_url) instance.image = await inlineImage(p.first_frame_image_url);
-    if (p.last_frame_image_url) instance.lastFrame = await inlineImage(p.last_frame_image_url);
-    if (p.reference_image_url) instance.referenceImages = [{ image: await inlineImage(p.reference_image_url), referenceType: 'asset' }];
+    const instance: Record<string, unknown> = { prompt: inputs.prompt };
+    if (inputs.firstFrame) instance.image = await veoImage(inputs.firstFrame, signal);
+    if (inputs.lastFrame) instance.lastFrame = await veoImage(inputs.lastFrame, signal);
+    // Veo takes no brand or product images (the spec attaches those to Seedance and Kling O3 only).
+    if (inputs.references.length) instance.referenceImages = await Promise.all(inputs.references.map(async (r) => ({ image: await veoImage(r, signal), referenceType: 'asset' })));
     const body = { instances: [instance], parameters: { aspectRatio: p.aspect_ratio, durationSeconds: Number(p.duration), resolution: p.resolution, sampleCount: 1 } };
     const { json } = await call('POST', `${base}/models/${model}:predictLongRunning`, body, signal, { submit: true });
     const name = (json as { name?: unknown } | undefined)?.name;
@@ -71,13 +74,15 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
     return { providerJobId: name, handle: { kind: 'video', operation: name, sound: Boolean(p.generate_audio) } };
   }
 
-  async function makeImages(p: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus> {
+  async function makeImages({ params: p, inputs }: UpstreamRequest, signal: AbortSignal): Promise<UpstreamStatus> {
     const model = imageModels[String(p.model)]!;
     const outputs: UpstreamOutput[] = [];
+    // An edit, product shot or branded image sends its images inline after the prompt that names them.
+    const images = await Promise.all(attachedImages(inputs).map(async (image) => ({ inlineData: await inline(image, signal) })));
     // One image per call: quantity makes that many calls.
     for (let i = 0; i < Number(p.quantity ?? 1); i++) {
       const body = {
-        contents: [{ parts: [{ text: p.prompt }] }],
+        contents: [{ parts: [{ text: inputs.prompt }, ...images] }],
         generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: p.aspect_ratio, ...(p.model === 'pro' ? { imageSize: imageSizeOf(p.resolution) } : {}) } },
       };
       const { json } = await call('POST', `${base}/models/${model}:generateContent`, body, signal);
@@ -97,8 +102,8 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
     refuse: (operation: GenerationOperation, params: Record<string, unknown>) => geminiRefusal(operation, params),
 
     async submit(req: UpstreamRequest, _attempt, signal) {
-      if (req.operation === 'ai-video') return submitVideo(req.params, signal);
-      const done = await makeImages(req.params, signal);
+      if (req.operation === 'ai-video') return submitVideo(req, signal);
+      const done = await makeImages(req, signal);
       return { providerJobId: `images-${req.generationId}`, handle: { kind: 'image' }, done };
     },
 

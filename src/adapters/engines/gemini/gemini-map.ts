@@ -5,7 +5,8 @@
  * image is {bytesBase64Encoded, mimeType}, and parameters {aspectRatio, durationSeconds,
  * resolution, sampleCount}; generateAudio is not accepted by the Gemini Developer API, Veo 3.1
  * makes sound always) and https://ai.google.dev/gemini-api/docs/image-generation (generateContent
- * with generationConfig {responseModalities ["IMAGE"], imageConfig {aspectRatio, imageSize}}).
+ * with contents[0].parts [{text}, {inlineData {mimeType, data}}...] and generationConfig
+ * {responseModalities ["IMAGE"], imageConfig {aspectRatio, imageSize}}).
  */
 export const GEMINI_VIDEO_MODELS: Readonly<Record<string, string>> = {
   'veo-3.1': 'veo-3.1-generate-preview',
@@ -15,6 +16,8 @@ export const GEMINI_DEFAULT_IMAGE_MODELS: Readonly<Record<string, string>> = { f
 
 const VEO_RATIOS = ['16:9', '9:16'];
 const VEO_RESOLUTIONS = ['720p', '1080p'];
+// Images, edits and product shots are one generateContent call with the references inline.
+const IMAGE_OPERATIONS = ['text-to-image', 'image-edit', 'product-shots'];
 const IMAGE_RATIOS = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'];
 
 export function geminiRefusal(operation: string, params: Record<string, unknown>): string | undefined {
@@ -25,13 +28,12 @@ export function geminiRefusal(operation: string, params: Record<string, unknown>
     if (params.reference_image_url && model === 'veo-3.1-fast') return 'reference_image_url: veo-3.1-fast on Gemini takes no reference image';
     return undefined;
   }
-  if (operation === 'text-to-image' && GEMINI_DEFAULT_IMAGE_MODELS[model]) {
+  if (IMAGE_OPERATIONS.includes(operation) && GEMINI_DEFAULT_IMAGE_MODELS[model]) {
     if (!IMAGE_RATIOS.includes(String(params.aspect_ratio))) return `aspect_ratio: ${model} on Gemini makes ${IMAGE_RATIOS.join(', ')} images, not ${String(params.aspect_ratio)}`;
     if (model === 'fast' && params.resolution !== '1k') return `resolution: fast on Gemini makes 1k images only, not ${String(params.resolution)}`;
-    if (params.brand_id || (Array.isArray(params.product_ids) && params.product_ids.length > 0)) return `brand_id: ${model} on Gemini takes no brand or product images in this version`;
     return undefined;
   }
-  return `${model} (${operation}) is not served by the Gemini engine of this version (it serves ${Object.keys(GEMINI_VIDEO_MODELS).join(', ')} videos and ${Object.keys(GEMINI_DEFAULT_IMAGE_MODELS).join(', ')} text-to-image)`;
+  return `${model} (${operation}) is not served by the Gemini engine of this version (it serves ${Object.keys(GEMINI_VIDEO_MODELS).join(', ')} videos and ${Object.keys(GEMINI_DEFAULT_IMAGE_MODELS).join(', ')} images)`;
 }
 
 export const imageSizeOf = (resolution: unknown): string => String(resolution ?? '1k').toUpperCase();

@@ -2,13 +2,14 @@ import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
 import { callProvider, errorMessage } from '../upstream-http.ts';
-import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamImage, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { OPENAI_DEFAULT_IMAGE_MODELS, imageQuality, imageSize, openaiRefusal, soraSize } from './openai-map.ts';
 
 /*
  * The OpenAI API as openai/openai-node implements it: src/resources/videos.ts (create, retrieve
  * with status queued | in_progress | completed | failed and `error {code, message}`, content at
- * GET /videos/{id}/content) and src/resources/images.ts (generations, b64_json answers). Auth:
+ * GET /videos/{id}/content) and src/resources/images.ts (generations; edits as multipart with the
+ * images; b64_json answers). Auth:
  * `Authorization: Bearer <key>`; errors `{error: {message, type, code}}`; 429 with retry-after.
  * No idempotency key: a video submit whose answer is lost is not sent again.
  */
@@ -44,6 +45,18 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
       ...o,
     });
 
+  /** The edit request: the fields and each input image as an `image[]` file, in the order the prompt names them. */
+  async function editForm(fields: Record<string, string | number>, images: UpstreamImage[], signal: AbortSignal): Promise<FormData> {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, String(v));
+    for (const [i, image] of images.entries()) {
+      const { bytes, mime } = await image.read(signal);
+      const type = mime.startsWith('image/') ? mime : 'image/png';
+      form.append('image[]', new Blob([new Uint8Array(bytes)], { type }), `image-${i + 1}.${type.slice(6).replace('jpeg', 'jpg')}`);
+    }
+    return form;
+  }
+
   return {
     name: 'openai',
     kind: 'upstream',
@@ -54,14 +67,17 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
     async submit(req: UpstreamRequest, _attempt, signal) {
       const p = req.params;
       if (req.operation === 'ai-video') {
-        const { json } = await call('POST', '/videos', { model: p.model, prompt: p.prompt, seconds: String(p.duration), size: soraSize(p) }, signal, { submit: true });
+        const { json } = await call('POST', '/videos', { model: p.model, prompt: req.inputs.prompt, seconds: String(p.duration), size: soraSize(p) }, signal, { submit: true });
         const id = (json as { id?: unknown } | undefined)?.id;
         if (typeof id !== 'string' || !id) throw new UpstreamError('unsent_unknown', 'OpenAI answered the submit without a video id');
         return { providerJobId: id, handle: { kind: 'video', id } };
       }
       // Images answer at once. A 5xx there made nothing and bills nothing: it is simply tried again.
-      const body = { model: imageModels[String(p.model)] ?? 'gpt-image-1', prompt: p.prompt, n: Number(p.quantity ?? 1), size: imageSize(String(p.aspect_ratio)), quality: imageQuality(p) };
-      const { json } = await call('POST', '/images/generations', body, signal);
+      const fields = { model: imageModels[String(p.model)] ?? 'gpt-image-1', prompt: req.inputs.prompt, n: Number(p.quantity ?? 1), size: imageSize(String(p.aspect_ratio)), quality: imageQuality(p) };
+      const inputImages = attachedImages(req.inputs);
+      const { json } = inputImages.length
+        ? await call('POST', '/images/edits', await editForm(fields, inputImages, signal), signal)
+        : await call('POST', '/images/generations', fields, signal);
       const data = (json as { data?: Array<{ b64_json?: unknown }>; created?: unknown } | undefined)?.data ?? [];
       const images: Buffer[] = [];
       for (const d of data) if (typeof d.b64_json === 'string') images.push(Buffer.from(d.b64_json, 'base64'));

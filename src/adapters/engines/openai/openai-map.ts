@@ -2,13 +2,16 @@
  * Our requests in the OpenAI API's terms, per openai/openai-node src/resources/videos.ts (POST
  * /videos {prompt, model, seconds "4" | "8" | "12", size 720x1280 | 1280x720 | 1024x1792 |
  * 1792x1024}) and src/resources/images.ts (POST /images/generations {model, prompt, n 1-10,
- * size 1024x1024 | 1536x1024 | 1024x1536, quality low | medium | high}, answers b64_json).
+ * size 1024x1024 | 1536x1024 | 1024x1536, quality low | medium | high}, answers b64_json; POST
+ * /images/edits, the same fields as multipart with the input images as `image[]` files).
  */
 export const OPENAI_VIDEO_MODELS = ['sora-2', 'sora-2-pro'] as const;
 export const OPENAI_IMAGE_MODELS = ['gpt-2', 'gpt-2.5'] as const;
 export const OPENAI_DEFAULT_IMAGE_MODELS: Readonly<Record<string, string>> = { 'gpt-2': 'gpt-image-1', 'gpt-2.5': 'gpt-image-1' };
 
 const SECONDS = [4, 8, 12];
+// A request with images (an edit, a product shot, a branded image) goes to /images/edits.
+const IMAGE_OPERATIONS = ['text-to-image', 'image-edit', 'product-shots'];
 
 export function openaiRefusal(operation: string, params: Record<string, unknown>): string | undefined {
   const model = String(params.model);
@@ -18,14 +21,11 @@ export function openaiRefusal(operation: string, params: Record<string, unknown>
     if (params.reference_image_url) return `reference_image_url: ${model} on OpenAI takes no reference image in this version`;
     return undefined;
   }
-  if (operation === 'text-to-image' && (OPENAI_IMAGE_MODELS as readonly string[]).includes(model)) {
+  if (IMAGE_OPERATIONS.includes(operation) && (OPENAI_IMAGE_MODELS as readonly string[]).includes(model)) {
     if (params.resolution !== '1k') return `resolution: ${model} on OpenAI makes 1k images only, not ${String(params.resolution)}`;
-    if (params.brand_id || (Array.isArray(params.product_ids) && params.product_ids.length > 0)) {
-      return `brand_id: ${model} on OpenAI takes no brand or product images in this version`;
-    }
     return undefined;
   }
-  return `${model} (${operation}) is not served by the OpenAI engine of this version (it serves ${OPENAI_VIDEO_MODELS.join(', ')} videos and ${OPENAI_IMAGE_MODELS.join(', ')} text-to-image)`;
+  return `${model} (${operation}) is not served by the OpenAI engine of this version (it serves ${OPENAI_VIDEO_MODELS.join(', ')} videos and ${OPENAI_IMAGE_MODELS.join(', ')} images)`;
 }
 
 /** The Videos API size: the ratio's orientation, the larger frame for hd or 1080p (sora-2-pro). */
