@@ -8,7 +8,8 @@ import { readBody, sendJson } from './http-fake.ts';
  * image, lastFrame, referenceImages}, parameters {aspectRatio, durationSeconds, resolution,
  * sampleCount}} -> an operation {name}; GET /{name} -> {done, response.generateVideoResponse
  * {generatedSamples[{video{uri}}] | raiMediaFilteredReasons}}; the video read from its uri with
- * the key; POST models/{model}:generateContent -> candidates[0].content.parts[].inlineData, or
+ * the key; POST models/{model}:generateContent {contents[0].parts [{text} | {inlineData {mimeType,
+ * data}}]} -> candidates[0].content.parts[].inlineData, or
  * promptFeedback.blockReason. Auth `x-goog-api-key`. A prompt with "forbidden" is filtered.
  */
 export async function startGeminiFake(opts: { key: string; video: Buffer; png: Buffer; pollsUntilDone?: number }) {
@@ -36,6 +37,10 @@ export async function startGeminiFake(opts: { key: string; video: Buffer; png: B
     const generate = /^\/v1beta\/models\/([\w.-]+):generateContent$/.exec(url.pathname);
     if (req.method === 'POST' && generate) {
       const body = JSON.parse(raw) as Record<string, any>;
+      // Each part is text or inline data with its MIME type and base64 bytes; anything else is refused.
+      const parts: any[] = body.contents?.[0]?.parts ?? [];
+      const bad = parts.find((p) => typeof p?.text !== 'string' && !(typeof p?.inlineData?.mimeType === 'string' && typeof p?.inlineData?.data === 'string' && /^[A-Za-z0-9+/]+=*$/.test(p.inlineData.data)));
+      if (!parts.length || bad) return sendJson(res, 400, { error: { code: 400, message: 'Invalid value at contents[0].parts', status: 'INVALID_ARGUMENT' } });
       imageCalls.push({ model: generate[1]!, body });
       if (/forbidden/i.test(String(body.contents?.[0]?.parts?.[0]?.text))) return sendJson(res, 200, { promptFeedback: { blockReason: 'SAFETY' } });
       return sendJson(res, 200, { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: opts.png.toString('base64') } }] }, finishReason: 'STOP' }] });

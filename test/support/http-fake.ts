@@ -1,10 +1,20 @@
 import type http from 'node:http';
 
-/** The whole request body as text. */
-export async function readBody(req: http.IncomingMessage): Promise<string> {
+/** The whole request body as bytes. */
+export async function readRaw(req: http.IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** The whole request body as text. */
+export async function readBody(req: http.IncomingMessage): Promise<string> {
+  return (await readRaw(req)).toString('utf8');
+}
+
+/** A multipart/form-data body, parsed the way a server's framework would (the WHATWG parser). */
+export async function readForm(req: http.IncomingMessage, raw: Buffer): Promise<FormData> {
+  return new Request('http://fake/', { method: 'POST', headers: { 'content-type': String(req.headers['content-type'] ?? '') }, body: new Uint8Array(raw) }).formData();
 }
 
 export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

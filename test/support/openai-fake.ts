@@ -1,22 +1,26 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readBody, sendJson } from './http-fake.ts';
+import { readForm, readRaw, sendJson } from './http-fake.ts';
 
 /*
  * A local stand-in for the OpenAI API, following openai/openai-node src/resources/videos.ts
  * (POST /v1/videos -> Video {id, object: "video", status queued | in_progress | completed |
  * failed, progress, error {code, message}}; GET /v1/videos/{id}; GET /v1/videos/{id}/content ->
- * the MP4) and src/resources/images.ts (POST /v1/images/generations -> {created, data: [{b64_json}]}).
+ * the MP4) and src/resources/images.ts (POST /v1/images/generations -> {created, data: [{b64_json}]};
+ * POST /v1/images/edits, multipart with the images as `image` or `image[]` files, the same answer).
  * Auth `Authorization: Bearer <key>`; errors `{error: {message, type, code}}`. It records what it
  * received. A prompt containing "forbidden" is refused the way each API refuses.
  */
 export async function startOpenAiFake(opts: { key: string; video: Buffer; png: Buffer; pollsUntilDone?: number }) {
   const videoCreates: Array<Record<string, unknown>> = [];
   const imageCreates: Array<Record<string, unknown>> = [];
+  /** Edits as received: the text fields, and each image file (field name, file name, type, bytes). */
+  const imageEdits: Array<{ fields: Record<string, string>; images: Array<{ field: string; filename: string; type: string; bytes: Buffer }> }> = [];
   const videos = new Map<string, { polls: number; forbidden: boolean; model: unknown; seconds: unknown; size: unknown }>();
   let counter = 0;
   const server = http.createServer(async (req, res) => {
-    const raw = await readBody(req);
+    const bytes = await readRaw(req);
+    const raw = bytes.toString('utf8');
     if (req.headers.authorization !== `Bearer ${opts.key}`) {
       return sendJson(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
     }
@@ -62,6 +66,26 @@ export async function startOpenAiFake(opts: { key: string; video: Buffer; png: B
       const n = Number(body.n ?? 1);
       return sendJson(res, 200, { created: Math.floor(Date.now() / 1000), data: Array.from({ length: n }, () => ({ b64_json: opts.png.toString('base64') })), usage: { total_tokens: 100 } });
     }
+    if (req.method === 'POST' && url.pathname === '/v1/images/edits') {
+      if (!String(req.headers['content-type']).startsWith('multipart/form-data')) {
+        return sendJson(res, 400, { error: { message: 'Invalid Content-Type header, expected multipart/form-data', type: 'invalid_request_error', code: null } });
+      }
+      const form = await readForm(req, bytes);
+      const fields: Record<string, string> = {};
+      const images: (typeof imageEdits)[number]['images'] = [];
+      for (const [name, value] of form.entries()) {
+        if (typeof value === 'string') fields[name] = value;
+        else if (name === 'image' || name === 'image[]') images.push({ field: name, filename: value.name, type: value.type, bytes: Buffer.from(await value.arrayBuffer()) });
+      }
+      if (!images.length) return sendJson(res, 400, { error: { message: "Missing required parameter: 'image'.", type: 'invalid_request_error', code: 'missing_required_parameter' } });
+      if (!fields.prompt) return sendJson(res, 400, { error: { message: "Missing required parameter: 'prompt'.", type: 'invalid_request_error', code: 'missing_required_parameter' } });
+      imageEdits.push({ fields, images });
+      if (/forbidden/i.test(fields.prompt)) {
+        return sendJson(res, 400, { error: { message: 'Your request was rejected by the safety system.', type: 'image_generation_user_error', code: 'moderation_blocked' } });
+      }
+      const n = Number(fields.n ?? 1);
+      return sendJson(res, 200, { created: Math.floor(Date.now() / 1000), data: Array.from({ length: n }, () => ({ b64_json: opts.png.toString('base64') })), usage: { total_tokens: 100 } });
+    }
     return sendJson(res, 404, { error: { message: 'Not found', type: 'invalid_request_error', code: null } });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,6 +94,7 @@ export async function startOpenAiFake(opts: { key: string; video: Buffer; png: B
     url,
     videoCreates,
     imageCreates,
+    imageEdits,
     videos,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,4 +1,4 @@
-import { request, type Dispatcher, type FormData as UndiciFormData } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
 import { isBlockedAddressError } from '../net/safe-dispatcher.ts';
@@ -62,14 +62,14 @@ export interface ProviderCall {
  */
 export async function callProvider(c: ProviderCall): Promise<{ raw: Buffer; json: unknown }> {
   let res: Dispatcher.ResponseData;
+  const payload = await encodeBody(c.body);
   try {
     res = await request(c.url, {
       method: c.method,
       dispatcher: c.dispatcher,
       signal: AbortSignal.any([c.signal, AbortSignal.timeout(c.timeoutMs)]),
-      headers: { ...c.headers, ...(c.body === undefined || c.body instanceof FormData ? {} : { 'content-type': 'application/json' }) },
-      // The global FormData is undici's own; only its type declarations differ.
-      ...(c.body === undefined ? {} : { body: c.body instanceof FormData ? (c.body as unknown as UndiciFormData) : JSON.stringify(c.body) }),
+      headers: { ...c.headers, ...(payload ? { 'content-type': payload.type } : {}) },
+      ...(payload ? { body: payload.bytes } : {}),
     });
   } catch (e) {
     if (isBlockedAddressError(e)) throw new UpstreamError('auth', `the ${c.provider} address is not allowed`, { cause: e });
@@ -82,6 +82,17 @@ export async function callProvider(c: ProviderCall): Promise<{ raw: Buffer; json
   const json = ok && c.binary ? undefined : parseJson(raw);
   if (ok) return { raw, json };
   throw httpFailure({ provider: c.provider, status: res.statusCode, retryAfter: res.headers['retry-after'], message: c.message(json), submit: Boolean(c.submit), ...(c.safeToResend ? { safeToResend: c.safeToResend } : {}) });
+}
+
+/**
+ * JSON, or a form encoded as multipart by the runtime's own encoder (Node's fetch): the bytes and
+ * their boundary are fixed before sending, so a retry sends exactly the same request.
+ */
+async function encodeBody(body: unknown): Promise<{ bytes: Buffer; type: string } | undefined> {
+  if (body === undefined) return undefined;
+  if (!(body instanceof FormData)) return { bytes: Buffer.from(JSON.stringify(body)), type: 'application/json' };
+  const encoded = new Response(body);
+  return { bytes: Buffer.from(await encoded.arrayBuffer()), type: encoded.headers.get('content-type') ?? 'multipart/form-data' };
 }
 
 function parseJson(raw: Buffer): unknown {
