@@ -3,12 +3,14 @@ import { startFalFake, type FalFake } from '../support/fal-fake.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
 
 const FAL_KEY = 'fal-test-key-kling:5e1b77c2a9';
 const ROUTES = 'kling-o3=fal,seedance-2.0=fal,seedance-2.0-fast=fal,seedance-2.0-frames=fal,seedance-2.0-frames-fast=fal,*=local';
 let fal: FalFake;
 let host: Awaited<ReturnType<typeof startImageHost>>;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 let productPng: Buffer;
 let svc: TestService;
 let t: Awaited<ReturnType<TestService['team']>>;
@@ -21,6 +23,8 @@ beforeAll(async () => {
   host = await startImageHost({ '/p.png': sendBytes(productPng, 'image/png'), '/logo.png': sendBytes(await pngBytes(16, 16, '#000000'), 'image/png') });
   svc = await startTestService({ FAL_KEY, FAL_QUEUE_URL: fal.url, ENGINE_ROUTES: ROUTES, UPSTREAM_POLL_MS: '40' }, { worker: true });
   t = await svc.team({ credits: 100_000 });
+  receiver = await startWebhookReceiver();
+  await svc.app.services.teams.setWebhook(t.keyId, receiver.url);
   const brand = await svc.app.db
     .insertInto('brands')
     .values({ team_id: t.teamId, name: 'Acme', logo_url: host.url('/logo.png'), reference_image_url: 'https://brand.example/ref.jpg' })
@@ -37,6 +41,7 @@ afterAll(async () => {
   await svc?.close();
   await fal?.close();
   await host?.close();
+  await receiver?.close();
 });
 
 const create = (body: Record<string, unknown>) => svc.api('POST', '/api/v1/videos/ai-video', { key: t.key, body });
@@ -197,5 +202,26 @@ describe('Seedance 2.0 on fal', () => {
     expect(fal.submits.length).toBe(count + 1);
     const after = await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow();
     expect(after.credits_used).toBeGreaterThan(credits_used);
+  });
+});
+
+describe('what the team sees of an upstream generation', () => {
+  it('its webhook: generation.completed with our result link, and no provider key in any webhook, log line or row', async () => {
+    const res = await create({ model: 'seedance-2.0', prompt: 'webhook after fal', aspect_ratio: '1:1', duration: 4 });
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(g.status).toBe('completed');
+    await expect.poll(() => receiver.received.filter((r) => r.raw.includes(res.body.generation_id)).length, { timeout: 10_000 }).toBe(1);
+    const body = JSON.parse(receiver.received.find((r) => r.raw.includes(res.body.generation_id))!.raw.toString());
+    expect(body).toMatchObject({ event: 'generation.completed', generation_id: res.body.generation_id, type: 'ai-video', status: 'completed' });
+    expect(String(body.result_url).startsWith(`${svc.baseUrl}/files/`)).toBe(true);
+    const rows = JSON.stringify([
+      await svc.app.db.selectFrom('upstream_jobs').selectAll().execute(),
+      await svc.app.db.selectFrom('upstream_job_events').selectAll().execute(),
+      await svc.app.db.selectFrom('generations').select(['params', 'error']).execute(),
+    ]);
+    for (const text of [rows, svc.logLines.join('\n'), ...receiver.received.map((r) => r.raw.toString())]) {
+      expect(text).not.toContain(FAL_KEY);
+      expect(text).not.toContain('5e1b77c2a9');
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient } from '../support/graphql-client.ts';
-import { pngBytes } from '../support/image-host.ts';
+import sharp from 'sharp';
+import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { startOpenAiFake } from '../support/openai-fake.ts';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
@@ -48,6 +49,20 @@ describe('Sora on the OpenAI Videos API', () => {
     const res = await post('/videos/ai-video', { model: 'sora-2-pro', prompt: 'tall and sharp', aspect_ratio: '9:16', duration: 12, hd: true });
     expect((await waitForGeneration(svc, t.key, res.body.generation_id)).status).toBe('completed');
     expect(openai.videoCreates.find((c) => c.prompt === 'tall and sharp')).toMatchObject({ model: 'sora-2-pro', seconds: '12', size: '1024x1792' });
+  });
+
+  it('a reference image becomes input_reference, fitted to the exact size of the video', async () => {
+    const host = await startImageHost({ '/ref.png': sendBytes(await pngBytes(300, 100, '#00aa00'), 'image/png') });
+    try {
+      const res = await post('/videos/ai-video', { model: 'sora-2', prompt: 'from a picture', aspect_ratio: '9:16', duration: 4, reference_image_url: host.url('/ref.png') });
+      expect((await waitForGeneration(svc, t.key, res.body.generation_id)).status).toBe('completed');
+    } finally {
+      await host.close();
+    }
+    expect(openai.videoCreates.find((c) => c.prompt === 'from a picture')).toEqual({ model: 'sora-2', prompt: 'from a picture', seconds: '4', size: '720x1280' });
+    const ref = openai.videoReferences.get('from a picture')!;
+    expect(ref.type).toBe('image/png');
+    expect(await sharp(ref.bytes).metadata()).toMatchObject({ width: 720, height: 1280, format: 'png' });
   });
 
   it('a duration OpenAI does not make is a 400 at create, nothing charged', async () => {

@@ -4,7 +4,7 @@ import { readForm, readRaw, sendJson } from './http-fake.ts';
 
 /*
  * A local stand-in for the OpenAI API, following openai/openai-node src/resources/videos.ts
- * (POST /v1/videos -> Video {id, object: "video", status queued | in_progress | completed |
+ * (POST /v1/videos, multipart, `input_reference` a file -> Video {id, object: "video", status queued | in_progress | completed |
  * failed, progress, error {code, message}}; GET /v1/videos/{id}; GET /v1/videos/{id}/content ->
  * the MP4) and src/resources/images.ts (POST /v1/images/generations -> {created, data: [{b64_json}]};
  * POST /v1/images/edits, multipart with the images as `image` or `image[]` files, the same answer).
@@ -14,6 +14,8 @@ import { readForm, readRaw, sendJson } from './http-fake.ts';
 export async function startOpenAiFake(opts: { key: string; video: Buffer; png: Buffer; pollsUntilDone?: number }) {
   const videoCreates: Array<Record<string, unknown>> = [];
   const imageCreates: Array<Record<string, unknown>> = [];
+  /** The input_reference file of each video create, by prompt. */
+  const videoReferences = new Map<string, { type: string; bytes: Buffer }>();
   /** Edits as received: the text fields, and each image file (field name, file name, type, bytes). */
   const imageEdits: Array<{ fields: Record<string, string>; images: Array<{ field: string; filename: string; type: string; bytes: Buffer }> }> = [];
   const videos = new Map<string, { polls: number; forbidden: boolean; model: unknown; seconds: unknown; size: unknown }>();
@@ -26,7 +28,17 @@ export async function startOpenAiFake(opts: { key: string; video: Buffer; png: B
     }
     const url = new URL(req.url ?? '/', 'http://fake');
     if (req.method === 'POST' && url.pathname === '/v1/videos') {
-      const body = JSON.parse(raw) as Record<string, unknown>;
+      // The SDK sends the create as multipart (input_reference is a file upload).
+      if (!String(req.headers['content-type']).startsWith('multipart/form-data')) {
+        return sendJson(res, 400, { error: { message: 'Invalid Content-Type header, expected multipart/form-data', type: 'invalid_request_error', code: null } });
+      }
+      const form = await readForm(req, bytes);
+      const body: Record<string, unknown> = {};
+      for (const [name, value] of form.entries()) {
+        if (typeof value === 'string') body[name] = value;
+        else if (name === 'input_reference') videoReferences.set(String(form.get('prompt')), { type: value.type, bytes: Buffer.from(await value.arrayBuffer()) });
+      }
+      if (!body.prompt) return sendJson(res, 400, { error: { message: "Missing required parameter: 'prompt'.", type: 'invalid_request_error', code: 'missing_required_parameter' } });
       videoCreates.push(body);
       const id = `video_${++counter}`;
       videos.set(id, { polls: 0, forbidden: /forbidden/i.test(String(body.prompt)), model: body.model, seconds: body.seconds, size: body.size });
@@ -93,6 +105,7 @@ export async function startOpenAiFake(opts: { key: string; video: Buffer; png: B
   return {
     url,
     videoCreates,
+    videoReferences,
     imageCreates,
     imageEdits,
     videos,

@@ -1,12 +1,14 @@
 import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
+import { fitFrame } from '../../media/fit-frame.ts';
 import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
 import { callProvider, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamImage, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { OPENAI_DEFAULT_IMAGE_MODELS, imageQuality, imageSize, openaiRefusal, soraSize } from './openai-map.ts';
 
 /*
- * The OpenAI API as openai/openai-node implements it: src/resources/videos.ts (create, retrieve
+ * The OpenAI API as openai/openai-node implements it: src/resources/videos.ts (create as multipart
+ * with `input_reference` as an image file, retrieve
  * with status queued | in_progress | completed | failed and `error {code, message}`, content at
  * GET /videos/{id}/content) and src/resources/images.ts (generations; edits as multipart with the
  * images; b64_json answers). Auth:
@@ -57,6 +59,21 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
     return form;
   }
 
+  /** The Videos API create, multipart like the SDK's; a reference image is the first frame, fitted to the size asked. */
+  async function videoForm({ params: p, inputs }: UpstreamRequest, signal: AbortSignal): Promise<FormData> {
+    const size = soraSize(p);
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ model: String(p.model), prompt: inputs.prompt, seconds: String(p.duration), size })) form.append(k, v);
+    const reference = inputs.references[0];
+    if (reference) {
+      const [w, h] = size.split('x').map(Number) as [number, number];
+      const frame = await fitFrame((await reference.read(signal)).bytes, w, h);
+      if (!frame) throw new UpstreamError('refused', 'the reference image could not be read as an image');
+      form.append('input_reference', new Blob([new Uint8Array(frame)], { type: 'image/png' }), 'reference.png');
+    }
+    return form;
+  }
+
   return {
     name: 'openai',
     kind: 'upstream',
@@ -67,7 +84,7 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
     async submit(req: UpstreamRequest, _attempt, signal) {
       const p = req.params;
       if (req.operation === 'ai-video') {
-        const { json } = await call('POST', '/videos', { model: p.model, prompt: req.inputs.prompt, seconds: String(p.duration), size: soraSize(p) }, signal, { submit: true });
+        const { json } = await call('POST', '/videos', await videoForm(req, signal), signal, { submit: true });
         const id = (json as { id?: unknown } | undefined)?.id;
         if (typeof id !== 'string' || !id) throw new UpstreamError('unsent_unknown', 'OpenAI answered the submit without a video id');
         return { providerJobId: id, handle: { kind: 'video', id } };

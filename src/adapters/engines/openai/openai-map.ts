@@ -1,8 +1,8 @@
 /*
  * Our requests in the OpenAI API's terms, per openai/openai-node src/resources/videos.ts (POST
- * /videos {prompt, model, seconds "4" | "8" | "12", size 720x1280 | 1280x720 | 1024x1792 |
- * 1792x1024}) and src/resources/images.ts (POST /images/generations {model, prompt, n 1-10,
- * size 1024x1024 | 1536x1024 | 1024x1536, quality low | medium | high}, answers b64_json; POST
+ * /videos, multipart {prompt, model, seconds "4" | "8" | "12", size 720x1280 | 1280x720 | 1024x1792 |
+ * 1792x1024, input_reference: an image of exactly that size}) and src/resources/images.ts (POST
+ * /images/generations {model, prompt, n 1-10, size 1024x1024 | 1536x1024 | 1024x1536, quality low | medium | high}, answers b64_json; POST
  * /images/edits, the same fields as multipart with the input images as `image[]` files).
  */
 export const OPENAI_VIDEO_MODELS = ['sora-2', 'sora-2-pro'] as const;
@@ -18,7 +18,6 @@ export function openaiRefusal(operation: string, params: Record<string, unknown>
   if (operation === 'ai-video' && (OPENAI_VIDEO_MODELS as readonly string[]).includes(model)) {
     if (!SECONDS.includes(Number(params.duration))) return `duration: ${model} on OpenAI makes ${SECONDS.join(', ')} second videos, not ${String(params.duration)}`;
     if (model === 'sora-2' && (params.hd || params.resolution === '1080p')) return 'hd: sora-2 on OpenAI makes 720p only; ask sora-2-pro for hd';
-    if (params.reference_image_url) return `reference_image_url: ${model} on OpenAI takes no reference image in this version`;
     return undefined;
   }
   if (IMAGE_OPERATIONS.includes(operation) && (OPENAI_IMAGE_MODELS as readonly string[]).includes(model)) {
