@@ -23,18 +23,10 @@
  *   bytedance/seedance-2.0/fast (no 1080p).
  * Every result is {video: {url}}.
  */
-export const FAL_MODELS = [
-  'veo-3.1',
-  'veo-3.1-fast',
-  'sora-2',
-  'sora-2-pro',
-  'kling-2.6',
-  'kling-o3',
-  'seedance-2.0',
-  'seedance-2.0-fast',
-  'seedance-2.0-frames',
-  'seedance-2.0-frames-fast',
-] as const;
+import { VIDEO_MODELS } from '../../../domain/generation-types.ts';
+
+/** fal serves every ai-video model of the spec. */
+export const FAL_MODELS = VIDEO_MODELS;
 export type FalModel = (typeof FAL_MODELS)[number];
 
 /** Which endpoint of a model's family the request needs. */
