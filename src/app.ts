@@ -9,6 +9,7 @@ import { createOpenAiEngine } from './adapters/engines/openai/openai-engine.ts';
 import { createGeminiEngine } from './adapters/engines/gemini/gemini-engine.ts';
 import { createEngineRegistry, type AnyEngine, type EngineRegistry } from './adapters/engines/registry.ts';
 import { createSpeechEngine } from './adapters/engines/speech/select.ts';
+import { createHeyGenEngine } from './adapters/engines/heygen/heygen-engine.ts';
 import { createPgEventBus, type EventBus } from './events/pg-events.ts';
 import type { JobContext } from './jobs/context.ts';
 import { createAdLibraryReader } from './services/ad-library/read.ts';
@@ -59,7 +60,8 @@ export interface App extends Deps {
 function buildEngines(config: Readonly<Config>): EngineRegistry {
   const engines: AnyEngine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs })];
   const { fal } = config.upstream;
-  const { openai, gemini } = config.upstream;
+  const { openai, gemini, heygen } = config.upstream;
+  if (heygen) engines.push(createHeyGenEngine({ apiUrl: heygen.apiUrl, apiKey: heygen.apiKey, languages: heygen.languages, allowPrivate: config.allowPrivateNetworkUrls }));
   if (gemini) engines.push(createGeminiEngine({ apiUrl: gemini.apiUrl, apiKey: gemini.apiKey, imageModels: gemini.imageModels, allowPrivate: config.allowPrivateNetworkUrls }));
   if (openai) engines.push(createOpenAiEngine({ baseUrl: openai.baseUrl, apiKey: openai.apiKey, imageModels: openai.imageModels, allowPrivate: config.allowPrivateNetworkUrls }));
   if (fal) engines.push(createFalEngine({ queueUrl: fal.queueUrl, apiKey: fal.apiKey, jwksUrl: fal.jwksUrl, endpoints: fal.endpoints, allowPrivate: config.allowPrivateNetworkUrls }));
@@ -72,6 +74,7 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
   const voiceovers = createVoiceoverService(deps, voices, speech);
   const lifecycle = createGenerationLifecycle(deps);
   return {
+    speech,
     voices,
     voiceovers,
     adLibrary: createAdLibraryReader(deps),
@@ -104,7 +107,7 @@ function buildRunners(deps: Deps, services: Services, engines: EngineRegistry) {
     backoffMs: adLibrary.sourceBackoffMs,
     maxAttempts: adLibrary.sourceMaxAttempts,
   });
-  const upstream = createUpstreamCore({ ...deps, engines, lifecycle: services.lifecycle });
+  const upstream = createUpstreamCore({ ...deps, engines, lifecycle: services.lifecycle, speech: services.speech });
   return {
     upstream,
     generations: createGenerationRunner({ ...deps, engines, lifecycle: services.lifecycle, upstream }),

@@ -45,6 +45,10 @@ const envSchema = z.object({
   GEMINI_API_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
   GEMINI_IMAGE_MODELS: z.string().optional().transform(parsePairs),
   FAL_JWKS_URL: z.string().url().default('https://rest.alpha.fal.ai/.well-known/jwks.json'),
+  HEYGEN_API_KEY: z.string().optional(),
+  HEYGEN_API_URL: z.string().url().default('https://api.heygen.com'),
+  // HeyGen's language names hold commas ("Chinese (Mandarin, Simplified)"): pairs are split on ';'.
+  HEYGEN_LANGUAGES: z.string().optional().transform((raw, ctx) => parsePairs(raw, ctx, ';')),
   UPSTREAM_WEBHOOKS: flag.default(true),
   GENERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(1800),
   ENGINE_ATTEMPT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
@@ -103,6 +107,7 @@ export interface Config {
     fal: { apiKey: string; queueUrl: string; jwksUrl: string; endpoints: Readonly<Record<string, string>> } | undefined;
     openai: { apiKey: string; baseUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
     gemini: { apiKey: string; apiUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
+    heygen: { apiKey: string; apiUrl: string; languages: Readonly<Record<string, string>> } | undefined;
   };
   /** A generation still processing after this long is failed and refunded by the sweeper. */
   generationTimeoutSeconds: number;
@@ -207,6 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       callbackBaseUrl: e.PUBLIC_BASE_URL && e.UPSTREAM_WEBHOOKS ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
       gemini: e.GEMINI_API_KEY ? Object.freeze({ apiKey: e.GEMINI_API_KEY, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }) : undefined,
       openai: e.OPENAI_API_KEY ? Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }) : undefined,
+      heygen: e.HEYGEN_API_KEY ? Object.freeze({ apiKey: e.HEYGEN_API_KEY, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }) : undefined,
       fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,
     }),
     generationTimeoutSeconds: e.GENERATION_TIMEOUT_SECONDS,
@@ -268,9 +274,9 @@ function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 /** `a=b,c=d` (the form of ENGINE_ROUTES) into an object. */
-function parsePairs(raw: string | undefined, ctx: z.RefinementCtx<string | undefined>): Readonly<Record<string, string>> {
+function parsePairs(raw: string | undefined, ctx: z.RefinementCtx<string | undefined>, separator = ','): Readonly<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const pair of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const pair of (raw ?? '').split(separator).map((s) => s.trim()).filter(Boolean)) {
     const i = pair.indexOf('=');
     if (i <= 0 || i === pair.length - 1) ctx.addIssue({ code: 'custom', message: `"${pair}" is not name=value` });
     else out[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();

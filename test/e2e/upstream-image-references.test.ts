@@ -117,7 +117,7 @@ describe('OpenAI /images/edits', () => {
     const res = await post('/images/edit', { model: 'gpt-2', prompt: 'missing reference', aspect_ratio: '1:1', reference_image_urls: [host.url('/nope.png')] });
     const g = await waitForGeneration(svc, t.key, res.body.generation_id);
     expect(g.status).toBe('failed');
-    expect(g.error).toMatch(/^an input image could not be fetched: /);
+    expect(g.error).toMatch(/^an input file could not be fetched: /);
     expect(openai.imageEdits.some((e) => e.fields.prompt?.startsWith('missing reference'))).toBe(false);
     expect((await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow()).credits_used).toBe(before);
   });

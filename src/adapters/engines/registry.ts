@@ -4,7 +4,10 @@ import { isUpstreamEngine, type UpstreamEngine } from './upstream.ts';
 export type AnyEngine = (Engine & { kind?: 'local' }) | UpstreamEngine;
 
 /** The providers adforge knows, with the variable that turns each on. */
-const PROVIDER_KEYS: Readonly<Record<string, string>> = { fal: 'FAL_KEY', openai: 'OPENAI_API_KEY', gemini: 'GEMINI_API_KEY' };
+const PROVIDER_KEYS: Readonly<Record<string, string>> = { fal: 'FAL_KEY', openai: 'OPENAI_API_KEY', gemini: 'GEMINI_API_KEY', heygen: 'HEYGEN_API_KEY' };
+
+/** The model a route names for a request: `model`, or a talking avatar's `lipsync_model`. */
+export const routeModel = (params: Record<string, unknown>): unknown => params.model ?? params.lipsync_model;
 
 /**
  * Which engine makes what: routes are `key=engine` pairs where the key is a model of the request
@@ -34,7 +37,7 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
     byName: (name: string): AnyEngine | undefined => byName.get(name),
     /** Why the routed provider cannot make this request (a 400 at create), or undefined. */
     refusal(operation: string, params: Record<string, unknown>, attachedImages = 0): string | undefined {
-      const engine = engineFor({ model: params.model, operation });
+      const engine = engineFor({ model: routeModel(params), operation });
       return isUpstreamEngine(engine) ? engine.refuse(operation as never, params, attachedImages) : undefined;
     },
   };

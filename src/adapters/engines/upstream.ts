@@ -14,8 +14,8 @@ export interface UpstreamRequest {
   inputs: UpstreamInputs;
 }
 
-/** An input image: a link the provider can fetch, and its bytes for providers that take images inline. */
-export interface UpstreamImage {
+/** An input file (image, audio, video): a link the provider can fetch, and its bytes for providers that take files inline. */
+export interface UpstreamFile {
   /** The request's own URL, or a signed link to our stored copy (reachable on PUBLIC_BASE_URL or S3). */
   url: string;
   /** Read through the SSRF-safe downloader or from storage; a failure is the provider's refusal to use it. */
@@ -25,18 +25,24 @@ export interface UpstreamImage {
 export interface UpstreamInputs {
   /** The prompt as the provider gets it: for images, brand identity and product details woven in; for product shots, the style's prompt. */
   prompt: string;
-  firstFrame?: UpstreamImage;
-  lastFrame?: UpstreamImage;
+  firstFrame?: UpstreamFile;
+  lastFrame?: UpstreamFile;
   /** `reference_image_url` and `reference_image_urls`, in the request's order. */
-  references: UpstreamImage[];
+  references: UpstreamFile[];
   /** `brand_id`: its logo, then its reference image, whichever it has. */
-  brandImages: UpstreamImage[];
+  brandImages: UpstreamFile[];
   /** `product_ids` (or product shots' `product_id`): each product's image. */
-  productImages: UpstreamImage[];
+  productImages: UpstreamFile[];
+  /** talking-avatar and swap-avatar: the face (the avatar's image, the product's for `avatar_type: product`, or swap's `image_url`). */
+  face?: UpstreamFile;
+  /** talking-avatar: what the avatar says, always ours: the team's voiceover, or the script spoken by adforge's speech engine (MP3). */
+  speech?: UpstreamFile;
+  /** swap-avatar, localize, video edit: the source video (`video_url`, or a completed generation's result as a signed link). */
+  video?: UpstreamFile;
 }
 
 /** Every image the request attaches as a reference, in the order the prompt names them. */
-export const attachedImages = (i: UpstreamInputs): UpstreamImage[] => [...i.references, ...i.brandImages, ...i.productImages];
+export const attachedImages = (i: UpstreamInputs): UpstreamFile[] => [...i.references, ...i.brandImages, ...i.productImages];
 
 export interface UpstreamSubmission {
   providerJobId: string;
@@ -60,8 +66,11 @@ export type UpstreamStatus =
 export interface UpstreamEngine {
   readonly name: string;
   readonly kind: 'upstream';
-  /** Sending the same attempt twice makes one job (an idempotency key, a client job id). */
-  readonly dedupesSubmit: boolean;
+  /**
+   * Sending the same attempt twice makes one job for this operation (an idempotency key, a client
+   * job id): only then may a submit interrupted before its answer be sent again.
+   */
+  dedupesSubmit(operation: GenerationOperation): boolean;
   /**
    * Why this provider cannot make what the request asks (checked at create: a 400), or undefined.
    * `attachedImages` counts the reference images the request brings (URLs, brand, products).

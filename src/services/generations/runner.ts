@@ -1,5 +1,5 @@
 import { EngineError, type EngineResult } from '../../adapters/engines/engine.ts';
-import type { EngineRegistry } from '../../adapters/engines/registry.ts';
+import { routeModel, type EngineRegistry } from '../../adapters/engines/registry.ts';
 import { isUpstreamEngine } from '../../adapters/engines/upstream.ts';
 import { DownloadError } from '../../adapters/net/download.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
@@ -35,7 +35,7 @@ export function createGenerationRunner(
     async run(generationId: string, attempt: Attempt): Promise<void> {
       const g = await findGenerationById(db, generationId);
       if (!g || g.status !== 'processing') return;
-      const engine = engines.engineFor({ model: (g.params as { model?: unknown }).model, operation: g.operation });
+      const engine = engines.engineFor({ model: routeModel(g.params as Record<string, unknown>), operation: g.operation });
       // Upstream: submit and return; polls finish it without holding this worker slot.
       if (isUpstreamEngine(engine)) return upstream.start(g, engine);
       const lastAttempt = attempt.number >= attempt.max;

@@ -1,13 +1,18 @@
 import type { GenerationRow } from '../../db/types.ts';
 import { weaveImagePrompt, type PromptBrand } from '../../domain/reference-prompt.ts';
-import { UpstreamError, type UpstreamImage, type UpstreamInputs } from '../../adapters/engines/upstream.ts';
+import { UpstreamError, type UpstreamFile, type UpstreamInputs } from '../../adapters/engines/upstream.ts';
 import { download } from '../../adapters/net/download.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
+import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
+import { findAvatarById } from '../../repositories/avatars.ts';
 import { findBrand } from '../../repositories/brands.ts';
-import { findProductsByIds } from '../../repositories/products.ts';
+import { findGenerationById } from '../../repositories/generations.ts';
+import { findProduct, findProductsByIds } from '../../repositories/products.ts';
 import { findStyleTemplate } from '../../repositories/templates.ts';
+import { findTeamVoiceover } from '../../repositories/voiceovers.ts';
 import type { Deps } from '../context.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
+import { requireVoice } from '../voices.ts';
 
 // A provider's queue may hold a job for hours before it reads its inputs; a day covers that.
 const INPUT_LINK_TTL_SECONDS = 24 * 3600;
@@ -19,26 +24,26 @@ const IMAGE_OPERATIONS = new Set(['text-to-image', 'image-edit', 'product-shots'
  * can fetch (the user's URL, or a signed link to our stored copy) and as bytes on demand, and the
  * prompt the spec implies (brand identity and product details woven in for images only).
  */
-export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { storage: Storage }) {
-  const { db, storage, config } = deps;
+export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { storage: Storage; speech: SpeechEngine }) {
+  const { db, storage, config, speech } = deps;
 
-  const fromUrl = (url: string): UpstreamImage => ({
+  const fromUrl = (url: string, maxBytes = MAX_IMAGE_BYTES): UpstreamFile => ({
     url,
     async read() {
       try {
-        const r = await download(url, { maxBytes: MAX_IMAGE_BYTES, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: 60_000 });
+        const r = await download(url, { maxBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: 120_000 });
         return { bytes: r.bytes, mime: r.contentType?.split(';')[0]?.trim() || 'application/octet-stream' };
       } catch (e) {
-        throw new UpstreamError('refused', `an input image could not be fetched: ${(e as Error).message}`, { cause: e });
+        throw new UpstreamError('refused', `an input file could not be fetched: ${(e as Error).message}`, { cause: e });
       }
     },
   });
 
-  const fromStorage = async (key: string): Promise<UpstreamImage> => ({
+  const fromStorage = async (key: string): Promise<UpstreamFile> => ({
     url: await storage.signedUrl(key, INPUT_LINK_TTL_SECONDS),
     async read() {
       const o = await storage.get(key);
-      if (!o) throw new UpstreamError('refused', 'a stored input image is missing');
+      if (!o) throw new UpstreamError('refused', 'a stored input file is missing');
       return { bytes: o.bytes, mime: o.contentType };
     },
   });
@@ -53,7 +58,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
     const products = productIds.map((id) => rows.find((r) => r.id === id)).filter((r) => r !== undefined);
     const brandRow = typeof p.brand_id === 'string' ? await findBrand(db, g.team_id, p.brand_id) : undefined;
 
-    const brandImages: UpstreamImage[] = [];
+    const brandImages: UpstreamFile[] = [];
     let brand: PromptBrand | undefined;
     if (brandRow) {
       brand = { name: brandRow.name, description: brandRow.description, colorPrimary: brandRow.brand_color_primary, colorAccent: brandRow.brand_color_accent, images: [] };
@@ -71,7 +76,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
       prompt = weaveImagePrompt(prompt, brand, products.map((r) => ({ name: r.name, description: r.description, category: r.category })), references.length);
     }
 
-    return {
+    const inputs: UpstreamInputs = {
       prompt,
       ...(typeof p.first_frame_image_url === 'string' ? { firstFrame: fromUrl(p.first_frame_image_url) } : {}),
       ...(typeof p.last_frame_image_url === 'string' ? { lastFrame: fromUrl(p.last_frame_image_url) } : {}),
@@ -79,6 +84,47 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
       brandImages,
       productImages: await Promise.all(products.map((r) => fromStorage(r.image_key))),
     };
+    if (g.operation === 'talking-avatar' || g.operation === 'swap-avatar') {
+      inputs.face = typeof p.image_url === 'string' ? fromUrl(p.image_url) : await avatarFace(g.team_id, String(p.avatar_type), String(p.avatar_id));
+    }
+    if (g.operation === 'talking-avatar') inputs.speech = await speechOf(g);
+    if (g.operation === 'swap-avatar' || g.operation === 'localize' || g.operation === 'video-edit') inputs.video = await sourceVideo(p);
+    return inputs;
   };
+
+  async function avatarFace(teamId: string, type: string, id: string): Promise<UpstreamFile> {
+    const row = type === 'product' ? await findProduct(db, teamId, id) : await findAvatarById(db, id);
+    if (!row) throw new UpstreamError('refused', 'the avatar no longer exists');
+    return fromStorage(row.image_key);
+  }
+
+  /**
+   * The voice is always ours, whichever provider animates it: the team's voiceover as stored, or
+   * the script spoken once by our speech engine and kept with the generation (a retry reuses it).
+   */
+  async function speechOf(g: GenerationRow): Promise<UpstreamFile> {
+    const p = g.params as Record<string, unknown>;
+    if (typeof p.voiceover_id === 'string') {
+      const vo = await findTeamVoiceover(db, g.team_id, p.voiceover_id);
+      if (!vo) throw new UpstreamError('refused', 'the voiceover no longer exists');
+      return fromStorage(vo.audio_key);
+    }
+    const key = `upstream-inputs/${g.id}/speech.mp3`;
+    if (!(await storage.get(key))) {
+      const voice = await requireVoice(db, String(p.voice_id));
+      const audio = await speech.textToSpeech({ text: String(p.script ?? ''), voice }, AbortSignal.timeout(300_000));
+      await storage.put(key, audio.bytes, audio.mime);
+    }
+    return fromStorage(key);
+  }
+
+  async function sourceVideo(p: Record<string, unknown>): Promise<UpstreamFile> {
+    if (typeof p.generation_id === 'string') {
+      const key = (await findGenerationById(db, p.generation_id))?.result_keys[0];
+      if (!key) throw new UpstreamError('refused', 'the source generation has no result');
+      return fromStorage(key);
+    }
+    return fromUrl(String(p.video_url), config.maxInputVideoBytes);
+  }
 }
 export type UpstreamInputsOf = ReturnType<typeof createUpstreamInputs>;

@@ -3,6 +3,7 @@ import type { GenerationRow } from '../../db/types.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { UpstreamError, isUpstreamEngine, type UpstreamEngine, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/upstream.ts';
 import type { EngineFile } from '../../adapters/engines/engine.ts';
+import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
 import { DownloadError, download } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { pollUpstreamJob } from '../../jobs/poll-upstream.ts';
@@ -27,11 +28,11 @@ const MAX_TRANSIENT_DELAY_MS = 60_000;
  * provider deduplicates: the generation fails and is refunded instead of being paid twice.
  */
 export function createUpstreamCore(
-  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle },
+  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle; speech: SpeechEngine },
 ) {
-  const { db, storage, config, log, engines, lifecycle } = deps;
+  const { db, storage, config, log, engines, lifecycle, speech } = deps;
   const toldOperator = new Set<string>();
-  const inputsOf = createUpstreamInputs({ db, storage, config });
+  const inputsOf = createUpstreamInputs({ db, storage, config, speech });
 
   const schedulePoll = (upstreamJobId: string, delayMs: number) =>
     queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId }, { runAt: new Date(Date.now() + Math.max(0, delayMs)) });
@@ -83,7 +84,7 @@ export function createUpstreamCore(
         await schedulePoll(attempt.id, 0);
         return;
       }
-      if (attempt?.state === 'submitting' && !engine.dedupesSubmit) {
+      if (attempt?.state === 'submitting' && !engine.dedupesSubmit(g.operation)) {
         log.warn({ generation_id: g.id, upstream_job_id: attempt.id, provider: engine.name }, 'upstream submit was interrupted; not sent again');
         await failBoth(g, attempt.id, `the submission to ${engine.name} was interrupted and cannot be confirmed; it was not sent again so that it is never paid twice`);
         return;
@@ -105,7 +106,7 @@ export function createUpstreamCore(
         if (err.failure === 'auth') return failBoth(g, attempt.id, authFailed(engine.name));
         if (err.failure === 'refused') return failBoth(g, attempt.id, err.message);
         // unsent_unknown: the job may exist upstream. Only a provider that deduplicates may be asked again.
-        if (engine.dedupesSubmit) throw err;
+        if (engine.dedupesSubmit(g.operation)) throw err;
         return failBoth(g, attempt.id, `${engine.name} did not confirm the job; it was not sent again so that it is never paid twice`);
       }
       await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);

@@ -76,7 +76,7 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
   return {
     name: 'fal',
     kind: 'upstream',
-    dedupesSubmit: false,
+    dedupesSubmit: () => false,
 
     refuse(operation: GenerationOperation, params: Record<string, unknown>, attachedImages: number) {
       if (operation !== 'ai-video' || !FAL_MODELS.includes(params.model as FalModel)) {

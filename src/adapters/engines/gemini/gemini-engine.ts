@@ -3,7 +3,7 @@ import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { download } from '../../net/download.ts';
 import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
 import { callProvider, errorMessage } from '../upstream-http.ts';
-import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamImage, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamFile, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { withoutSound } from './without-sound.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageSizeOf } from './gemini-map.ts';
 
@@ -50,12 +50,12 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
     });
 
   /** An input image as inline bytes (the Gemini API takes no URLs). */
-  async function inline(image: UpstreamImage, signal: AbortSignal): Promise<{ data: string; mimeType: string }> {
+  async function inline(image: UpstreamFile, signal: AbortSignal): Promise<{ data: string; mimeType: string }> {
     const { bytes, mime } = await image.read(signal);
     if (bytes.length > MAX_INLINE_BYTES) throw new UpstreamError('refused', `an input image is larger than the ${MAX_INLINE_BYTES >> 20} MB Gemini takes inline`);
     return { data: bytes.toString('base64'), mimeType: mime.startsWith('image/') ? mime : 'image/png' };
   }
-  const veoImage = async (image: UpstreamImage, signal: AbortSignal) => {
+  const veoImage = async (image: UpstreamFile, signal: AbortSignal) => {
     const { data, mimeType } = await inline(image, signal);
     return { bytesBase64Encoded: data, mimeType };
   };
@@ -98,7 +98,7 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
   return {
     name: 'gemini',
     kind: 'upstream',
-    dedupesSubmit: false,
+    dedupesSubmit: () => false,
     refuse: (operation: GenerationOperation, params: Record<string, unknown>) => geminiRefusal(operation, params),
 
     async submit(req: UpstreamRequest, _attempt, signal) {

@@ -3,7 +3,7 @@ import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { fitFrame } from '../../media/fit-frame.ts';
 import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
 import { callProvider, errorMessage } from '../upstream-http.ts';
-import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamImage, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { OPENAI_DEFAULT_IMAGE_MODELS, imageQuality, imageSize, openaiRefusal, soraSize } from './openai-map.ts';
 
 /*
@@ -48,7 +48,7 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
     });
 
   /** The edit request: the fields and each input image as an `image[]` file, in the order the prompt names them. */
-  async function editForm(fields: Record<string, string | number>, images: UpstreamImage[], signal: AbortSignal): Promise<FormData> {
+  async function editForm(fields: Record<string, string | number>, images: UpstreamFile[], signal: AbortSignal): Promise<FormData> {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, String(v));
     for (const [i, image] of images.entries()) {
@@ -77,7 +77,7 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
   return {
     name: 'openai',
     kind: 'upstream',
-    dedupesSubmit: false,
+    dedupesSubmit: () => false,
 
     refuse: (operation: GenerationOperation, params: Record<string, unknown>) => openaiRefusal(operation, params),
 
