@@ -45,6 +45,9 @@ const envSchema = z.object({
   GEMINI_API_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
   GEMINI_IMAGE_MODELS: z.string().optional().transform(parsePairs),
   FAL_JWKS_URL: z.string().url().default('https://rest.alpha.fal.ai/.well-known/jwks.json'),
+  SYNC_API_KEY: z.string().optional(),
+  SYNC_API_URL: z.string().url().default('https://api.sync.so'),
+  SYNC_WEBHOOK_SECRET: z.string().optional(),
   HEYGEN_API_KEY: z.string().optional(),
   HEYGEN_API_URL: z.string().url().default('https://api.heygen.com'),
   // HeyGen's language names hold commas ("Chinese (Mandarin, Simplified)"): pairs are split on ';'.
@@ -108,6 +111,7 @@ export interface Config {
     openai: { apiKey: string; baseUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
     gemini: { apiKey: string; apiUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
     heygen: { apiKey: string; apiUrl: string; languages: Readonly<Record<string, string>> } | undefined;
+    sync: { apiKey: string; apiUrl: string; webhookSecret: string | undefined } | undefined;
   };
   /** A generation still processing after this long is failed and refunded by the sweeper. */
   generationTimeoutSeconds: number;
@@ -212,6 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       callbackBaseUrl: e.PUBLIC_BASE_URL && e.UPSTREAM_WEBHOOKS ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
       gemini: e.GEMINI_API_KEY ? Object.freeze({ apiKey: e.GEMINI_API_KEY, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }) : undefined,
       openai: e.OPENAI_API_KEY ? Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }) : undefined,
+      sync: e.SYNC_API_KEY ? Object.freeze({ apiKey: e.SYNC_API_KEY, apiUrl: e.SYNC_API_URL, webhookSecret: e.SYNC_WEBHOOK_SECRET }) : undefined,
       heygen: e.HEYGEN_API_KEY ? Object.freeze({ apiKey: e.HEYGEN_API_KEY, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }) : undefined,
       fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,
     }),

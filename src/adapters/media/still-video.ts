@@ -1,0 +1,22 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { runFfmpeg } from '../engines/ffmpeg.ts';
+import { withTempDir } from '../engines/local/temp.ts';
+
+/**
+ * A face image as a silent H.264 MP4 of the given length (25 fps, even size, at most 1080 on its
+ * long side): for lip-sync providers that animate a video, never a still (sync.so).
+ */
+export async function stillVideo(image: Buffer, seconds: number, signal?: AbortSignal): Promise<Buffer> {
+  return withTempDir(undefined, async (dir) => {
+    const input = path.join(dir, 'face');
+    const output = path.join(dir, 'face.mp4');
+    await fs.writeFile(input, image);
+    const scale = "scale='min(1080,iw)':'min(1080,ih)':force_original_aspect_ratio=decrease,scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p";
+    await runFfmpeg(
+      ['-loop', '1', '-framerate', '25', '-i', input, '-t', Math.max(1, seconds).toFixed(2), '-vf', scale, '-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'stillimage', '-an', '-movflags', '+faststart', '-y', output],
+      { ...(signal ? { signal } : {}), timeoutMs: 300_000 },
+    );
+    return fs.readFile(output);
+  });
+}
