@@ -11,6 +11,7 @@ import { createEngineRegistry, type AnyEngine, type EngineRegistry } from './ada
 import { createSpeechEngine } from './adapters/engines/speech/select.ts';
 import { createHeyGenEngine } from './adapters/engines/heygen/heygen-engine.ts';
 import { createSyncEngine } from './adapters/engines/sync/sync-engine.ts';
+import { createSubmagicEngine } from './adapters/engines/submagic/submagic-engine.ts';
 import { createPgEventBus, type EventBus } from './events/pg-events.ts';
 import type { JobContext } from './jobs/context.ts';
 import { createAdLibraryReader } from './services/ad-library/read.ts';
@@ -61,7 +62,8 @@ export interface App extends Deps {
 function buildEngines(config: Readonly<Config>): EngineRegistry {
   const engines: AnyEngine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs })];
   const { fal } = config.upstream;
-  const { openai, gemini, heygen, sync } = config.upstream;
+  const { openai, gemini, heygen, sync, submagic } = config.upstream;
+  if (submagic) engines.push(createSubmagicEngine({ apiUrl: submagic.apiUrl, apiKey: submagic.apiKey, templates: submagic.templates, allowPrivate: config.allowPrivateNetworkUrls }));
   if (sync) engines.push(createSyncEngine({ apiUrl: sync.apiUrl, apiKey: sync.apiKey, ...(sync.webhookSecret ? { webhookSecret: sync.webhookSecret } : {}), allowPrivate: config.allowPrivateNetworkUrls }));
   if (heygen) engines.push(createHeyGenEngine({ apiUrl: heygen.apiUrl, apiKey: heygen.apiKey, languages: heygen.languages, allowPrivate: config.allowPrivateNetworkUrls }));
   if (gemini) engines.push(createGeminiEngine({ apiUrl: gemini.apiUrl, apiKey: gemini.apiKey, imageModels: gemini.imageModels, allowPrivate: config.allowPrivateNetworkUrls }));

@@ -45,6 +45,9 @@ const envSchema = z.object({
   GEMINI_API_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
   GEMINI_IMAGE_MODELS: z.string().optional().transform(parsePairs),
   FAL_JWKS_URL: z.string().url().default('https://rest.alpha.fal.ai/.well-known/jwks.json'),
+  SUBMAGIC_API_KEY: z.string().optional(),
+  SUBMAGIC_API_URL: z.string().url().default('https://api.submagic.co'),
+  SUBMAGIC_TEMPLATES: z.string().optional().transform(parsePairs),
   SYNC_API_KEY: z.string().optional(),
   SYNC_API_URL: z.string().url().default('https://api.sync.so'),
   SYNC_WEBHOOK_SECRET: z.string().optional(),
@@ -112,6 +115,7 @@ export interface Config {
     gemini: { apiKey: string; apiUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
     heygen: { apiKey: string; apiUrl: string; languages: Readonly<Record<string, string>> } | undefined;
     sync: { apiKey: string; apiUrl: string; webhookSecret: string | undefined } | undefined;
+    submagic: { apiKey: string; apiUrl: string; templates: Readonly<Record<string, string>> } | undefined;
   };
   /** A generation still processing after this long is failed and refunded by the sweeper. */
   generationTimeoutSeconds: number;
@@ -216,6 +220,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       callbackBaseUrl: e.PUBLIC_BASE_URL && e.UPSTREAM_WEBHOOKS ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
       gemini: e.GEMINI_API_KEY ? Object.freeze({ apiKey: e.GEMINI_API_KEY, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }) : undefined,
       openai: e.OPENAI_API_KEY ? Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }) : undefined,
+      submagic: e.SUBMAGIC_API_KEY ? Object.freeze({ apiKey: e.SUBMAGIC_API_KEY, apiUrl: e.SUBMAGIC_API_URL, templates: Object.freeze(e.SUBMAGIC_TEMPLATES) }) : undefined,
       sync: e.SYNC_API_KEY ? Object.freeze({ apiKey: e.SYNC_API_KEY, apiUrl: e.SYNC_API_URL, webhookSecret: e.SYNC_WEBHOOK_SECRET }) : undefined,
       heygen: e.HEYGEN_API_KEY ? Object.freeze({ apiKey: e.HEYGEN_API_KEY, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }) : undefined,
       fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,

@@ -4,7 +4,7 @@ import { isUpstreamEngine, type UpstreamEngine } from './upstream.ts';
 export type AnyEngine = (Engine & { kind?: 'local' }) | UpstreamEngine;
 
 /** The providers adforge knows, with the variable that turns each on. */
-const PROVIDER_KEYS: Readonly<Record<string, string>> = { fal: 'FAL_KEY', openai: 'OPENAI_API_KEY', gemini: 'GEMINI_API_KEY', heygen: 'HEYGEN_API_KEY', sync: 'SYNC_API_KEY' };
+const PROVIDER_KEYS: Readonly<Record<string, string>> = { fal: 'FAL_KEY', openai: 'OPENAI_API_KEY', gemini: 'GEMINI_API_KEY', heygen: 'HEYGEN_API_KEY', sync: 'SYNC_API_KEY', submagic: 'SUBMAGIC_API_KEY' };
 
 /** The model a route names for a request: `model`, or a talking avatar's `lipsync_model`. */
 export const routeModel = (params: Record<string, unknown>): unknown => params.model ?? params.lipsync_model;

@@ -1,0 +1,118 @@
+import type { Dispatcher } from 'undici';
+import type { GenerationOperation } from '../../../domain/generation-types.ts';
+import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
+import { callProvider } from '../upstream-http.ts';
+import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+
+/*
+ * Submagic's API as docs.submagic.co/api-reference describes it: `x-api-key`; POST /v1/projects
+ * {title, language, videoUrl, templateName} or POST /v1/projects/upload (multipart `file` with the
+ * same fields) -> a project {id, status processing | transcribing | exporting | completed | failed};
+ * GET /v1/projects/{id}, whose `downloadUrl` is filled once the video is rendered; POST
+ * /v1/projects/{id}/export starts that render for a transcribed project. Its webhooks are not
+ * signed in the documentation, so adforge polls. No idempotency key: a lost submit is not resent.
+ */
+export interface SubmagicOptions {
+  apiUrl: string;
+  apiKey: string;
+  /** Our caption template ids to Submagic template names, over the defaults (SUBMAGIC_TEMPLATES). */
+  templates?: Readonly<Record<string, string>>;
+  allowPrivate: boolean;
+  timeoutMs?: number;
+}
+
+/**
+ * Our caption catalogue to Submagic's templates (GET /v1/templates lists an account's; "Sara" is
+ * Submagic's default): the nearest look by weight, colour and position.
+ */
+export const SUBMAGIC_DEFAULT_TEMPLATES: Readonly<Record<string, string>> = {
+  'bold-pop': 'Hormozi 2',
+  'clean-subtitle': 'Sara',
+  karaoke: 'Beast',
+  'headline-top': 'Hormozi 1',
+  'minimal-lower': 'Daniel',
+  'neon-glow': 'Leila',
+  'story-serif': 'Ella',
+};
+
+const MAX_JSON_BYTES = 4 * 1024 * 1024;
+// What the upload endpoint takes (2 GB) is far above what we hold; our own cap applies first.
+const MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024;
+
+export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
+  const base = opts.apiUrl.replace(/\/+$/, '');
+  const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
+  const templates = { ...SUBMAGIC_DEFAULT_TEMPLATES, ...(opts.templates ?? {}) };
+
+  const call = async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, submit = false) =>
+    (
+      await callProvider({
+        provider: 'Submagic',
+        dispatcher,
+        method,
+        url: `${base}${path}`,
+        headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
+        body,
+        signal,
+        timeoutMs: opts.timeoutMs ?? 300_000,
+        maxBytes: MAX_JSON_BYTES,
+        submit,
+        message: submagicMessage,
+      })
+    ).json as Record<string, unknown> | undefined;
+
+  async function submit({ params, inputs, generationId }: UpstreamRequest, signal: AbortSignal) {
+    if (!inputs.video) throw new UpstreamError('refused', 'the video to caption is missing');
+    const fields = { title: `adforge ${generationId}`, language: String(params.language ?? 'en'), templateName: templates[String(params.template_id)] ?? 'Sara' };
+    let project: Record<string, unknown> | undefined;
+    if (typeof params.video_url === 'string') {
+      project = await call('POST', '/v1/projects', { ...fields, videoUrl: params.video_url }, signal, true);
+    } else {
+      // A generation of ours is sent as a file: our links need not be public.
+      const { bytes, mime } = await inputs.video.read(signal);
+      if (bytes.length > MAX_UPLOAD_BYTES) throw new UpstreamError('refused', 'the video is larger than Submagic takes');
+      const form = new FormData();
+      for (const [k, v] of Object.entries(fields)) form.append(k, v);
+      form.append('file', new Blob([new Uint8Array(bytes)], { type: mime }), 'video.mp4');
+      project = await call('POST', '/v1/projects/upload', form, signal, true);
+    }
+    if (typeof project?.id !== 'string') throw new UpstreamError('unsent_unknown', 'Submagic answered without a project id');
+    return { providerJobId: project.id, handle: { id: project.id, autoApprove: params.auto_approve !== false } };
+  }
+
+  return {
+    name: 'submagic',
+    kind: 'upstream',
+    dedupesSubmit: () => false,
+    refuse(operation: GenerationOperation, params: Record<string, unknown>) {
+      if (operation !== 'video-edit') return `${operation} is not served by the Submagic engine (it captions videos: video edit)`;
+      if (!templates[String(params.template_id)]) return `template_id: ${String(params.template_id)} has no Submagic template (SUBMAGIC_TEMPLATES maps one)`;
+      return undefined;
+    },
+    submit: (req, _attempt, signal) => submit(req, signal),
+
+    async poll(handle, signal): Promise<UpstreamStatus> {
+      const id = encodeURIComponent(String(handle.id));
+      const p = (await call('GET', `/v1/projects/${id}`, undefined, signal)) ?? {};
+      if (typeof p.downloadUrl === 'string' && p.downloadUrl) return { state: 'succeeded', outputs: [{ url: p.downloadUrl }] };
+      if (p.status === 'failed') {
+        const reason = p.failureReason ?? p.error;
+        return { state: 'failed', message: `Submagic could not caption the video: ${typeof reason === 'string' ? reason.slice(0, 500) : 'failed'}` };
+      }
+      if (p.status === 'completed') {
+        // Transcribed. auto_approve renders at once; otherwise the project waits for a person to export it in Submagic.
+        if (!handle.autoApprove) return { state: 'pending', detail: 'awaiting approval in Submagic' };
+        await call('POST', `/v1/projects/${id}/export`, {}, signal);
+        return { state: 'pending', detail: 'exporting' };
+      }
+      return { state: 'pending', detail: String(p.status ?? 'processing') };
+    },
+  };
+}
+
+/** Submagic's error text: {message} or {error}. */
+function submagicMessage(json: unknown): string | undefined {
+  const j = json as { message?: unknown; error?: unknown } | undefined;
+  const m = typeof j?.message === 'string' ? j.message : j?.error;
+  return typeof m === 'string' ? m.slice(0, 500) : undefined;
+}
