@@ -32,6 +32,7 @@ import { createGenerationReader } from './services/generations/read.ts';
 import { createGenerationRunner } from './services/generations/runner.ts';
 import { createUpstreamCore } from './services/generations/upstream.ts';
 import { createMaintenanceService } from './services/maintenance.ts';
+import { createEngineStatus } from './services/engine-status.ts';
 import { createProductService } from './services/products.ts';
 import { createImageFetcher } from './services/remote-images.ts';
 import { createTeamService } from './services/teams.ts';
@@ -97,6 +98,7 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
     lifecycle,
     maintenance: createMaintenanceService(deps, lifecycle),
     workerLiveness: createWorkerLiveness(deps),
+    engineStatus: createEngineStatus(deps, engines),
   };
 }
 export type Services = ReturnType<typeof buildServices>;

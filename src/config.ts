@@ -56,6 +56,8 @@ const envSchema = z.object({
   // HeyGen's language names hold commas ("Chinese (Mandarin, Simplified)"): pairs are split on ';'.
   HEYGEN_LANGUAGES: z.string().optional().transform((raw, ctx) => parsePairs(raw, ctx, ';')),
   UPSTREAM_WEBHOOKS: flag.default(true),
+  ENGINE_BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  ENGINE_BREAKER_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   GENERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(1800),
   ENGINE_ATTEMPT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   GENERATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(25).default(5),
@@ -110,6 +112,8 @@ export interface Config {
     maxResultBytes: number;
     /** Where providers send their webhooks (`<base>/hooks/<provider>`): PUBLIC_BASE_URL when set; unset, polling alone. */
     callbackBaseUrl: string | undefined;
+    /** Consecutive submit failures that open a provider's breaker, and how long it then rests. */
+    breaker: { failures: number; cooldownSeconds: number };
     fal: { apiKey: string; queueUrl: string; jwksUrl: string; endpoints: Readonly<Record<string, string>> } | undefined;
     openai: { apiKey: string; baseUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
     gemini: { apiKey: string; apiUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
@@ -218,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       pollMs: e.UPSTREAM_POLL_MS,
       maxResultBytes: e.UPSTREAM_MAX_RESULT_MB * 1024 * 1024,
       callbackBaseUrl: e.PUBLIC_BASE_URL && e.UPSTREAM_WEBHOOKS ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
+      breaker: Object.freeze({ failures: e.ENGINE_BREAKER_FAILURES, cooldownSeconds: e.ENGINE_BREAKER_COOLDOWN_SECONDS }),
       gemini: e.GEMINI_API_KEY ? Object.freeze({ apiKey: e.GEMINI_API_KEY, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }) : undefined,
       openai: e.OPENAI_API_KEY ? Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }) : undefined,
       submagic: e.SUBMAGIC_API_KEY ? Object.freeze({ apiKey: e.SUBMAGIC_API_KEY, apiUrl: e.SUBMAGIC_API_URL, templates: Object.freeze(e.SUBMAGIC_TEMPLATES) }) : undefined,

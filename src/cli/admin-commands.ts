@@ -51,6 +51,12 @@ export function registerAdminCommands(program: Command): void {
     .option('--json', 'print one JSON object')
     .action((id: string, o: Json) => withApp(o, async (app) => print({ ...(await app.services.generationReader.operatorView(id)) }, o)));
 
+  program
+    .command('engines')
+    .description('routes (providers in fail-over order), each provider with its circuit breaker and the jobs it holds now')
+    .option('--json', 'print one JSON object')
+    .action((o: Json) => withApp(o, async (app) => print({ ...(await app.services.engineStatus.status()) }, o)));
+
   const brand = program.command('brand').description("a team's brands");
   brand
     .command('create')

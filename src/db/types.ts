@@ -283,6 +283,14 @@ export interface CampaignRowsTable {
 
 export type UpstreamJobState = 'submitting' | 'submitted' | 'succeeded' | 'failed' | 'cancelled';
 
+export interface EngineBreakersTable {
+  provider: string;
+  consecutive_failures: Generated<number>;
+  open_until: Date | null;
+  last_error: string | null;
+  updated_at: Generated<Date>;
+}
+
 export interface UpstreamJobsTable {
   id: Generated<string>;
   generation_id: string;
@@ -331,6 +339,7 @@ export interface Database {
   campaigns: CampaignsTable;
   campaign_rows: CampaignRowsTable;
   upstream_jobs: UpstreamJobsTable;
+  engine_breakers: EngineBreakersTable;
   upstream_job_events: UpstreamJobEventsTable;
 }
 
@@ -351,4 +360,5 @@ export type VoiceRow = Selectable<VoicesTable>;
 export type VoiceoverRow = Selectable<VoiceoversTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type UpstreamJobRow = Selectable<UpstreamJobsTable>;
+export type EngineBreakerRow = Selectable<EngineBreakersTable>;
 export type UpstreamJobEventRow = Selectable<UpstreamJobEventsTable>;

@@ -37,6 +37,20 @@ describe('engine routes', () => {
     expect(r.refusal('ai-video', { model: 'sora-2', aspect_ratio: '1:1' })).toBeUndefined();
   });
 
+  it('a route lists providers in order; local only last; a provider named twice is an error', () => {
+    const r = createEngineRegistry([local, fal], 'veo-3.1=fal|local,*=local');
+    expect(r.chainFor({ model: 'veo-3.1', operation: 'ai-video' }).map((e) => e.name)).toEqual(['fal', 'local']);
+    expect(r.routes()).toEqual([{ key: 'veo-3.1', engines: ['fal', 'local'] }, { key: '*', engines: ['local'] }]);
+    expect(() => createEngineRegistry([local, fal], 'veo-3.1=local|fal')).toThrow('local can only be the last resort of a route');
+    expect(() => createEngineRegistry([local, fal], 'veo-3.1=fal|fal')).toThrow('names fal twice');
+    expect(() => createEngineRegistry([local], 'veo-3.1=local|fal')).toThrow('routes to fal, which needs FAL_KEY');
+    // A route is refused only when none of its engines can make the request.
+    expect(r.refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '4:3' })).toBeUndefined();
+    expect(createEngineRegistry([local, fal], 'veo-3.1=fal').refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '4:3' })).toMatch(/^aspect_ratio: /);
+    // A talking avatar routes by its lipsync_model.
+    expect(createEngineRegistry([local, fal], 'heygen-avatar4=fal,*=local').engineFor({ model: 'heygen-avatar4', operation: 'talking-avatar' }).name).toBe('fal');
+  });
+
   it('FAL_MODEL_ENDPOINTS overrides the default endpoint per model and input kind', () => {
     const config = loadConfig({ DATA_DIR: '/tmp/x', FAL_KEY: 'k', FAL_MODEL_ENDPOINTS: 'veo-3.1=acme/veo/text, veo-3.1:frames=acme/veo/flf' });
     const endpoints = config.upstream.fal!.endpoints;

@@ -10,35 +10,54 @@ const PROVIDER_KEYS: Readonly<Record<string, string>> = { fal: 'FAL_KEY', openai
 export const routeModel = (params: Record<string, unknown>): unknown => params.model ?? params.lipsync_model;
 
 /**
- * Which engine makes what: routes are `key=engine` pairs where the key is a model of the request
- * (a spec model name) or an operation, `*` for the rest; a model key wins over an operation key.
- * A route naming a provider whose key is not set, or no known engine at all, is a configuration
- * error at start, not at run time.
+ * Which engines make what: routes are `key=engine[|engine...]` pairs where the key is a model of
+ * the request (a spec model name, or a talking avatar's lipsync_model) or an operation, `*` for
+ * the rest; a model key wins over an operation key. A route lists providers in the order they are
+ * tried (fail-over happens only before one accepts the job). A route naming a provider whose key
+ * is not set, or no known engine at all, is a configuration error at start, not at run time.
  */
 export function createEngineRegistry(engines: AnyEngine[], routes: string | undefined) {
   const byName = new Map<string, AnyEngine>(engines.map((e) => [e.name, e]));
-  const table = new Map<string, AnyEngine>();
+  const table = new Map<string, AnyEngine[]>();
   for (const pair of (routes ?? '*=local').split(',').map((s) => s.trim()).filter(Boolean)) {
-    const [target, name] = pair.split('=').map((s) => s.trim());
-    const engine = name ? byName.get(name) : undefined;
-    if (name && !engine && PROVIDER_KEYS[name]) {
-      throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}" routes to ${name}, which needs ${PROVIDER_KEYS[name]}`);
+    const [target, names] = pair.split('=').map((s) => s.trim());
+    const chain: AnyEngine[] = [];
+    for (const name of (names ?? '').split('|').map((s) => s.trim())) {
+      const engine = name ? byName.get(name) : undefined;
+      if (name && !engine && PROVIDER_KEYS[name]) {
+        throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}" routes to ${name}, which needs ${PROVIDER_KEYS[name]}`);
+      }
+      if (!engine) throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}" names no known engine (${[...byName.keys()].join(', ')})`);
+      if (chain.includes(engine)) throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}" names ${name} twice`);
+      chain.push(engine);
     }
-    if (!target || !engine) throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}" names no known engine (${[...byName.keys()].join(', ')})`);
-    table.set(target, engine);
+    if (!target || chain.length === 0) throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}" is not key=engine`);
+    const local = chain.findIndex((e) => !isUpstreamEngine(e));
+    if (local !== -1 && local !== chain.length - 1) throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}": local can only be the last resort of a route`);
+    table.set(target, chain);
   }
-  const fallback = table.get('*') ?? byName.get('local');
+  const fallbackEngine = byName.get('local');
+  const fallback = table.get('*') ?? (fallbackEngine ? [fallbackEngine] : undefined);
   if (!fallback) throw new Error('invalid configuration: ENGINE_ROUTES has no "*" route and no local engine exists');
-  const engineFor = (route: { model?: unknown; operation: string }): AnyEngine =>
+  const chainFor = (route: { model?: unknown; operation: string }): AnyEngine[] =>
     (typeof route.model === 'string' ? table.get(route.model) : undefined) ?? table.get(route.operation) ?? fallback;
   return {
-    engineFor,
+    /** The providers of a request's route, in the order they are tried. */
+    chainFor,
+    /** The first engine of a request's route. */
+    engineFor: (route: { model?: unknown; operation: string }): AnyEngine => chainFor(route)[0]!,
     /** A configured engine by name (an upstream job is finished by the provider that started it). */
     byName: (name: string): AnyEngine | undefined => byName.get(name),
-    /** Why the routed provider cannot make this request (a 400 at create), or undefined. */
+    /** Every route as operators read it: key and the engine names in order. */
+    routes: (): Array<{ key: string; engines: string[] }> => [...table.entries()].map(([key, chain]) => ({ key, engines: chain.map((e) => e.name) })),
+    providers: (): UpstreamEngine[] => engines.filter(isUpstreamEngine),
+    /**
+     * Why the route cannot make this request (a 400 at create), or undefined: it is accepted when
+     * some engine of the route can make it; otherwise the first engine's reason is given.
+     */
     refusal(operation: string, params: Record<string, unknown>, attachedImages = 0): string | undefined {
-      const engine = engineFor({ model: routeModel(params), operation });
-      return isUpstreamEngine(engine) ? engine.refuse(operation as never, params, attachedImages) : undefined;
+      const reasons = chainFor({ model: routeModel(params), operation }).map((e) => (isUpstreamEngine(e) ? e.refuse(operation as never, params, attachedImages) : undefined));
+      return reasons.includes(undefined) ? undefined : reasons[0];
     },
   };
 }

@@ -35,9 +35,15 @@ export function createGenerationRunner(
     async run(generationId: string, attempt: Attempt): Promise<void> {
       const g = await findGenerationById(db, generationId);
       if (!g || g.status !== 'processing') return;
-      const engine = engines.engineFor({ model: routeModel(g.params as Record<string, unknown>), operation: g.operation });
+      const chain = engines.chainFor({ model: routeModel(g.params as Record<string, unknown>), operation: g.operation });
+      let engine = chain[0]!;
       // Upstream: submit and return; polls finish it without holding this worker slot.
-      if (isUpstreamEngine(engine)) return upstream.start(g, engine);
+      if (isUpstreamEngine(engine)) {
+        const local = await upstream.start(g, chain);
+        if (!local) return;
+        engine = local;
+      }
+      if (isUpstreamEngine(engine)) return;
       const lastAttempt = attempt.number >= attempt.max;
       let result: EngineResult;
       try {

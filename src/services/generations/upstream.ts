@@ -1,7 +1,7 @@
 import { fileTypeFromBuffer } from 'file-type';
-import type { GenerationRow } from '../../db/types.ts';
-import type { EngineRegistry } from '../../adapters/engines/registry.ts';
-import { UpstreamError, isUpstreamEngine, type UpstreamEngine, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/upstream.ts';
+import type { GenerationRow, UpstreamJobRow } from '../../db/types.ts';
+import type { AnyEngine, EngineRegistry } from '../../adapters/engines/registry.ts';
+import { UpstreamError, attachedImages, isUpstreamEngine, type UpstreamEngine, type UpstreamInputs, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/upstream.ts';
 import type { EngineFile } from '../../adapters/engines/engine.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
 import { DownloadError, download } from '../../adapters/net/download.ts';
@@ -15,6 +15,7 @@ import type { Deps } from '../context.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';
 import { createUpstreamInputs } from './upstream-inputs.ts';
+import { createEngineBreakers } from './engine-breakers.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
@@ -33,6 +34,7 @@ export function createUpstreamCore(
   const { db, storage, config, log, engines, lifecycle, speech } = deps;
   const toldOperator = new Set<string>();
   const inputsOf = createUpstreamInputs({ db, storage, config, speech });
+  const breakers = createEngineBreakers({ db, config, log });
 
   const schedulePoll = (upstreamJobId: string, delayMs: number) =>
     queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId }, { runAt: new Date(Date.now() + Math.max(0, delayMs)) });
@@ -76,42 +78,94 @@ export function createUpstreamCore(
     return storeResults(storage, g, files);
   }
 
-  return {
-    /** The first half of an upstream generation, run by run_generation: record, submit, schedule the first poll. */
-    async start(g: GenerationRow, engine: UpstreamEngine): Promise<void> {
-      let attempt = await findLiveUpstreamJob(db, g.id);
-      if (attempt?.state === 'submitted') {
-        await schedulePoll(attempt.id, 0);
-        return;
+  /**
+   * One submit of an attempt to one provider. `failover` when the provider refused before
+   * accepting and the route has another provider to try; otherwise the attempt is settled here
+   * (submitted, retried later, or failed and refunded).
+   */
+  async function submitTo(g: GenerationRow, engine: UpstreamEngine, inputs: UpstreamInputs, existing: UpstreamJobRow | undefined, last: boolean): Promise<'settled' | 'failover'> {
+    const attempt = existing ?? (await insertSubmitting(db, g.id, engine.name));
+    let submission;
+    try {
+      const webhookUrl = config.upstream.callbackBaseUrl && engine.verifyHook ? `${config.upstream.callbackBaseUrl}/hooks/${engine.name}` : undefined;
+      submission = await engine.submit(
+        { generationId: g.id, operation: g.operation, params: g.params as Record<string, unknown>, inputs },
+        { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}) },
+        AbortSignal.timeout(60_000),
+      );
+    } catch (e) {
+      const err = e instanceof UpstreamError ? e : new UpstreamError('unsent_unknown', 'the provider could not be asked', { cause: e });
+      log.warn({ err: e, generation_id: g.id, provider: engine.name, failure: err.failure }, 'upstream submit failed');
+      if (err.failure !== 'refused') await breakers.failed(engine.name, err.message);
+      const message = err.failure === 'auth' ? authFailed(engine.name) : err.message;
+      // Refused before accepting (nothing can exist upstream): the next provider of the route may take it.
+      if (!last && (err.failure === 'auth' || err.failure === 'rate_limited' || err.failure === 'transient')) {
+        await endUpstreamJob(db, attempt.id, { state: 'failed', error: `${message}; the next provider of the route was tried` });
+        return 'failover';
       }
-      if (attempt?.state === 'submitting' && !engine.dedupesSubmit(g.operation)) {
-        log.warn({ generation_id: g.id, upstream_job_id: attempt.id, provider: engine.name }, 'upstream submit was interrupted; not sent again');
-        await failBoth(g, attempt.id, `the submission to ${engine.name} was interrupted and cannot be confirmed; it was not sent again so that it is never paid twice`);
-        return;
+      if (err.failure === 'rate_limited' || err.failure === 'transient') await retrySubmitLater(g, attempt.id, err);
+      else if (err.failure === 'auth' || err.failure === 'refused') await failBoth(g, attempt.id, message);
+      // unsent_unknown: the job may exist upstream. Only a provider that deduplicates may be asked again.
+      else if (engine.dedupesSubmit(g.operation)) throw err;
+      else await failBoth(g, attempt.id, `${engine.name} did not confirm the job; it was not sent again so that it is never paid twice`);
+      return 'settled';
+    }
+    await breakers.accepted(engine.name);
+    await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
+    if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
+    else await schedulePoll(attempt.id, config.upstream.pollMs);
+    return 'settled';
+  }
+
+  return {
+    /**
+     * The first half of an upstream generation, run by run_generation: record, submit, schedule
+     * the first poll. The route's providers are tried in order while one refuses before accepting
+     * (its key, a rate limit, an answer that provably queued nothing), skipping those whose breaker
+     * is open; a job a provider may hold is never sent elsewhere. Answers the local engine when the
+     * route falls back to it.
+     */
+    async start(g: GenerationRow, chain: readonly AnyEngine[]): Promise<AnyEngine | undefined> {
+      const live = await findLiveUpstreamJob(db, g.id);
+      if (live) {
+        const engine = engines.byName(live.provider);
+        if (!engine || !isUpstreamEngine(engine)) {
+          await failBoth(g, live.id, `${live.provider} is no longer configured; the job it may hold is not sent elsewhere`);
+          return undefined;
+        }
+        if (live.state === 'submitted') {
+          await schedulePoll(live.id, 0);
+          return undefined;
+        }
+        if (!engine.dedupesSubmit(g.operation)) {
+          log.warn({ generation_id: g.id, upstream_job_id: live.id, provider: engine.name }, 'upstream submit was interrupted; not sent again');
+          await failBoth(g, live.id, `the submission to ${engine.name} was interrupted and cannot be confirmed; it was not sent again so that it is never paid twice`);
+          return undefined;
+        }
+        // The provider deduplicates: the same attempt is sent again to it, never to another.
+        await submitTo(g, engine, await inputsOf(g), live, true);
+        return undefined;
       }
       const inputs = await inputsOf(g);
-      attempt ??= await insertSubmitting(db, g.id, engine.name);
-      let submission;
-      try {
-        const webhookUrl = config.upstream.callbackBaseUrl && engine.verifyHook ? `${config.upstream.callbackBaseUrl}/hooks/${engine.name}` : undefined;
-        submission = await engine.submit(
-          { generationId: g.id, operation: g.operation, params: g.params as Record<string, unknown>, inputs },
-          { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}) },
-          AbortSignal.timeout(60_000),
-        );
-      } catch (e) {
-        const err = e instanceof UpstreamError ? e : new UpstreamError('unsent_unknown', 'the provider could not be asked', { cause: e });
-        log.warn({ err: e, generation_id: g.id, provider: engine.name, failure: err.failure }, 'upstream submit failed');
-        if (err.failure === 'rate_limited' || err.failure === 'transient') return retrySubmitLater(g, attempt.id, err);
-        if (err.failure === 'auth') return failBoth(g, attempt.id, authFailed(engine.name));
-        if (err.failure === 'refused') return failBoth(g, attempt.id, err.message);
-        // unsent_unknown: the job may exist upstream. Only a provider that deduplicates may be asked again.
-        if (engine.dedupesSubmit(g.operation)) throw err;
-        return failBoth(g, attempt.id, `${engine.name} did not confirm the job; it was not sent again so that it is never paid twice`);
+      const params = g.params as Record<string, unknown>;
+      const able = chain.filter((e) => !isUpstreamEngine(e) || !e.refuse(g.operation, params, attachedImages(inputs).length));
+      const resting = await breakers.openAmong(able.filter(isUpstreamEngine).map((e) => e.name));
+      const usable = able.filter((e) => !isUpstreamEngine(e) || !resting.has(e.name));
+      if (usable.length === 0) {
+        if (able.length === 0) {
+          await lifecycle.fail(g.id, 'no provider of this route can make this request');
+          return undefined;
+        }
+        // Every provider of the route is resting: ask again when the first breaker closes.
+        const reopen = Math.min(...[...resting.values()].map((d) => d.getTime()));
+        await queueJob(db, runGenerationJob, { generation_id: g.id }, { config, runAt: new Date(Math.max(reopen, Date.now() + config.upstream.pollMs)) });
+        return undefined;
       }
-      await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
-      if (submission.done && submission.done.state !== 'pending') return finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
-      await schedulePoll(attempt.id, config.upstream.pollMs);
+      for (const [i, engine] of usable.entries()) {
+        if (!isUpstreamEngine(engine)) return engine;
+        if ((await submitTo(g, engine, inputs, undefined, i === usable.length - 1)) !== 'failover') return undefined;
+      }
+      return undefined;
     },
 
     /**
