@@ -183,6 +183,30 @@ describe('swap-avatar on HeyGen face swap', () => {
   });
 });
 
+describe('through GraphQL', () => {
+  it('localize and swap-avatar reach HeyGen the same way', async () => {
+    const client = await graphqlClient(svc);
+    const loc = await client.gql(
+      `mutation ($input: LocalizeInput!) { createLocalizedVideo(input: $input) { ... on MutationCreateLocalizedVideoSuccess { data { generation_id } } ... on AppError { code message } } }`,
+      { input: { video_url: host.url('/clip.mp4'), mode: 'speed', output_language: 'fr', duration: 5, width: 640, height: 360, speaker_num: 1 } },
+      t.key,
+    );
+    const swap = await client.gql(
+      `mutation ($input: SwapAvatarInput!) { createSwapAvatarVideo(input: $input) { ... on MutationCreateSwapAvatarVideoSuccess { data { generation_id } } ... on AppError { code message } } }`,
+      { input: { video_url: host.url('/clip.mp4'), mode: 'standard', duration: 2, width: 640, height: 360, image_url: host.url('/face.png') } },
+      t.key,
+    );
+    await client.close();
+    const locId = loc.body.data?.createLocalizedVideo?.data?.generation_id;
+    const swapId = swap.body.data?.createSwapAvatarVideo?.data?.generation_id;
+    expect(locId, JSON.stringify(loc.body)).toBeTruthy();
+    expect(swapId, JSON.stringify(swap.body)).toBeTruthy();
+    await completed(locId);
+    await completed(swapId);
+    expect(heygen.translationCreates.find((c) => c.body.title === `adforge ${locId}`)!.body).toMatchObject({ output_languages: ['French (France)'], mode: 'speed', speaker_num: 1 });
+  });
+});
+
 describe('keys', () => {
   it('never shows the HeyGen key in logs, rows or errors', async () => {
     const rows = JSON.stringify([await svc.app.db.selectFrom('upstream_jobs').selectAll().execute(), await svc.app.db.selectFrom('generations').select(['error', 'params']).execute()]);

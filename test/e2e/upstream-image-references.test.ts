@@ -136,6 +136,22 @@ describe('Gemini generateContent with inline images', () => {
     expect(calls[0]!.generationConfig).toEqual({ responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '4:3', imageSize: '2K' } });
   });
 
+  it('an image edit through GraphQL on the pro model', async () => {
+    const client = await graphqlClient(svc);
+    const res = await client.gql(
+      `mutation ($input: ImageEditInput!) { createImageEdit(input: $input) { ... on MutationCreateImageEditSuccess { data { generation_id type } } ... on AppError { code message } } }`,
+      { input: { model: 'pro', prompt: 'gemini graphql edit', aspect_ratio: '1:1', reference_image_urls: [host.url('/ref.png')] } },
+      t.key,
+    );
+    await client.close();
+    const id = res.body.data?.createImageEdit?.data?.generation_id;
+    expect(id, JSON.stringify(res.body)).toBeTruthy();
+    const g = await waitForGeneration(svc, t.key, id);
+    expect(g.status, g.error).toBe('completed');
+    const call = gemini.imageCalls.map((c) => c.body).find((c) => String(c.contents[0].parts[0].text).startsWith('gemini graphql edit'))!;
+    expect(Buffer.from(call.contents[0].parts[1].inlineData.data, 'base64').equals(img.ref!)).toBe(true);
+  });
+
   it('product shots and a branded text-to-image on the fast model', async () => {
     await completed('/images/product-shots', { model: 'fast', aspect_ratio: '1:1', product_id: productId, style_id: 'studio-white' });
     const shot = gemini.imageCalls.map((c) => c.body).find((c) => c.contents[0].parts.length === 2 && String(c.contents[0].parts[0].text).endsWith('Product: Vase (home, Blue glazed).'))!;

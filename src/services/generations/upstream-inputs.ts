@@ -65,7 +65,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
       if (brandRow.logo_url) (brandImages.push(fromUrl(brandRow.logo_url)), brand.images.push('logo'));
       if (brandRow.reference_image_url) (brandImages.push(fromUrl(brandRow.reference_image_url)), brand.images.push('reference'));
     }
-    const references = [...list(p.reference_image_url), ...list(p.reference_image_urls)].map(fromUrl);
+    const references = [...list(p.reference_image_url), ...list(p.reference_image_urls)].map((u) => fromUrl(u));
 
     let prompt = String(p.prompt ?? p.script ?? '');
     if (g.operation === 'product-shots') {
