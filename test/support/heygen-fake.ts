@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HEYGEN_DEFAULT_LANGUAGES } from '../../src/adapters/engines/heygen/heygen-map.ts';
-import { readForm, readRaw, sendJson } from './http-fake.ts';
+import { readForm, readRaw, sendJson, servedVideo } from './http-fake.ts';
 
 /*
  * A local stand-in for HeyGen's API, following the schemas heygen-com/heygen-cli generates from
@@ -41,11 +41,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
   const server = http.createServer(async (req, res) => {
     const raw = await readRaw(req);
     const url = new URL(req.url ?? '/', base);
-    const file = /^\/files\/([\w-]+)\.mp4$/.exec(url.pathname);
-    if (file && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'video/mp4' });
-      return res.end(opts.video);
-    }
+    if (servedVideo(req, res, url, opts.video)) return;
     if (req.headers['x-api-key'] !== opts.key) return err(res, 401, 'unauthorized', 'Invalid API key');
     const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
     if (key !== undefined && !/^[A-Za-z0-9_:.-]{1,255}$/.test(key)) return err(res, 400, 'invalid_parameter', 'Idempotency-Key is malformed');

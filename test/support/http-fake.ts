@@ -21,3 +21,11 @@ export function sendJson(res: http.ServerResponse, status: number, body: unknown
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
+
+/** A provider's result link, `GET /files/<id>.mp4`, answered with the fake's video; false for any other request. */
+export function servedVideo(req: http.IncomingMessage, res: http.ServerResponse, url: URL, video: Buffer): boolean {
+  if (req.method !== 'GET' || !/^\/files\/[\w-]+\.mp4$/.test(url.pathname)) return false;
+  res.writeHead(200, { 'content-type': 'video/mp4' });
+  res.end(video);
+  return true;
+}

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readForm, readRaw, sendJson } from './http-fake.ts';
+import { readForm, readRaw, sendJson, servedVideo } from './http-fake.ts';
 
 /*
  * A local stand-in for Submagic's API as docs.submagic.co/api-reference describes it:
@@ -57,11 +57,7 @@ export async function startSubmagicFake(opts: { key: string; video: Buffer }) {
   const server = http.createServer(async (req, res) => {
     const raw = await readRaw(req);
     const url = new URL(req.url ?? '/', base);
-    const file = /^\/files\/([\w-]+)\.mp4$/.exec(url.pathname);
-    if (file && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'video/mp4' });
-      return res.end(opts.video);
-    }
+    if (servedVideo(req, res, url, opts.video)) return;
     if (req.headers['x-api-key'] !== opts.key) return sendJson(res, 401, { error: 'UNAUTHORIZED', message: 'Invalid API key' });
     if (req.method === 'POST' && url.pathname === '/v1/projects') return create(res, JSON.parse(raw.toString('utf8')) as Record<string, unknown>);
     if (req.method === 'POST' && url.pathname === '/v1/projects/upload') {

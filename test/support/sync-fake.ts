@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { readForm, readRaw, sendJson } from './http-fake.ts';
+import { readForm, readRaw, sendJson, servedVideo } from './http-fake.ts';
 
 /*
  * A local stand-in for sync.so's API, following synchronicity-labs/sync-typescript-sdk
@@ -62,11 +62,7 @@ export async function startSyncFake(opts: { key: string; webhookSecret: string; 
   const server = http.createServer(async (req, res) => {
     const raw = await readRaw(req);
     const url = new URL(req.url ?? '/', base);
-    const file = /^\/files\/([\w-]+)\.mp4$/.exec(url.pathname);
-    if (file && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'video/mp4' });
-      return res.end(opts.video);
-    }
+    if (servedVideo(req, res, url, opts.video)) return;
     if (req.headers['x-api-key'] !== opts.key) return sendJson(res, 401, { message: 'Unauthorized', statusCode: 401 });
     if (req.method === 'POST' && url.pathname === '/v2/generate') {
       if (!String(req.headers['content-type']).startsWith('multipart/form-data')) return sendJson(res, 400, { message: 'this fake takes the SDK file upload form', statusCode: 400 });

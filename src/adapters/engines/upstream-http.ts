@@ -108,3 +108,33 @@ export function errorMessage(json: unknown): string | undefined {
   const m = (json as { error?: { message?: unknown } } | undefined)?.error?.message;
   return typeof m === 'string' ? m.slice(0, 500) : undefined;
 }
+
+/** `{message}` or `{error: "..."}`, the error body of sync.so and Submagic. */
+export function messageOrError(json: unknown): string | undefined {
+  const j = json as { message?: unknown; error?: unknown } | undefined;
+  const m = typeof j?.message === 'string' ? j.message : j?.error;
+  return typeof m === 'string' ? m.slice(0, 500) : undefined;
+}
+
+/**
+ * A JSON API under one base URL with an `x-api-key`: `call(method, path, body, signal, submit)`
+ * answers the parsed JSON object (or throws an UpstreamError as callProvider does).
+ */
+export function apiKeyCaller(o: { provider: string; dispatcher: Dispatcher; base: string; apiKey: string; timeoutMs: number; maxBytes: number }) {
+  return async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, submit = false): Promise<Record<string, unknown> | undefined> =>
+    (
+      await callProvider({
+        provider: o.provider,
+        dispatcher: o.dispatcher,
+        method,
+        url: `${o.base}${path}`,
+        headers: { 'x-api-key': o.apiKey, accept: 'application/json' },
+        body,
+        signal,
+        timeoutMs: o.timeoutMs,
+        maxBytes: o.maxBytes,
+        submit,
+        message: messageOrError,
+      })
+    ).json as Record<string, unknown> | undefined;
+}

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
-import { callProvider } from '../upstream-http.ts';
+import { apiKeyCaller } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 
 /*
@@ -44,22 +44,7 @@ export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
   const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
   const templates = { ...SUBMAGIC_DEFAULT_TEMPLATES, ...(opts.templates ?? {}) };
 
-  const call = async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, submit = false) =>
-    (
-      await callProvider({
-        provider: 'Submagic',
-        dispatcher,
-        method,
-        url: `${base}${path}`,
-        headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
-        body,
-        signal,
-        timeoutMs: opts.timeoutMs ?? 300_000,
-        maxBytes: MAX_JSON_BYTES,
-        submit,
-        message: submagicMessage,
-      })
-    ).json as Record<string, unknown> | undefined;
+  const call = apiKeyCaller({ provider: 'Submagic', dispatcher, base, apiKey: opts.apiKey, timeoutMs: opts.timeoutMs ?? 300_000, maxBytes: MAX_JSON_BYTES });
 
   async function submit({ params, inputs, generationId }: UpstreamRequest, signal: AbortSignal) {
     if (!inputs.video) throw new UpstreamError('refused', 'the video to caption is missing');
@@ -110,9 +95,3 @@ export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
   };
 }
 
-/** Submagic's error text: {message} or {error}. */
-function submagicMessage(json: unknown): string | undefined {
-  const j = json as { message?: unknown; error?: unknown } | undefined;
-  const m = typeof j?.message === 'string' ? j.message : j?.error;
-  return typeof m === 'string' ? m.slice(0, 500) : undefined;
-}

@@ -4,7 +4,7 @@ import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { stillVideo } from '../../media/still-video.ts';
 import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
 import { probeMedia } from '../ffmpeg.ts';
-import { callProvider } from '../upstream-http.ts';
+import { apiKeyCaller } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 
 /*
@@ -37,22 +37,7 @@ export function createSyncEngine(opts: SyncOptions): UpstreamEngine {
   const base = opts.apiUrl.replace(/\/+$/, '');
   const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
 
-  const call = async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, submit = false) =>
-    (
-      await callProvider({
-        provider: 'sync',
-        dispatcher,
-        method,
-        url: `${base}${path}`,
-        headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
-        body,
-        signal,
-        timeoutMs: opts.timeoutMs ?? 300_000,
-        maxBytes: MAX_JSON_BYTES,
-        submit,
-        message: syncMessage,
-      })
-    ).json as Record<string, unknown> | undefined;
+  const call = apiKeyCaller({ provider: 'sync', dispatcher, base, apiKey: opts.apiKey, timeoutMs: opts.timeoutMs ?? 300_000, maxBytes: MAX_JSON_BYTES });
 
   async function submit({ params, inputs, generationId }: UpstreamRequest, webhookUrl: string | undefined, signal: AbortSignal) {
     if (!inputs.face || !inputs.speech) throw new UpstreamError('refused', 'the talking avatar has no face or no speech');
@@ -124,9 +109,3 @@ function verifier(secret: string) {
   };
 }
 
-/** sync's error text: {message} or {error}. */
-function syncMessage(json: unknown): string | undefined {
-  const j = json as { message?: unknown; error?: unknown } | undefined;
-  const m = typeof j?.message === 'string' ? j.message : j?.error;
-  return typeof m === 'string' ? m.slice(0, 500) : undefined;
-}
