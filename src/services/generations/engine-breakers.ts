@@ -4,8 +4,8 @@ import type { Deps } from '../context.ts';
 /**
  * A circuit breaker per upstream provider, kept in Postgres so that every worker shares it and
  * operators can read it: after ENGINE_BREAKER_FAILURES consecutive submit failures (its key, rate
- * limits, 5xx, timeouts) the provider is skipped for ENGINE_BREAKER_COOLDOWN_SECONDS; then one
- * submit is let through (half-open): an accepted job closes it, another failure opens it again.
+ * limits, 5xx, timeouts) the provider is skipped for ENGINE_BREAKER_COOLDOWN_SECONDS; then submits
+ * go through again (half-open): an accepted job closes it, the next failure opens it again.
  */
 export function createEngineBreakers({ db, config, log }: Pick<Deps, 'db' | 'config' | 'log'>) {
   const { failures, cooldownSeconds } = config.upstream.breaker;
