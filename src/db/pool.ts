@@ -8,8 +8,29 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Db = Kysely<Database>;
 
+/** SQL text -> statement name, for the hot statements whose text never varies between calls. */
+const HOT = new Map<string, string>();
+
+/**
+ * From now on `compiled.sql` goes as the named statement `name`: each connection parses and plans
+ * it once (a generic plan after five runs) instead of on every call. An allow-list, so that
+ * statements whose text varies (lists of varying length) do not pile up per connection.
+ */
+export function prepareHot<T extends { sql: string }>(name: string, compiled: T): T {
+  if (!HOT.has(compiled.sql)) HOT.set(compiled.sql, name);
+  return compiled;
+}
+
+class HotStatementClient extends pg.Client {
+  override query(...args: any[]): any {
+    const name = typeof args[0] === 'string' && Array.isArray(args[1]) ? HOT.get(args[0]) : undefined;
+    if (name && typeof args[2] !== 'function') return super.query({ name, text: args[0], values: args[1] });
+    return (super.query as (...a: any[]) => any)(...args);
+  }
+}
+
 export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max });
+  const pool = new pg.Pool({ connectionString, max, Client: HotStatementClient });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));

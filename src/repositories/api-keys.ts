@@ -1,4 +1,4 @@
-import type { Db } from '../db/pool.ts';
+import { prepareHot, type Db } from '../db/pool.ts';
 import type { ApiKeyRow, Team } from '../db/types.ts';
 
 export async function insertApiKey(
@@ -12,13 +12,14 @@ export async function findActiveKeyByDigest(
   db: Db,
   digest: Buffer,
 ): Promise<{ key_id: string; team_id: string; tier: Team['tier'] } | undefined> {
-  return db
+  const q = db
     .selectFrom('api_keys')
     .innerJoin('teams', 'teams.id', 'api_keys.team_id')
     .select(['api_keys.id as key_id', 'api_keys.team_id', 'teams.tier'])
     .where('api_keys.key_digest', '=', digest)
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('api_keys.revoked_at', 'is', null);
+  // Every request runs it: compiled here once per call and prepared once per connection.
+  return (await db.executeQuery(prepareHot('adforge_key_by_digest', q.compile()))).rows[0];
 }
 
 export async function revokeApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {

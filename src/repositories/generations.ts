@@ -1,5 +1,5 @@
 import { sql, type Insertable } from 'kysely';
-import type { Db } from '../db/pool.ts';
+import { prepareHot, type Db } from '../db/pool.ts';
 import type { GenerationRow, GenerationsTable } from '../db/types.ts';
 import type { GenerationStatus, GenerationType } from '../domain/generation-types.ts';
 import type { Page } from '../domain/inputs.ts';
@@ -82,4 +82,81 @@ export function productLinksOfGenerations(db: Db, teamId: string, generationIds:
     .where('generations.team_id', '=', teamId)
     .where('generation_products.generation_id', 'in', [...generationIds])
     .execute();
+}
+
+export interface DebitedGeneration {
+  teamId: string;
+  apiKeyId: string | null;
+  operation: string;
+  type: string;
+  kind: string;
+  params: Record<string, unknown>;
+  credits: number;
+  sourceGenerationId: string | null;
+  deadlineAt: Date;
+  productIds: string[];
+  avatarIds: string[];
+}
+
+/** The worker job that renders the generation, queued by the same statement. */
+export interface GenerationJob {
+  identifier: string;
+  maxAttempts: number;
+  /** The job key is this prefix and the new generation's id. */
+  jobKeyPrefix: string;
+}
+
+/**
+ * Debit, generation, ledger line, links and its job in ONE statement (no BEGIN/COMMIT needed).
+ * `fits` reads the balance without a lock; the rows are written only if the credits fit; the
+ * debit is a data-modifying CTE the main query does not read, so PostgreSQL runs it last and the
+ * team row is locked only from the debit to the commit. Concurrent creates that spent the credits
+ * since `fits` was read make the `credits_within_limit` CHECK refuse it (23514): the whole
+ * statement is undone and the caller retries. Answers the new id, or null and the balance.
+ */
+export async function insertGenerationDebited(db: Db, g: DebitedGeneration, job: GenerationJob): Promise<{ id: string | null; available: number }> {
+  const query = sql<{ available: number; id: string | null }>`
+    with fits as (
+      select credits_limit - credits_used as available from teams where id = ${g.teamId}::uuid
+    ), generation as (
+      insert into generations (team_id, api_key_id, operation, type, kind, params, credits, source_generation_id, deadline_at)
+      select ${g.teamId}::uuid, ${g.apiKeyId}::uuid, ${g.operation}, ${g.type}, ${g.kind}, ${JSON.stringify(g.params)}::jsonb,
+             ${g.credits}::int, ${g.sourceGenerationId}::uuid, ${g.deadlineAt}::timestamptz
+      from fits where fits.available >= ${g.credits}::int
+      returning id
+    ), ledger as (
+      insert into credit_ledger (team_id, kind, amount, subject_type, subject_id)
+      select ${g.teamId}::uuid, 'debit', ${g.credits}::int, 'generation', generation.id from generation
+    ), products as (
+      insert into generation_products (generation_id, product_id)
+      select generation.id, p from generation, unnest(${g.productIds}::uuid[]) as p
+    ), avatars as (
+      insert into generation_avatars (generation_id, avatar_id)
+      select generation.id, a from generation, unnest(${g.avatarIds}::uuid[]) as a
+    ), debit as (
+      update teams set credits_used = credits_used + ${g.credits}::int
+      where id = ${g.teamId}::uuid and exists (select from generation)
+    )
+    select fits.available, queued.id
+    from fits
+    left join (
+      select generation.id
+      from generation
+      cross join lateral graphile_worker.add_job(
+        identifier => ${job.identifier}::text,
+        payload => json_build_object('generation_id', generation.id),
+        max_attempts => ${job.maxAttempts}::int,
+        job_key => ${job.jobKeyPrefix}::text || generation.id
+      ) as job
+    ) as queued on true`;
+  const { rows } = await db.executeQuery(prepareHot('adforge_create_generation', query.compile(db)));
+  const row = rows[0];
+  if (!row) return { id: null, available: 0 };
+  return { id: row.id, available: Math.max(0, Number(row.available)) };
+}
+
+/** What the team can still spend (a plain read, after a lost race for the last credits). */
+export async function availableCredits(db: Db, teamId: string): Promise<number> {
+  const row = await db.selectFrom('teams').select(sql<number>`credits_limit - credits_used`.as('available')).where('id', '=', teamId).executeTakeFirst();
+  return Math.max(0, Number(row?.available ?? 0));
 }

@@ -1,67 +1,92 @@
 import { AppError } from '../../domain/errors.ts';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import { parseInput } from '../../domain/validate.ts';
-import { debitCredits } from '../../repositories/credits.ts';
-import { insertGeneration, linkGeneration } from '../../repositories/generations.ts';
+import { availableCredits, insertGenerationDebited } from '../../repositories/generations.ts';
+import { underSavepoint } from '../../repositories/idempotency-keys.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
-import { queueJob } from '../../jobs/define.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
-import { appendLedger } from '../../repositories/ledger.ts';
+import type { Db } from '../../db/pool.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requestHash, runIdempotent, runIdempotentIn, type IdempotencyRequest, type Outcome, type RecordedOutcome } from '../idempotency.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/types.ts';
 import { OPERATIONS } from './operations.ts';
 
+// The credits check's serialization edge: concurrent creates spent the credits since `fits` read them.
+const CHECK_VIOLATION = '23514';
+const LOST_RACE_RETRIES = 3;
+
 export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db' | 'config'> & { engines: Pick<EngineRegistry, 'refusal'> }) {
-  /** Check ids, price, debit, record the generation and its links, queue its job: one piece of a transaction. */
-  async function work(trx: Transaction<Database>, p: Principal, operation: GenerationOperation, params: unknown): Promise<Outcome> {
+  const job = {
+    identifier: runGenerationJob.name,
+    maxAttempts: config.generationMaxAttempts,
+    jobKeyPrefix: runGenerationJob.options.jobKey!({ generation_id: '' }),
+  };
+
+  /** Check ids, price, refuse what the route cannot make: reads only. */
+  async function resolve(db: Db, p: Principal, operation: GenerationOperation, params: unknown) {
     const spec = OPERATIONS[operation];
-    const r = await spec.resolve(trx, p.teamId, params);
+    const r = await spec.resolve(db, p.teamId, params);
     // What the routed provider cannot make is refused here, never accepted and failed later.
     const refusal = engines.refusal(operation, r.params, r.attachedImages);
     if (refusal) throw new AppError('validation_error', refusal);
-    const debit = await debitCredits(trx, p.teamId, r.credits);
-    if (!debit.ok) {
-      throw new AppError(
-        'insufficient_credits',
-        `Not enough credits: this generation needs ${r.credits} credits and ${debit.available} are available`,
-      );
-    }
-    const g = await insertGeneration(trx, {
-      team_id: p.teamId,
-      api_key_id: p.keyId,
+    return { spec, r };
+  }
+
+  /**
+   * Debit, generation, ledger line, links and job in one statement, the debit last. On its own it
+   * needs no transaction; inside one (an Idempotency-Key, a campaign batch) it runs under a
+   * savepoint so that a lost race for the last credits can be undone and tried again.
+   */
+  async function createDebited(db: Db, p: Principal, operation: GenerationOperation, resolved: Awaited<ReturnType<typeof resolve>>, inTransaction: boolean): Promise<Outcome> {
+    const { spec, r } = resolved;
+    const g = {
+      teamId: p.teamId,
+      apiKeyId: p.keyId,
       operation,
       type: r.type,
       kind: spec.kind,
-      params: JSON.stringify(r.params),
+      params: r.params,
       credits: r.credits,
-      error: null,
-      source_generation_id: r.sourceGenerationId ?? null,
-      completed_at: null,
-      deadline_at: new Date(Date.now() + config.generationTimeoutSeconds * 1000),
-    });
-    await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: r.credits, subject_type: 'generation', subject_id: g.id });
-    await linkGeneration(trx, g.id, r.productIds, r.avatarIds);
-    await queueJob(trx, runGenerationJob, { generation_id: g.id }, { config });
-    return { status: 202, body: { generation_id: g.id, type: r.type, status: 'processing' } };
+      sourceGenerationId: r.sourceGenerationId ?? null,
+      deadlineAt: new Date(Date.now() + config.generationTimeoutSeconds * 1000),
+      productIds: r.productIds,
+      avatarIds: r.avatarIds,
+    };
+    const insufficient = (available: number) =>
+      new AppError('insufficient_credits', `Not enough credits: this generation needs ${r.credits} credits and ${available} are available`);
+    for (let attempt = 1; ; attempt++) {
+      let out: { id: string | null; available: number };
+      try {
+        out = inTransaction ? await underSavepoint(db as Transaction<Database>, () => insertGenerationDebited(db, g, job)) : await insertGenerationDebited(db, g, job);
+      } catch (e) {
+        const err = e as { code?: string; constraint?: string };
+        if (err.code !== CHECK_VIOLATION || err.constraint !== 'credits_within_limit') throw e;
+        // Nothing was written. The next attempt reads the new balance (and answers 402 the usual way).
+        if (attempt < LOST_RACE_RETRIES) continue;
+        throw insufficient(await availableCredits(db, p.teamId));
+      }
+      if (!out.id) throw insufficient(out.available);
+      return { status: 202, body: { generation_id: out.id, type: r.type, status: 'processing' } };
+    }
   }
 
   return {
     /**
-     * One transaction: check ids, price, debit, record the generation and its links, queue its
-     * job, and store the response under the Idempotency-Key. Bad input fails before any of it.
+     * Without an Idempotency-Key: reads, then one statement in autocommit. With one: the same
+     * statement inside the key's transaction, the response stored under the key in the same commit.
+     * Bad input fails before any of it.
      */
     async create(p: Principal, operation: GenerationOperation, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const params = parseInput(OPERATIONS[operation].schema, body ?? undefined);
-      const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
-      return runIdempotent(db, scope, requestHash(body), (trx) => work(trx, p, operation, params));
+      if (!idem) return { ...(await createDebited(db, p, operation, await resolve(db, p, operation, params), false)), replayed: false };
+      return runIdempotent(db, { teamId: p.teamId, ...idem }, requestHash(body), async (trx) => createDebited(trx, p, operation, await resolve(trx, p, operation, params), true));
     },
 
     /** The same create inside the caller's transaction (a batch of campaign rows in one commit). */
     async createIn(trx: Transaction<Database>, p: Principal, operation: GenerationOperation, body: unknown, idem: IdempotencyRequest): Promise<RecordedOutcome> {
       const params = parseInput(OPERATIONS[operation].schema, body ?? undefined);
-      return runIdempotentIn(trx, { teamId: p.teamId, ...idem }, requestHash(body), (t) => work(t, p, operation, params));
+      return runIdempotentIn(trx, { teamId: p.teamId, ...idem }, requestHash(body), async (t) => createDebited(t, p, operation, await resolve(t, p, operation, params), true));
     },
   };
 }
