@@ -24,7 +24,7 @@ import { createLogger } from '../src/log.ts';
 import { freePort } from '../src/adapters/net/ports.ts';
 import { createAuthService } from '../src/services/auth.ts';
 import type { LoadJob, LoadResult } from './http-load.ts';
-import { createOneStatementCreator, createPreparingPool } from './proposed-create.ts';
+import { createLegacyCreator } from './legacy-create.ts';
 
 const num = (name: string, dflt: number) => {
   const v = process.env[name];
@@ -419,7 +419,7 @@ async function main(): Promise<void> {
   let app: App | undefined;
   const servers: HttpServer[] = [];
   let ceilingPool: pg.Pool | undefined;
-  let preparingPool: pg.Pool | undefined;
+  let legacyPool: pg.Pool | undefined;
   let admin: pg.Client | undefined;
   let cleaning: Promise<void> | undefined;
   const cleanup = () =>
@@ -427,7 +427,7 @@ async function main(): Promise<void> {
       for (const s of servers.reverse()) await s.close().catch(() => {});
       await admin?.end().catch(() => {});
       await ceilingPool?.end().catch(() => {});
-      await preparingPool?.end().catch(() => {});
+      await legacyPool?.end().catch(() => {});
       await app?.close().catch(() => {});
       await embedded?.stop().catch(() => {});
       await fs.rm(tmp, { recursive: true, force: true }).catch(() => {});
@@ -506,6 +506,21 @@ async function main(): Promise<void> {
     };
     const current = await captureVia(origin, 'SQL of one API create (today)');
 
+    // The path before issue 14 (bench/legacy-create.ts) behind the same HTTPS stack, on a plain pool
+    // (no named statements) of the same size: the "before" of every ratio, measured in this run.
+    legacyPool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+    legacyPool.on('error', () => {});
+    const legacyDb = createDb(legacyPool);
+    const beforeApp: App = {
+      ...app,
+      db: legacyDb,
+      services: { ...app.services, auth: createAuthService({ db: legacyDb }), generationCreator: { ...app.services.generationCreator, ...createLegacyCreator({ db: legacyDb, config: app.config }) } },
+    };
+    const beforeServer = await startHttpServer(beforeApp, { port: 0, host: '127.0.0.1' });
+    servers.push(beforeServer);
+    const beforeOrigin = `https://127.0.0.1:${beforeServer.port}`;
+    await captureVia(beforeOrigin, 'SQL of one create before issue 14 (bench/legacy-create.ts)', legacyPool);
+
     ceilingPool = createPool(databaseUrl, poolSize);
     const cp = ceilingPool;
     admin = new pg.Client(databaseUrl);
@@ -561,16 +576,16 @@ async function main(): Promise<void> {
       return run;
     };
 
-    const pairs: { name: string; api: Run; ceiling: Run }[] = [];
+    const pairs: { name: string; api: Run; ceiling: Run; before: Run }[] = [];
     console.log('\nMeasured runs (sequential; each after its own warm-up, ANALYZE and CHECKPOINT):');
     for (const s of scenarios) {
+      const before = await apiRun(`before issue 14: API (HTTPS) — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, { origin: beforeOrigin, pool: legacyPool });
       const api = await apiRun(`API (HTTPS) — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP);
       const ceiling = await inProcessRun(`ceiling: same SQL via pg — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, cp, (t) => current.replay(cp, t));
-      pairs.push({ name: s.name, api, ceiling });
+      pairs.push({ name: s.name, api, ceiling, before });
     }
 
     const extras: Run[] = [];
-    const proposalPairs: { name: string; api: Run; ceiling: Run }[] = [];
     if (EXTRAS) {
       // Where the API's time goes (64 teams): the same services without HTTP, and HTTP without TLS.
       const direct = async (t: TeamKey) => {
@@ -581,41 +596,6 @@ async function main(): Promise<void> {
       const plain = await startHttpServer({ ...app, config: Object.freeze({ ...app.config, trustProxy: true }) }, { port: 0, host: '127.0.0.1' });
       servers.push(plain);
 
-      // The proposal (bench/proposed-create.ts) behind the same HTTPS stack: (1) the one-statement
-      // create; (2) the same with the key lookup and the create statement prepared, on a pool of
-      // its own (same size) whose client names them.
-      const proposedApp: App = { ...app, services: { ...app.services, generationCreator: { ...app.services.generationCreator, ...createOneStatementCreator(app) } } };
-      const proposed = await startHttpServer(proposedApp, { port: 0, host: '127.0.0.1' });
-      servers.push(proposed);
-      preparingPool = createPreparingPool(databaseUrl, poolSize);
-      const pp = preparingPool;
-      const preparedDb = createDb(pp);
-      const preparedApp: App = {
-        ...app,
-        db: preparedDb,
-        services: {
-          ...app.services,
-          auth: createAuthService({ db: preparedDb }),
-          generationCreator: { ...app.services.generationCreator, ...createOneStatementCreator({ db: preparedDb, config: app.config }) },
-        },
-      };
-      const prepared = await startHttpServer(preparedApp, { port: 0, host: '127.0.0.1' });
-      servers.push(prepared);
-      const shapes = [
-        {
-          title: 'proposed shape',
-          origin: `https://127.0.0.1:${proposed.port}`,
-          pool: appPool,
-          sql: await captureVia(`https://127.0.0.1:${proposed.port}`, 'SQL of one create with the proposed shape (bench prototype)'),
-        },
-        {
-          title: 'proposed + prepared',
-          origin: `https://127.0.0.1:${prepared.port}`,
-          pool: pp,
-          sql: await captureVia(`https://127.0.0.1:${prepared.port}`, 'SQL of one create with the proposed shape, prepared statements', pp),
-        },
-      ];
-
       console.log(`\nAnalysis runs (${EXTRA_REQUESTS} requests or ${EXTRA_SECONDS} s each, warm-up ${EXTRA_WARMUP}):`);
       const spread = scenarios[1]!;
       extras.push(await inProcessRun(`services in-process, no HTTP — ${spread.name}`, spread.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, appPool, direct));
@@ -625,33 +605,25 @@ async function main(): Promise<void> {
           plain: true,
         }),
       );
-      for (const shape of shapes) {
-        for (const s of scenarios) {
-          const api = await apiRun(`${shape.title}: API (HTTPS) — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, { origin: shape.origin, pool: shape.pool });
-          const ceiling = await inProcessRun(`${shape.title}: its SQL via pg — ${s.name}`, s.keys, EXTRA_REQUESTS, EXTRA_SECONDS, EXTRA_WARMUP, cp, (t) => shape.sql.replay(cp, t));
-          extras.push(api, ceiling);
-          proposalPairs.push({ name: `${shape.title} — ${s.name}`, api, ceiling });
-        }
-      }
     }
 
     console.log(`\nAPI vs ceiling, today's create (concurrency ${CONCURRENCY}):`);
     console.log(PAIR_HEAD);
     for (const p of pairs) console.log(pairRow(p.name, p.api, p.ceiling));
-    if (proposalPairs.length) {
-      console.log(`\nProposed create (bench prototype), API vs its own ceiling (${EXTRA_REQUESTS} requests; compare with today's pairs above):`);
-      console.log(PAIR_HEAD);
-      for (const p of proposalPairs) console.log(pairRow(p.name, p.api, p.ceiling));
+    console.log('\nToday vs before issue 14, same run (targets: x2.5 one team, x1.5 over 64 teams):');
+    console.log('| scenario | before req/s | before p99 ms | today req/s | today p99 ms | today / before |\n|---|---:|---:|---:|---:|---:|');
+    for (const p of pairs) console.log(`| ${p.name} | ${p.before.rps.toFixed(0)}${mark(p.before)} | ${p.before.p99.toFixed(1)} | ${p.api.rps.toFixed(0)}${mark(p.api)} | ${p.api.p99.toFixed(1)} | **x${(p.api.rps / p.before.rps).toFixed(2)}** |`);
+    {
       console.log('\nEvery run (CPU per request: node = this process minus the load generator thread):');
       console.log('| run | req/s | p50 ms | p99 ms | node µs/req | load gen µs/req | node+load gen: kernel µs/req | postgres µs/req (kernel) | pool queue | others, cores | steal, cores |');
       console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-      for (const r of [...pairs.flatMap((p) => [p.api, p.ceiling]), ...extras]) {
+      for (const r of [...pairs.flatMap((p) => [p.before, p.api, p.ceiling]), ...extras]) {
         console.log(
           `| ${r.label}${mark(r)} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.nodeUsPerReq - r.loadUsPerReq).toFixed(0)} | ${r.loadUsPerReq.toFixed(0)} | ${r.nodeSysUsPerReq.toFixed(0)} | ${r.pgUsPerReq.toFixed(0)} (${r.pgSysUsPerReq.toFixed(0)}) | ${r.poolWaiting.toFixed(1)} | ${r.otherCores.toFixed(2)} | ${r.stealCores.toFixed(2)} |`,
         );
       }
     }
-    const all = [...pairs.flatMap((p) => [p.api, p.ceiling]), ...extras];
+    const all = [...pairs.flatMap((p) => [p.before, p.api, p.ceiling]), ...extras];
     const noisy = all.filter(disturbed).length;
     if (noisy) {
       console.log(

@@ -1,7 +1,7 @@
 // `node bench/statement-breakdown.ts`: where PostgreSQL's time goes in one create, per statement
 // (pg_stat_statements: execution and planning time, nested statements of graphile_worker.add_job
-// included), for today's create and for the proposed one-statement create, each measured twice,
-// alternating. A separate, instrumented run: pg_stat_statements is loaded here only, never in
+// included), for today's create (one statement, debit last, prepared) and the one before issue 14
+// (bench/legacy-create.ts: seven unnamed statements), each measured twice, alternating. A separate, instrumented run: pg_stat_statements is loaded here only, never in
 // `npm run bench`. About a minute.
 //
 // Knobs: BREAKDOWN_REQUESTS (3000), BREAKDOWN_WARMUP (1000), BENCH_CONCURRENCY (32), BENCH_TEAMS (64).
@@ -14,7 +14,9 @@ import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '../src/db/embedded.ts';
 import { createLogger } from '../src/log.ts';
 import type { Principal } from '../src/services/context.ts';
-import { createOneStatementCreator } from './proposed-create.ts';
+import { createDb } from '../src/db/pool.ts';
+import { createAuthService } from '../src/services/auth.ts';
+import { createLegacyCreator } from './legacy-create.ts';
 
 const REQUESTS = Number(process.env.BREAKDOWN_REQUESTS || 3000);
 const WARMUP = Number(process.env.BREAKDOWN_WARMUP || 1000);
@@ -77,59 +79,37 @@ try {
     const t = await a.services.teams.createTeam({ name: `t${i}`, tier: 'starter', credits_limit: 10_000_000 });
     keys.push((await a.services.teams.createKey(t.id)).key);
   }
-  const proposed = createOneStatementCreator(a);
-
-  // "Prepared": the hot statements (the key lookup, the create statement) sent as NAMED statements,
-  // so each connection parses and plans them once (PostgreSQL then keeps a generic plan). Done here
-  // by naming them under pg.Client#query while the variant runs, which is what a small wrapper of
-  // the app's pool would do.
-  const hot = new Map<string, string>();
-  const recorded = new Set<string>();
-  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
-  const plainQuery = proto.query;
-  proto.query = function (this: unknown, ...args: unknown[]) {
-    if (typeof args[0] === 'string' && /^\s*with fits|"api_keys"\."key_digest"/.test(args[0])) recorded.add(args[0]);
-    return plainQuery.apply(this, args);
-  };
-  const p0 = await a.services.auth.authenticate(`Bearer ${keys[0]}`);
-  await proposed.create(p0, 'text-to-image', BODY);
-  proto.query = plainQuery;
-  [...recorded].forEach((text, i) => hot.set(text, `adforge_hot_${i}`));
-  const namedQuery = function (this: unknown, ...args: unknown[]) {
-    const name = typeof args[0] === 'string' ? hot.get(args[0]) : undefined;
-    if (name) return plainQuery.call(this, { name, text: args[0], values: args[1] }, ...args.slice(2));
-    return plainQuery.apply(this, args);
-  };
-  const variants: [string, (p: Principal) => Promise<unknown>, boolean][] = [
-    ['today: BEGIN; debit; generation; ledger; add_job; COMMIT', (p) => a.services.generationCreator.create(p, 'text-to-image', BODY), false],
-    ['proposed: one statement, debit last', (p) => proposed.create(p, 'text-to-image', BODY), false],
-    [`proposed + the key lookup and the create statement prepared (named)`, (p) => proposed.create(p, 'text-to-image', BODY), true],
+  // Before: a plain pool (no named statements) for the legacy path and its key lookup.
+  const legacyPool = new pg.Pool({ connectionString: url, max: 10 });
+  legacyPool.on('error', () => {});
+  const legacyDb = createDb(legacyPool);
+  const legacy = createLegacyCreator({ db: legacyDb, config: a.config });
+  const legacyAuth = createAuthService({ db: legacyDb });
+  const variants: [string, (p: Principal) => Promise<unknown>, typeof legacyAuth][] = [
+    ['before issue 14: BEGIN; debit; generation; ledger; add_job; COMMIT (unnamed)', (p) => legacy.create(p, 'text-to-image', BODY), legacyAuth],
+    ['today: one statement, debit last; the key lookup and the create statement prepared', (p) => a.services.generationCreator.create(p, 'text-to-image', BODY), a.services.auth],
   ];
-  const run = async (n: number, create: (p: Principal) => Promise<unknown>, prepared: boolean) => {
+  const run = async (n: number, create: (p: Principal) => Promise<unknown>, auth: typeof legacyAuth) => {
     let next = 0;
-    // Naming is switched on for the whole run (all 32 loops), and off again after it.
-    if (prepared) proto.query = namedQuery;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < n) {
           const i = next++;
-          const p = await a.services.auth.authenticate(`Bearer ${keys[i % keys.length]}`);
+          const p = await auth.authenticate(`Bearer ${keys[i % keys.length]}`);
           await create(p);
         }
       }),
-    ).finally(() => {
-      proto.query = plainQuery;
-    });
+    );
   };
 
   console.log(`PostgreSQL time per create (µs), ${REQUESTS} creates over ${TEAMS} teams at concurrency ${CONCURRENCY}, auth lookup included`);
   // Twice, alternating, so that the order (tables growing, a neighbour's load) shows as noise, not as a difference.
-  for (const [name, create, prepared] of [...variants, ...variants]) {
-    await run(WARMUP, create, prepared);
+  for (const [name, create, auth] of [...variants, ...variants]) {
+    await run(WARMUP, create, auth);
     await adm.query('analyze');
     await adm.query('select pg_stat_statements_reset()');
     const cpu0 = await clusterCpuMs();
-    await run(REQUESTS, create, prepared);
+    await run(REQUESTS, create, auth);
     const cpuUs = (((await clusterCpuMs()) - cpu0) * 1000) / REQUESTS;
     const { rows } = await adm.query<{ exec: string; plan: string; calls: string; toplevel: boolean; query: string }>(
       `select round(total_exec_time::numeric * 1000 / $1) as exec, round(total_plan_time::numeric * 1000 / $1) as plan,
@@ -148,6 +128,7 @@ try {
       console.log(`| \`${r.query.slice(0, 90)}\` | ${(Number(r.calls) / REQUESTS).toFixed(0)} | ${r.exec} | ${r.plan} | ${r.toplevel ? '' : 'yes'} |`);
     }
   }
+  await legacyPool.end().catch(() => {});
 } finally {
   clearTimeout(watchdog);
   await cleanup();

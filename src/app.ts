@@ -18,6 +18,7 @@ import { createAdLibraryReader } from './services/ad-library/read.ts';
 import { createScrapeRunner } from './services/ad-library/runner.ts';
 import { createAdLibraryScraper } from './services/ad-library/scrape.ts';
 import { createAuthService } from './services/auth.ts';
+import { createKeyCache } from './services/key-cache.ts';
 import { createAvatarService } from './services/avatars.ts';
 import { filesSigningSecret, seedPlatformAvatars } from './services/bootstrap.ts';
 import { createBrandService } from './services/brands.ts';
@@ -78,6 +79,7 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
   const voices = createVoiceService(deps, speech);
   const voiceovers = createVoiceoverService(deps, voices, speech);
   const lifecycle = createGenerationLifecycle(deps);
+  const keyCache = createKeyCache();
   return {
     speech,
     voices,
@@ -85,8 +87,9 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
     adLibrary: createAdLibraryReader(deps),
     adLibraryScraper: createAdLibraryScraper(deps),
     campaigns: createCampaignService(deps, createRowChecker(deps.db, voices, engines)),
-    auth: createAuthService(deps),
-    teams: createTeamService(deps),
+    auth: createAuthService(deps, keyCache),
+    teams: createTeamService(deps, keyCache),
+    keyCache,
     credits: createCreditService(deps),
     products: createProductService(deps),
     brands: createBrandService(deps),

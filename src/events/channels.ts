@@ -3,3 +3,4 @@
 export const GENERATION_EVENTS_CHANNEL = 'adforge_generation_events';
 export const SCRAPE_EVENTS_CHANNEL = 'adforge_scrape_events';
 export const CAMPAIGN_EVENTS_CHANNEL = 'adforge_campaign_events';
+export const KEY_REVOCATIONS_CHANNEL = 'adforge_key_revocations';

@@ -10,6 +10,7 @@ import { registerRestV1 } from './rest/v1/index.ts';
 import { registerVoicePreviewRoute } from './voice-preview-route.ts';
 import { registerProviderHooks } from './provider-hooks-route.ts';
 import { createGraphqlHandler } from './graphql/yoga.ts';
+import { followKeyRevocations } from '../services/key-revocations.ts';
 import { loadTls } from './tls.ts';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -62,10 +63,13 @@ export async function startHttpServer(app: App, opts: { port?: number; host?: st
   const { fastify, handler } = await buildHttpApp(app, { graphql });
   const edge = createEdge({ key: tls.key, cert: tls.cert, trustProxy: app.config.trustProxy, handler, onUpgrade: ws.handleUpgrade });
   const port = await edge.listen(opts.port ?? app.config.port, opts.host ?? app.config.host);
+  // Keys revoked on any node leave this one's key cache at once.
+  const stopFollowing = await followKeyRevocations(app.events, app.services.keyCache);
   return {
     port,
     fastify,
     close: async () => {
+      await stopFollowing();
       await ws.close();
       await edge.close();
       await fastify.close();

@@ -8,6 +8,8 @@ import { parseInput } from '../domain/validate.ts';
 import type { Team } from '../db/types.ts';
 import { insertApiKey, revokeApiKey, setWebhookUrl } from '../repositories/api-keys.ts';
 import { findTeam, insertTeam } from '../repositories/teams.ts';
+import { notifyKeyRevoked } from '../repositories/notifications.ts';
+import type { KeyCache } from './key-cache.ts';
 import type { Deps } from './context.ts';
 import { requireUuid } from './ids.ts';
 
@@ -45,7 +47,7 @@ const teamView = (t: Team): TeamView => ({
 const webhookUrl = z.object({ webhook_url: httpUrl.nullish() });
 
 /** Administration of teams and keys: the CLI's side of what the spec calls "the dashboard". */
-export function createTeamService({ db }: Pick<Deps, 'db'>) {
+export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache) {
   return {
     async createTeam(input: unknown): Promise<TeamView> {
       const t = parseInput(teamCreate, input);
@@ -83,6 +85,9 @@ export function createTeamService({ db }: Pick<Deps, 'db'>) {
     async revokeKey(keyId: string): Promise<KeyView> {
       const row = await revokeApiKey(db, requireUuid(keyId, 'key'));
       if (!row) throw new AppError('not_found', 'API key not found');
+      // This node forgets it now; the others on the notice.
+      keyCache?.forgetKey(row.id);
+      await notifyKeyRevoked(db, row.id);
       return keyView(row);
     },
 

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/domain/api-keys.ts';
 import { startTestService, type TestService } from '../support/app.ts';
@@ -38,6 +39,24 @@ describe('401 unauthorized: the same body for every kind of bad key', () => {
     const res = await svc.api('GET', '/api/v1/products', { key: t.key });
     expect(res.status).toBe(401);
     expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
+  it('a key revoked elsewhere (another node, the CLI) is refused here as soon as the notice arrives', async () => {
+    const t = await svc.team();
+    expect((await svc.api('GET', '/api/v1/products', { key: t.key })).status).toBe(200);
+    // As another process would: the update, then the notice every node listens to.
+    await svc.app.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', t.keyId).execute();
+    await svc.app.db.executeQuery(sql`select pg_notify('adforge_key_revocations', ${JSON.stringify({ key_id: t.keyId })})`.compile(svc.app.db));
+    await expect.poll(async () => (await svc.api('GET', '/api/v1/products', { key: t.key })).status, { timeout: 500, interval: 20 }).toBe(401);
+  });
+
+  it('a revocation whose notice is lost is still refused within a second (the cache entry lives 1 s)', async () => {
+    const t = await svc.team();
+    expect((await svc.api('GET', '/api/v1/products', { key: t.key })).status).toBe(200);
+    const revokedAt = Date.now();
+    await svc.app.db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', t.keyId).execute();
+    await expect.poll(async () => (await svc.api('GET', '/api/v1/products', { key: t.key })).status, { timeout: 3000, interval: 25 }).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThan(1500);
   });
 
   it('comes before body parsing: a bad key with malformed JSON is still 401', async () => {
