@@ -1,16 +1,23 @@
 import type { Command } from 'commander';
-import { buildApp, migrateDatabase, type App } from '../app.ts';
-import { loadConfig } from '../config.ts';
-import { startHttpServer, type HttpServer } from '../http/server.ts';
-import { createLogger } from '../log.ts';
-import { ensureDemoTeam } from '../services/bootstrap.ts';
-import { startWorker } from '../worker.ts';
+// The service's modules are imported when a command runs, not when the CLI starts: `--help`, a
+// usage error and every other command do not pay for them.
+import type { App } from '../app.ts';
+import type { HttpServer } from '../http/server.ts';
+import type { startWorker } from '../worker.ts';
 import { print, printError } from './output.ts';
 
 type Role = { http: boolean; worker: boolean; demo: boolean };
 
 /** Runs until SIGINT/SIGTERM, then drains: the listener first, then the worker, then the database. */
 async function runService(role: Role): Promise<void> {
+  const [{ buildApp }, { loadConfig }, { startHttpServer }, { createLogger }, { ensureDemoTeam }, { startWorker }] = await Promise.all([
+    import('../app.ts'),
+    import('../config.ts'),
+    import('../http/server.ts'),
+    import('../log.ts'),
+    import('../services/bootstrap.ts'),
+    import('../worker.ts'),
+  ]);
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   let app: App | undefined;
@@ -72,6 +79,7 @@ export function registerRunCommands(program: Command): void {
     .description('apply pending database migrations and exit')
     .option('--json', 'print one JSON object')
     .action(async (o: { json?: boolean }) => {
+      const [{ migrateDatabase }, { loadConfig }, { createLogger }] = await Promise.all([import('../app.ts'), import('../config.ts'), import('../log.ts')]);
       const config = loadConfig();
       const log = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
       try {
