@@ -1,7 +1,7 @@
 import { request, type Dispatcher } from 'undici';
 import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
-import { isBlockedAddressError } from '../net/safe-dispatcher.ts';
+import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
 import { UpstreamError } from './upstream.ts';
 
 // Errors from before a byte was sent: a job cannot exist upstream.
@@ -116,25 +116,51 @@ export function messageOrError(json: unknown): string | undefined {
   return typeof m === 'string' ? m.slice(0, 500) : undefined;
 }
 
+export interface ProviderClientOptions {
+  provider: string;
+  allowPrivate: boolean;
+  /** The auth header (and any other) every request carries. */
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** The cap of a JSON answer. */
+  maxBytes: number;
+  /** The cap of a media answer (`binary`). */
+  maxBinaryBytes?: number;
+  message: (json: unknown) => string | undefined;
+  safeToResend?: ReadonlySet<number>;
+}
+
+export type ProviderRequest = (
+  method: 'GET' | 'POST' | 'PUT',
+  url: string,
+  body: unknown,
+  signal: AbortSignal,
+  o?: { submit?: boolean; binary?: boolean; headers?: Record<string, string> },
+) => Promise<{ raw: Buffer; json: unknown }>;
+
 /**
- * A JSON API under one base URL with an `x-api-key`: `call(method, path, body, signal, submit)`
- * answers the parsed JSON object (or throws an UpstreamError as callProvider does).
+ * One provider's connection settings, set once: its SSRF-safe dispatcher, auth header, caps and
+ * error reading; `call` is callProvider with them filled in.
  */
-export function apiKeyCaller(o: { provider: string; dispatcher: Dispatcher; base: string; apiKey: string; timeoutMs: number; maxBytes: number }) {
-  return async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, submit = false): Promise<Record<string, unknown> | undefined> =>
-    (
-      await callProvider({
+export function createProviderClient(o: ProviderClientOptions): { dispatcher: Dispatcher; call: ProviderRequest } {
+  const dispatcher = createSafeDispatcher({ allowPrivate: o.allowPrivate, connectTimeoutMs: 10_000 });
+  return {
+    dispatcher,
+    call: (method, url, body, signal, x = {}) =>
+      callProvider({
         provider: o.provider,
-        dispatcher: o.dispatcher,
+        dispatcher,
         method,
-        url: `${o.base}${path}`,
-        headers: { 'x-api-key': o.apiKey, accept: 'application/json' },
+        url,
+        headers: { ...o.headers, ...x.headers },
         body,
         signal,
         timeoutMs: o.timeoutMs,
-        maxBytes: o.maxBytes,
-        submit,
-        message: messageOrError,
-      })
-    ).json as Record<string, unknown> | undefined;
+        maxBytes: x.binary ? (o.maxBinaryBytes ?? o.maxBytes) : o.maxBytes,
+        message: o.message,
+        ...(o.safeToResend ? { safeToResend: o.safeToResend } : {}),
+        ...(x.submit ? { submit: true } : {}),
+        ...(x.binary ? { binary: true } : {}),
+      }),
+  };
 }

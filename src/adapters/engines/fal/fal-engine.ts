@@ -1,7 +1,5 @@
-import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
-import { callProvider } from '../upstream-http.ts';
+import { createProviderClient } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { createFalHookVerifier } from './webhook.ts';
 import { FAL_MODELS, falInput, falRefusal, type FalModel } from './fal-models.ts';
@@ -33,8 +31,15 @@ const SUBMIT_RETRYABLE = new Set([408, 409, 429, 502, 503, 504]);
 
 export function createFalEngine(opts: FalOptions): UpstreamEngine {
   const base = new URL(opts.queueUrl.replace(/\/+$/, '') + '/');
-  const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
-  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const client = createProviderClient({
+    provider: 'fal',
+    allowPrivate: opts.allowPrivate,
+    headers: { authorization: `Key ${opts.apiKey}`, accept: 'application/json' },
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    maxBytes: MAX_JSON_BYTES,
+    message: falMessage,
+    safeToResend: SUBMIT_RETRYABLE,
+  });
 
   /** URLs the queue hands back are used only on the queue's own origin: the key never goes elsewhere. */
   const onQueue = (url: unknown, fallback: string): string => {
@@ -49,23 +54,7 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
   };
 
   // A submit that may have reached fal has an unknown outcome; a read is simply retried.
-  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body: unknown, signal: AbortSignal, submit = false) =>
-    (
-      await callProvider({
-        provider: 'fal',
-        dispatcher,
-        method,
-        url,
-        headers: { authorization: `Key ${opts.apiKey}`, accept: 'application/json' },
-        body,
-        signal,
-        timeoutMs,
-        maxBytes: MAX_JSON_BYTES,
-        submit,
-        message: falMessage,
-        safeToResend: SUBMIT_RETRYABLE,
-      })
-    ).json;
+  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body: unknown, signal: AbortSignal, submit = false) => (await client.call(method, url, body, signal, { submit })).json;
 
   function requestUrls(endpoint: string, requestId: string) {
     const [owner, app] = endpoint.split('/');
@@ -126,7 +115,7 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
       await call('PUT', String(handle.cancel_url), undefined, signal);
     },
 
-    verifyHook: opts.jwksUrl ? createFalHookVerifier({ jwksUrl: opts.jwksUrl, dispatcher }) : undefined,
+    verifyHook: opts.jwksUrl ? createFalHookVerifier({ jwksUrl: opts.jwksUrl, dispatcher: client.dispatcher }) : undefined,
   };
 }
 

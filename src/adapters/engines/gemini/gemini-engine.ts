@@ -1,8 +1,6 @@
-import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { download } from '../../net/download.ts';
-import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
-import { callProvider, errorMessage } from '../upstream-http.ts';
+import { createProviderClient, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamFile, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { withoutSound } from './without-sound.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageSizeOf } from './gemini-map.ts';
@@ -31,23 +29,16 @@ const MAX_INLINE_BYTES = 15 * 1024 * 1024;
 export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
   const base = opts.apiUrl.replace(/\/+$/, '');
   const origin = new URL(base).origin;
-  const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
   const imageModels = { ...GEMINI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
-
-  const call = (method: 'GET' | 'POST', url: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; binary?: boolean } = {}) =>
-    callProvider({
-      provider: 'Gemini',
-      dispatcher,
-      method,
-      url,
-      headers: { 'x-goog-api-key': opts.apiKey },
-      body,
-      signal,
-      timeoutMs: opts.timeoutMs ?? 300_000,
-      maxBytes: o.binary ? MAX_VIDEO_BYTES : MAX_JSON_BYTES,
-      message: errorMessage,
-      ...o,
-    });
+  const { call } = createProviderClient({
+    provider: 'Gemini',
+    allowPrivate: opts.allowPrivate,
+    headers: { 'x-goog-api-key': opts.apiKey },
+    timeoutMs: opts.timeoutMs ?? 300_000,
+    maxBytes: MAX_JSON_BYTES,
+    maxBinaryBytes: MAX_VIDEO_BYTES,
+    message: errorMessage,
+  });
 
   /** An input image as inline bytes (the Gemini API takes no URLs). */
   async function inline(image: UpstreamFile, signal: AbortSignal): Promise<{ data: string; mimeType: string }> {

@@ -1,7 +1,5 @@
-import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
-import { callProvider } from '../upstream-http.ts';
+import { createProviderClient } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { HEYGEN_DEFAULT_LANGUAGES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, translationBody } from './heygen-map.ts';
 
@@ -36,24 +34,19 @@ type Data = Record<string, unknown> | undefined;
 
 export function createHeyGenEngine(opts: HeyGenOptions): UpstreamEngine {
   const base = opts.apiUrl.replace(/\/+$/, '');
-  const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
+  const client = createProviderClient({
+    provider: 'HeyGen',
+    allowPrivate: opts.allowPrivate,
+    headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    maxBytes: MAX_JSON_BYTES,
+    message: heygenMessage,
+    safeToResend: NOTHING_QUEUED,
+  });
   const languages = { ...HEYGEN_DEFAULT_LANGUAGES, ...lowerKeys(opts.languages ?? {}) };
 
   const call = async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; key?: string } = {}): Promise<Data> => {
-    const { json } = await callProvider({
-      provider: 'HeyGen',
-      dispatcher,
-      method,
-      url: `${base}${path}`,
-      headers: { 'x-api-key': opts.apiKey, accept: 'application/json', ...(o.key ? { 'idempotency-key': o.key } : {}) },
-      body,
-      signal,
-      timeoutMs: opts.timeoutMs ?? 120_000,
-      maxBytes: MAX_JSON_BYTES,
-      message: heygenMessage,
-      safeToResend: NOTHING_QUEUED,
-      ...(o.submit ? { submit: true } : {}),
-    });
+    const { json } = await client.call(method, `${base}${path}`, body, signal, { ...(o.submit ? { submit: true } : {}), ...(o.key ? { headers: { 'idempotency-key': o.key } } : {}) });
     return (json as { data?: Data } | undefined)?.data;
   };
 

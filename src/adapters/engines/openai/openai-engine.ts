@@ -1,8 +1,6 @@
-import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { fitFrame } from '../../media/fit-frame.ts';
-import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
-import { callProvider, errorMessage } from '../upstream-http.ts';
+import { createProviderClient, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 import { OPENAI_DEFAULT_IMAGE_MODELS, imageQuality, imageSize, openaiRefusal, soraSize } from './openai-map.ts';
 
@@ -29,23 +27,18 @@ const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
 
 export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
   const base = opts.baseUrl.replace(/\/+$/, '');
-  const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
   const imageModels = { ...OPENAI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
-
+  const client = createProviderClient({
+    provider: 'OpenAI',
+    allowPrivate: opts.allowPrivate,
+    headers: { authorization: `Bearer ${opts.apiKey}` },
+    timeoutMs: opts.timeoutMs ?? 300_000,
+    maxBytes: MAX_JSON_BYTES,
+    maxBinaryBytes: MAX_VIDEO_BYTES,
+    message: errorMessage,
+  });
   const call = (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; binary?: boolean } = {}) =>
-    callProvider({
-      provider: 'OpenAI',
-      dispatcher,
-      method,
-      url: `${base}${path}`,
-      headers: { authorization: `Bearer ${opts.apiKey}` },
-      body,
-      signal,
-      timeoutMs: opts.timeoutMs ?? 300_000,
-      maxBytes: o.binary ? MAX_VIDEO_BYTES : MAX_JSON_BYTES,
-      message: errorMessage,
-      ...o,
-    });
+    client.call(method, `${base}${path}`, body, signal, o);
 
   /** The edit request: the fields and each input image as an `image[]` file, in the order the prompt names them. */
   async function editForm(fields: Record<string, string | number>, images: UpstreamFile[], signal: AbortSignal): Promise<FormData> {

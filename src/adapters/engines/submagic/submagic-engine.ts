@@ -1,7 +1,5 @@
-import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
-import { apiKeyCaller } from '../upstream-http.ts';
+import { createProviderClient, messageOrError } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 
 /*
@@ -41,10 +39,18 @@ const MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024;
 
 export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
   const base = opts.apiUrl.replace(/\/+$/, '');
-  const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
   const templates = { ...SUBMAGIC_DEFAULT_TEMPLATES, ...(opts.templates ?? {}) };
 
-  const call = apiKeyCaller({ provider: 'Submagic', dispatcher, base, apiKey: opts.apiKey, timeoutMs: opts.timeoutMs ?? 300_000, maxBytes: MAX_JSON_BYTES });
+  const client = createProviderClient({
+    provider: 'Submagic',
+    allowPrivate: opts.allowPrivate,
+    headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
+    timeoutMs: opts.timeoutMs ?? 300_000,
+    maxBytes: MAX_JSON_BYTES,
+    message: messageOrError,
+  });
+  const call = async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, submit = false) =>
+    (await client.call(method, `${base}${path}`, body, signal, { submit })).json as Record<string, unknown> | undefined;
 
   async function submit({ params, inputs, generationId }: UpstreamRequest, signal: AbortSignal) {
     if (!inputs.video) throw new UpstreamError('refused', 'the video to caption is missing');

@@ -1,10 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Dispatcher } from 'undici';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { stillVideo } from '../../media/still-video.ts';
-import { createSafeDispatcher } from '../../net/safe-dispatcher.ts';
 import { probeMedia } from '../ffmpeg.ts';
-import { apiKeyCaller } from '../upstream-http.ts';
+import { createProviderClient, messageOrError } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 
 /*
@@ -35,9 +33,17 @@ export const SYNC_MODELS: Readonly<Record<string, string>> = { 'lipsync-2.0': 'l
 
 export function createSyncEngine(opts: SyncOptions): UpstreamEngine {
   const base = opts.apiUrl.replace(/\/+$/, '');
-  const dispatcher: Dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: 10_000 });
 
-  const call = apiKeyCaller({ provider: 'sync', dispatcher, base, apiKey: opts.apiKey, timeoutMs: opts.timeoutMs ?? 300_000, maxBytes: MAX_JSON_BYTES });
+  const client = createProviderClient({
+    provider: 'sync',
+    allowPrivate: opts.allowPrivate,
+    headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
+    timeoutMs: opts.timeoutMs ?? 300_000,
+    maxBytes: MAX_JSON_BYTES,
+    message: messageOrError,
+  });
+  const call = async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, submit = false) =>
+    (await client.call(method, `${base}${path}`, body, signal, { submit })).json as Record<string, unknown> | undefined;
 
   async function submit({ params, inputs, generationId }: UpstreamRequest, webhookUrl: string | undefined, signal: AbortSignal) {
     if (!inputs.face || !inputs.speech) throw new UpstreamError('refused', 'the talking avatar has no face or no speech');
