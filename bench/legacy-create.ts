@@ -9,7 +9,6 @@ import { parseInput } from '../src/domain/validate.ts';
 import { queueJob } from '../src/jobs/define.ts';
 import { runGenerationJob } from '../src/jobs/run-generation.ts';
 import { debitCredits } from '../src/repositories/credits.ts';
-import { insertGeneration, linkGeneration } from '../src/repositories/generations.ts';
 import { appendLedger } from '../src/repositories/ledger.ts';
 import type { Deps, Principal } from '../src/services/context.ts';
 import { OPERATIONS } from '../src/services/generations/operations.ts';
@@ -25,7 +24,7 @@ export function createLegacyCreator({ db, config }: { db: Db; config: Deps['conf
         const r = await spec.resolve(trx, p.teamId, params);
         const debit = await debitCredits(trx, p.teamId, r.credits);
         if (!debit.ok) throw new AppError('insufficient_credits', `Not enough credits: this generation needs ${r.credits} credits and ${debit.available} are available`);
-        const g = await insertGeneration(trx, {
+        const g = await trx.insertInto('generations').values({
           team_id: p.teamId,
           api_key_id: p.keyId,
           operation,
@@ -37,9 +36,10 @@ export function createLegacyCreator({ db, config }: { db: Db; config: Deps['conf
           source_generation_id: r.sourceGenerationId ?? null,
           completed_at: null,
           deadline_at: new Date(Date.now() + config.generationTimeoutSeconds * 1000),
-        });
+        }).returning(['id', 'created_at']).executeTakeFirstOrThrow();
         await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: r.credits, subject_type: 'generation', subject_id: g.id });
-        await linkGeneration(trx, g.id, r.productIds, r.avatarIds);
+        if (r.productIds.length) await trx.insertInto('generation_products').values(r.productIds.map((product_id) => ({ generation_id: g.id, product_id }))).execute();
+        if (r.avatarIds.length) await trx.insertInto('generation_avatars').values(r.avatarIds.map((avatar_id) => ({ generation_id: g.id, avatar_id }))).execute();
         await queueJob(trx, runGenerationJob, { generation_id: g.id }, { config });
         return { status: 202, body: { generation_id: g.id, type: r.type, status: 'processing' } };
       });

@@ -2,8 +2,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { EngineBreakerRow } from '../db/types.ts';
 
-export function findBreaker(db: Db, provider: string): Promise<EngineBreakerRow | undefined> {
-  return db.selectFrom('engine_breakers').selectAll().where('provider', '=', provider).executeTakeFirst();
+/** The breakers of these providers that are open now. */
+export function findOpenBreakers(db: Db, providers: readonly string[]): Promise<EngineBreakerRow[]> {
+  if (!providers.length) return Promise.resolve([]);
+  return db.selectFrom('engine_breakers').selectAll().where('provider', 'in', [...providers]).where('open_until', '>', sql<Date>`now()`).execute();
 }
 
 export function listBreakers(db: Db): Promise<EngineBreakerRow[]> {

@@ -1,22 +1,9 @@
-import { sql, type Insertable } from 'kysely';
+import { sql } from 'kysely';
 import { prepareHot, type Db } from '../db/pool.ts';
-import type { GenerationRow, GenerationsTable } from '../db/types.ts';
+import type { GenerationRow } from '../db/types.ts';
 import type { GenerationStatus, GenerationType } from '../domain/generation-types.ts';
 import type { Page } from '../domain/inputs.ts';
 import { fetchPage, type PageOf } from './paging.ts';
-
-export function insertGeneration(db: Db, g: Insertable<GenerationsTable>): Promise<{ id: string; created_at: Date }> {
-  return db.insertInto('generations').values(g).returning(['id', 'created_at']).executeTakeFirstOrThrow();
-}
-
-export async function linkGeneration(db: Db, generationId: string, productIds: string[], avatarIds: string[]): Promise<void> {
-  if (productIds.length) {
-    await db.insertInto('generation_products').values(productIds.map((product_id) => ({ generation_id: generationId, product_id }))).execute();
-  }
-  if (avatarIds.length) {
-    await db.insertInto('generation_avatars').values(avatarIds.map((avatar_id) => ({ generation_id: generationId, avatar_id }))).execute();
-  }
-}
 
 export function findGeneration(db: Db, teamId: string, id: string): Promise<GenerationRow | undefined> {
   return db.selectFrom('generations').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();

@@ -35,7 +35,7 @@ function networkFailure(provider: string, e: unknown, submit: boolean): Upstream
   return new UpstreamError(submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', `${provider} could not be reached`, { cause: e });
 }
 
-export interface ProviderCall {
+interface ProviderCall {
   provider: string;
   dispatcher: Dispatcher;
   method: 'GET' | 'POST' | 'PUT';
@@ -60,7 +60,7 @@ export interface ProviderCall {
  * One request to a provider, answered 2xx (its bytes, and its JSON unless binary) or thrown as an
  * UpstreamError: the same size cap, error mapping and parse for every adapter.
  */
-export async function callProvider(c: ProviderCall): Promise<{ raw: Buffer; json: unknown }> {
+async function callProvider(c: ProviderCall): Promise<{ raw: Buffer; json: unknown }> {
   let res: Dispatcher.ResponseData;
   const payload = await encodeBody(c.body);
   try {

@@ -4,7 +4,7 @@ import { parseInput } from '../../domain/validate.ts';
 import { availableCredits, insertGenerationDebited } from '../../repositories/generations.ts';
 import { underSavepoint } from '../../repositories/idempotency-keys.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
-import { runGenerationJob } from '../../jobs/run-generation.ts';
+import { GENERATION_JOB_KEY_PREFIX, runGenerationJob } from '../../jobs/run-generation.ts';
 import type { Db } from '../../db/pool.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requestHash, runIdempotent, runIdempotentIn, type IdempotencyRequest, type Outcome, type RecordedOutcome } from '../idempotency.ts';
@@ -20,7 +20,7 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
   const job = {
     identifier: runGenerationJob.name,
     maxAttempts: config.generationMaxAttempts,
-    jobKeyPrefix: runGenerationJob.options.jobKey!({ generation_id: '' }),
+    jobKeyPrefix: GENERATION_JOB_KEY_PREFIX,
   };
 
   /** Check ids, price, refuse what the route cannot make: reads only. */

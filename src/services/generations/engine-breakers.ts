@@ -1,4 +1,4 @@
-import { findBreaker, listBreakers, recordSubmitFailure, recordSubmitSuccess } from '../../repositories/engine-breakers.ts';
+import { findOpenBreakers, recordSubmitFailure, recordSubmitSuccess } from '../../repositories/engine-breakers.ts';
 import type { Deps } from '../context.ts';
 
 /**
@@ -17,14 +17,8 @@ export function createEngineBreakers({ db, config, log }: Pick<Deps, 'db' | 'con
     accepted: (provider: string): Promise<void> => recordSubmitSuccess(db, provider),
     /** The providers among `names` whose breaker is open now, with the time it closes. */
     async openAmong(names: readonly string[]): Promise<Map<string, Date>> {
-      const open = new Map<string, Date>();
-      for (const name of names) {
-        const row = await findBreaker(db, name);
-        if (row?.open_until && row.open_until.getTime() > Date.now()) open.set(name, row.open_until);
-      }
-      return open;
+      return new Map((await findOpenBreakers(db, names)).map((r) => [r.provider, r.open_until!]));
     },
-    list: () => listBreakers(db),
   };
 }
 export type EngineBreakers = ReturnType<typeof createEngineBreakers>;

@@ -5,15 +5,13 @@ import { frameSize, type VideoResolution } from '../../domain/video-models.ts';
 import type { EngineAsset, EngineBrand, EngineJob } from '../../adapters/engines/engine.ts';
 import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
 import { download } from '../../adapters/net/download.ts';
-import { findAvatarById } from '../../repositories/avatars.ts';
 import { findBrand } from '../../repositories/brands.ts';
-import { findGenerationById } from '../../repositories/generations.ts';
-import { findProduct, findProductsByIds } from '../../repositories/products.ts';
+import { findProductsByIds } from '../../repositories/products.ts';
 import { findCaptionTemplate, findStyleTemplate } from '../../repositories/templates.ts';
-import { findTeamVoiceover } from '../../repositories/voiceovers.ts';
 import { findVoice } from '../../repositories/voices.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
+import { avatarImageKey, sourceGenerationKey, voiceoverAudioKey } from './input-keys.ts';
 
 export interface AssetDeps {
   db: Db;
@@ -83,9 +81,9 @@ export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise
       job.script = String(p.script ?? '');
       job.avatar = await avatarImage(deps, g.team_id, p.avatar_type, p.avatar_id, fromStorage);
       if (p.voiceover_id) {
-        const vo = await findTeamVoiceover(deps.db, g.team_id, p.voiceover_id);
-        if (!vo) throw new Error('the voiceover no longer exists');
-        job.voiceAudio = await fromStorage(vo.audio_key);
+        const key = await voiceoverAudioKey(deps.db, g.team_id, p.voiceover_id);
+        if (!key) throw new Error('the voiceover no longer exists');
+        job.voiceAudio = await fromStorage(key);
       } else if (p.voice_id) {
         const v = await findVoice(deps.db, String(p.voice_id));
         if (v) job.voice = v.engine_voice as EngineJob['voice'];
@@ -105,8 +103,7 @@ export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise
     }
     case 'video-edit': {
       if (p.generation_id) {
-        const src = await findGenerationById(deps.db, p.generation_id);
-        const key = src?.result_keys[0];
+        const key = await sourceGenerationKey(deps.db, p.generation_id);
         if (!key) throw new Error('the source generation has no result');
         job.inputVideo = await fromStorage(key);
       } else {
@@ -135,9 +132,9 @@ async function avatarImage(
   id: string,
   fromStorage: (key: string) => Promise<EngineAsset>,
 ): Promise<EngineAsset> {
-  const row = type === 'product' ? await findProduct(deps.db, teamId, id) : await findAvatarById(deps.db, id);
-  if (!row) throw new Error('the avatar no longer exists');
-  return fromStorage(row.image_key);
+  const key = await avatarImageKey(deps.db, teamId, type, id);
+  if (!key) throw new Error('the avatar no longer exists');
+  return fromStorage(key);
 }
 
 async function loadBrand(

@@ -36,14 +36,10 @@ export function createGenerationRunner(
       const g = await findGenerationById(db, generationId);
       if (!g || g.status !== 'processing') return;
       const chain = engines.chainFor({ model: routeModel(g.params as Record<string, unknown>), operation: g.operation });
-      let engine = chain[0]!;
-      // Upstream: submit and return; polls finish it without holding this worker slot.
-      if (isUpstreamEngine(engine)) {
-        const local = await upstream.start(g, chain);
-        if (!local) return;
-        engine = local;
-      }
-      if (isUpstreamEngine(engine)) return;
+      // Upstream: submit and return (polls finish it without holding this worker slot), unless the
+      // route falls back to the local engine.
+      const engine = isUpstreamEngine(chain[0]!) ? await upstream.start(g, chain) : chain[0];
+      if (!engine || isUpstreamEngine(engine)) return;
       const lastAttempt = attempt.number >= attempt.max;
       let result: EngineResult;
       try {

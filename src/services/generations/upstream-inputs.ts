@@ -4,15 +4,13 @@ import { UpstreamError, type UpstreamFile, type UpstreamInputs } from '../../ada
 import { download } from '../../adapters/net/download.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
-import { findAvatarById } from '../../repositories/avatars.ts';
 import { findBrand } from '../../repositories/brands.ts';
-import { findGenerationById } from '../../repositories/generations.ts';
-import { findProduct, findProductsByIds } from '../../repositories/products.ts';
+import { findProductsByIds } from '../../repositories/products.ts';
 import { findStyleTemplate } from '../../repositories/templates.ts';
-import { findTeamVoiceover } from '../../repositories/voiceovers.ts';
 import type { Deps } from '../context.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
 import { requireVoice } from '../voices.ts';
+import { avatarImageKey, sourceGenerationKey, voiceoverAudioKey } from './input-keys.ts';
 
 // A provider's queue may hold a job for hours before it reads its inputs; a day covers that.
 const INPUT_LINK_TTL_SECONDS = 24 * 3600;
@@ -58,13 +56,16 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
     const products = productIds.map((id) => rows.find((r) => r.id === id)).filter((r) => r !== undefined);
     const brandRow = typeof p.brand_id === 'string' ? await findBrand(db, g.team_id, p.brand_id) : undefined;
 
-    const brandImages: UpstreamFile[] = [];
-    let brand: PromptBrand | undefined;
-    if (brandRow) {
-      brand = { name: brandRow.name, description: brandRow.description, colorPrimary: brandRow.brand_color_primary, colorAccent: brandRow.brand_color_accent, images: [] };
-      if (brandRow.logo_url) (brandImages.push(fromUrl(brandRow.logo_url)), brand.images.push('logo'));
-      if (brandRow.reference_image_url) (brandImages.push(fromUrl(brandRow.reference_image_url)), brand.images.push('reference'));
-    }
+    // The brand's logo, then its reference image, whichever it has.
+    const brandUrls = brandRow ? ([['logo', brandRow.logo_url], ['reference', brandRow.reference_image_url]] as const).filter((e): e is readonly ['logo' | 'reference', string] => !!e[1]) : [];
+    const brandImages = brandUrls.map(([, url]) => fromUrl(url));
+    const brand: PromptBrand | undefined = brandRow && {
+      name: brandRow.name,
+      description: brandRow.description,
+      colorPrimary: brandRow.brand_color_primary,
+      colorAccent: brandRow.brand_color_accent,
+      images: brandUrls.map(([kind]) => kind),
+    };
     const references = [...list(p.reference_image_url), ...list(p.reference_image_urls)].map((u) => fromUrl(u));
 
     let prompt = String(p.prompt ?? p.script ?? '');
@@ -93,9 +94,9 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
   };
 
   async function avatarFace(teamId: string, type: string, id: string): Promise<UpstreamFile> {
-    const row = type === 'product' ? await findProduct(db, teamId, id) : await findAvatarById(db, id);
-    if (!row) throw new UpstreamError('refused', 'the avatar no longer exists');
-    return fromStorage(row.image_key);
+    const key = await avatarImageKey(db, teamId, type, id);
+    if (!key) throw new UpstreamError('refused', 'the avatar no longer exists');
+    return fromStorage(key);
   }
 
   /**
@@ -105,9 +106,9 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
   async function speechOf(g: GenerationRow): Promise<UpstreamFile> {
     const p = g.params as Record<string, unknown>;
     if (typeof p.voiceover_id === 'string') {
-      const vo = await findTeamVoiceover(db, g.team_id, p.voiceover_id);
-      if (!vo) throw new UpstreamError('refused', 'the voiceover no longer exists');
-      return fromStorage(vo.audio_key);
+      const key = await voiceoverAudioKey(db, g.team_id, p.voiceover_id);
+      if (!key) throw new UpstreamError('refused', 'the voiceover no longer exists');
+      return fromStorage(key);
     }
     const key = `upstream-inputs/${g.id}/speech.mp3`;
     if (!(await storage.get(key))) {
@@ -120,7 +121,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
 
   async function sourceVideo(p: Record<string, unknown>): Promise<UpstreamFile> {
     if (typeof p.generation_id === 'string') {
-      const key = (await findGenerationById(db, p.generation_id))?.result_keys[0];
+      const key = await sourceGenerationKey(db, p.generation_id);
       if (!key) throw new UpstreamError('refused', 'the source generation has no result');
       return fromStorage(key);
     }

@@ -1,0 +1,23 @@
+import type { Db } from '../../db/pool.ts';
+import { findAvatarById } from '../../repositories/avatars.ts';
+import { findGenerationById } from '../../repositories/generations.ts';
+import { findProduct } from '../../repositories/products.ts';
+import { findTeamVoiceover } from '../../repositories/voiceovers.ts';
+
+// Where the stored inputs a generation names live: read the same way by the local engine's job
+// (engine-job.ts, as bytes) and by the upstream providers' inputs (upstream-inputs.ts, as links).
+
+/** The face of a talking or swapped avatar: the product's image for `avatar_type: product`, else the avatar's. */
+export async function avatarImageKey(db: Db, teamId: string, type: string, id: string): Promise<string | undefined> {
+  const row = type === 'product' ? await findProduct(db, teamId, id) : await findAvatarById(db, id);
+  return row?.image_key;
+}
+
+export async function voiceoverAudioKey(db: Db, teamId: string, voiceoverId: string): Promise<string | undefined> {
+  return (await findTeamVoiceover(db, teamId, voiceoverId))?.audio_key;
+}
+
+/** A video edit's source generation: its first result. */
+export async function sourceGenerationKey(db: Db, generationId: string): Promise<string | undefined> {
+  return (await findGenerationById(db, generationId))?.result_keys[0];
+}
