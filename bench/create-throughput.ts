@@ -44,7 +44,14 @@ const EXTRA_WARMUP = num('BENCH_EXTRA_WARMUP', 1_000);
 const MAX_SECONDS = num('BENCH_MAX_SECONDS', 540);
 const CREDITS = 10_000_000;
 const PATH = '/api/v1/images/text-to-image';
-const BODY = JSON.stringify({ model: 'fast', prompt: 'bench', aspect_ratio: '1:1' });
+const INPUT = { model: 'fast', prompt: 'bench', aspect_ratio: '1:1' };
+const BODY = JSON.stringify(INPUT);
+// The GraphQL create with the same input, asking back what REST answers.
+const GRAPHQL_BODY = JSON.stringify({
+  query:
+    'mutation Create($input: TextToImageInput!) { createTextToImage(input: $input) { __typename ... on MutationCreateTextToImageSuccess { data { generation_id type status } } ... on AppError { code message } } }',
+  variables: { input: INPUT },
+});
 
 interface TeamKey {
   teamId: string;
@@ -540,18 +547,27 @@ async function main(): Promise<void> {
       }
     };
 
-    const apiRun = async (label: string, keys: TeamKey[], requests: number, seconds: number, warmup: number, opts: { origin?: string; plain?: boolean; pool?: pg.Pool } = {}) => {
+    const apiRun = async (
+      label: string,
+      keys: TeamKey[],
+      requests: number,
+      seconds: number,
+      warmup: number,
+      opts: { origin?: string; plain?: boolean; pool?: pg.Pool; idempotent?: boolean; graphql?: boolean } = {},
+    ) => {
       const job = (n: number): LoadJob => ({
         origin: opts.origin ?? origin,
-        path: PATH,
+        path: opts.graphql ? '/graphql' : PATH,
         ca: opts.plain ? undefined : tls.cert,
         ...(opts.plain ? { headers: { 'x-forwarded-proto': 'https' } } : {}),
         keys: keys.map((k) => k.key),
-        body: BODY,
+        body: opts.graphql ? GRAPHQL_BODY : BODY,
         concurrency: CONCURRENCY,
         requests: n,
         seconds,
-        expectStatus: 202,
+        expectStatus: opts.graphql ? 200 : 202,
+        ...(opts.graphql ? { expectText: '"generation_id"' } : {}),
+        idempotencyKeys: opts.idempotent ?? false,
       });
       await httpLoad(job(warmup));
       await settle();
@@ -576,13 +592,15 @@ async function main(): Promise<void> {
       return run;
     };
 
-    const pairs: { name: string; api: Run; ceiling: Run; before: Run }[] = [];
+    const pairs: { name: string; api: Run; ceiling: Run; before: Run; idempotent: Run; graphql: Run }[] = [];
     console.log('\nMeasured runs (sequential; each after its own warm-up, ANALYZE and CHECKPOINT):');
     for (const s of scenarios) {
       const before = await apiRun(`before issue 14: API (HTTPS) — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, { origin: beforeOrigin, pool: legacyPool });
       const api = await apiRun(`API (HTTPS) — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP);
       const ceiling = await inProcessRun(`ceiling: same SQL via pg — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, cp, (t) => current.replay(cp, t));
-      pairs.push({ name: s.name, api, ceiling, before });
+      const idempotent = await apiRun(`API (HTTPS) with Idempotency-Key — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, { idempotent: true });
+      const graphql = await apiRun(`GraphQL createTextToImage (HTTPS) — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, { graphql: true });
+      pairs.push({ name: s.name, api, ceiling, before, idempotent, graphql });
     }
 
     const extras: Run[] = [];
@@ -613,17 +631,24 @@ async function main(): Promise<void> {
     console.log('\nToday vs before issue 14, same run (targets: x2.5 one team, x1.5 over 64 teams):');
     console.log('| scenario | before req/s | before p99 ms | today req/s | today p99 ms | today / before |\n|---|---:|---:|---:|---:|---:|');
     for (const p of pairs) console.log(`| ${p.name} | ${p.before.rps.toFixed(0)}${mark(p.before)} | ${p.before.p99.toFixed(1)} | ${p.api.rps.toFixed(0)}${mark(p.api)} | ${p.api.p99.toFixed(1)} | **x${(p.api.rps / p.before.rps).toFixed(2)}** |`);
+    console.log('\nIdempotent and GraphQL creates vs plain REST, same run (targets: idempotent >= 0.7, GraphQL >= 0.8):');
+    console.log('| scenario | REST req/s | with Idempotency-Key req/s (p99 ms) | **idempotent / REST** | GraphQL req/s (p99 ms) | **GraphQL / REST** |\n|---|---:|---:|---:|---:|---:|');
+    for (const p of pairs) {
+      console.log(
+        `| ${p.name} | ${p.api.rps.toFixed(0)}${mark(p.api)} | ${p.idempotent.rps.toFixed(0)}${mark(p.idempotent)} (${p.idempotent.p99.toFixed(1)}) | **${(p.idempotent.rps / p.api.rps).toFixed(2)}** | ${p.graphql.rps.toFixed(0)}${mark(p.graphql)} (${p.graphql.p99.toFixed(1)}) | **${(p.graphql.rps / p.api.rps).toFixed(2)}** |`,
+      );
+    }
     {
       console.log('\nEvery run (CPU per request: node = this process minus the load generator thread):');
       console.log('| run | req/s | p50 ms | p99 ms | node µs/req | load gen µs/req | node+load gen: kernel µs/req | postgres µs/req (kernel) | pool queue | others, cores | steal, cores |');
       console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-      for (const r of [...pairs.flatMap((p) => [p.before, p.api, p.ceiling]), ...extras]) {
+      for (const r of [...pairs.flatMap((p) => [p.before, p.api, p.ceiling, p.idempotent, p.graphql]), ...extras]) {
         console.log(
           `| ${r.label}${mark(r)} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.nodeUsPerReq - r.loadUsPerReq).toFixed(0)} | ${r.loadUsPerReq.toFixed(0)} | ${r.nodeSysUsPerReq.toFixed(0)} | ${r.pgUsPerReq.toFixed(0)} (${r.pgSysUsPerReq.toFixed(0)}) | ${r.poolWaiting.toFixed(1)} | ${r.otherCores.toFixed(2)} | ${r.stealCores.toFixed(2)} |`,
         );
       }
     }
-    const all = [...pairs.flatMap((p) => [p.before, p.api, p.ceiling]), ...extras];
+    const all = [...pairs.flatMap((p) => [p.before, p.api, p.ceiling, p.idempotent, p.graphql]), ...extras];
     const noisy = all.filter(disturbed).length;
     if (noisy) {
       console.log(

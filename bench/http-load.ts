@@ -18,6 +18,10 @@ export interface LoadJob {
   requests: number;
   seconds: number;
   expectStatus: number;
+  /** Each request sends its own fresh Idempotency-Key (the idempotent-create runs). */
+  idempotencyKeys?: boolean;
+  /** A response must also contain this text to count as a success (GraphQL answers 200 with errors). */
+  expectText?: string;
 }
 
 export interface LoadResult {
@@ -45,7 +49,13 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const cpu0 = process.threadCpuUsage();
   const start = performance.now();
   const deadline = start + job.seconds * 1000;
-  const headers = (key: string) => ({ ...job.headers, authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+  const run = `${process.pid}-${Date.now().toString(36)}`;
+  const headers = (key: string, i: number) => ({
+    ...job.headers,
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    ...(job.idempotencyKeys ? { 'idempotency-key': `bench-${run}-${i}` } : {}),
+  });
 
   async function client(): Promise<void> {
     for (;;) {
@@ -54,9 +64,9 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
       const key = job.keys[i % job.keys.length]!;
       const t0 = performance.now();
       try {
-        const res = await pool.request({ path: job.path, method: 'POST', headers: headers(key), body: job.body });
+        const res = await pool.request({ path: job.path, method: 'POST', headers: headers(key, i), body: job.body });
         const text = await res.body.text();
-        if (res.statusCode !== job.expectStatus) {
+        if (res.statusCode !== job.expectStatus || (job.expectText !== undefined && !text.includes(job.expectText))) {
           errors++;
           if (errorSamples.length < 5) errorSamples.push(`${res.statusCode} ${text.slice(0, 200)}`);
         }

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { print } from './output.ts';
+import { withAdmin } from './with-admin.ts';
 import { withApp } from './with-app.ts';
 
 type Json = { json?: boolean };
@@ -18,8 +19,8 @@ export function registerAdminCommands(program: Command): void {
     .option('--credits <limit>', 'credits for the current period (default: by tier)', int)
     .option('--json', 'print one JSON object')
     .action((o: Json & { name: string; tier: string; credits?: number }) =>
-      withApp(o, async (app) =>
-        print({ ...(await app.services.teams.createTeam({ name: o.name, tier: o.tier, credits_limit: o.credits })) }, o),
+      withAdmin(o, async (admin) =>
+        print({ ...(await admin.teams.createTeam({ name: o.name, tier: o.tier, credits_limit: o.credits })) }, o),
       ),
     );
 
@@ -30,18 +31,18 @@ export function registerAdminCommands(program: Command): void {
     .option('--webhook-url <url>')
     .option('--json', 'print one JSON object')
     .action((o: Json & { team: string; webhookUrl?: string }) =>
-      withApp(o, async (app) => print({ ...(await app.services.teams.createKey(o.team, { webhook_url: o.webhookUrl ?? null })) }, o)),
+      withAdmin(o, async (admin) => print({ ...(await admin.teams.createKey(o.team, { webhook_url: o.webhookUrl ?? null })) }, o)),
     );
   key
     .command('revoke <key_id>')
     .option('--json', 'print one JSON object')
-    .action((id: string, o: Json) => withApp(o, async (app) => print({ ...(await app.services.teams.revokeKey(id)) }, o)));
+    .action((id: string, o: Json) => withAdmin(o, async (admin) => print({ ...(await admin.teams.revokeKey(id)) }, o)));
   key
     .command('set-webhook <key_id> <url>')
     .description('set the webhook URL of a key ("none" removes it)')
     .option('--json', 'print one JSON object')
     .action((id: string, url: string, o: Json) =>
-      withApp(o, async (app) => print({ ...(await app.services.teams.setWebhook(id, url === 'none' ? null : url)) }, o)),
+      withAdmin(o, async (admin) => print({ ...(await admin.teams.setWebhook(id, url === 'none' ? null : url)) }, o)),
     );
 
   const generation = program.command('generation').description('generations, as operators see them');
@@ -73,9 +74,9 @@ export function registerAdminCommands(program: Command): void {
     .option('--reference-image-url <url>')
     .option('--json', 'print one JSON object')
     .action((o: Json & Record<string, string | undefined>) =>
-      withApp(o, async (app) => {
-        const team = await app.services.teams.getTeam(o.team!);
-        const brand = await app.services.brands.create(team.id, {
+      withAdmin(o, async (admin) => {
+        const team = await admin.teams.getTeam(o.team!);
+        const brand = await admin.brands.create(team.id, {
           name: o.name,
           description: o.description,
           industry: o.industry,
@@ -98,9 +99,9 @@ export function registerAdminCommands(program: Command): void {
     .requiredOption('--limit <n>', 'the credit limit of the current period', int)
     .option('--json', 'print one JSON object')
     .action((o: Json & { team: string; limit: number }) =>
-      withApp(o, async (app) => {
-        await app.services.credits.setLimit(o.team, o.limit);
-        print({ ...(await app.services.teams.getTeam(o.team)) }, o);
+      withAdmin(o, async (admin) => {
+        await admin.credits.setLimit(o.team, o.limit);
+        print({ ...(await admin.teams.getTeam(o.team)) }, o);
       }),
     );
   credits
@@ -109,9 +110,9 @@ export function registerAdminCommands(program: Command): void {
     .requiredOption('--team <team_id>')
     .option('--json', 'print one JSON object')
     .action((o: Json & { team: string }) =>
-      withApp(o, async (app) => {
-        await app.services.credits.resetPeriod(o.team);
-        print({ ...(await app.services.teams.getTeam(o.team)) }, o);
+      withAdmin(o, async (admin) => {
+        await admin.credits.resetPeriod(o.team);
+        print({ ...(await admin.teams.getTeam(o.team)) }, o);
       }),
     );
 }

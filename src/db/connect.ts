@@ -1,7 +1,6 @@
 import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config.ts';
-import { startEmbeddedPostgres } from './embedded.ts';
 import { checkSchemaAnswers } from './migrate.ts';
 import { createDb, createPool, type Db } from './pool.ts';
 
@@ -26,6 +25,8 @@ export async function openDatabase(
   let url = config.databaseUrl;
   let stopEmbedded = async () => {};
   if (!url) {
+    // Imported only without DATABASE_URL: the process control of the embedded cluster.
+    const { startEmbeddedPostgres } = await import('./embedded.ts');
     const pgHandle = await startEmbeddedPostgres({ dir: path.join(config.dataDir, 'pg'), port: config.pgPort, log });
     stopEmbedded = pgHandle.stop;
     await ensureDatabase(pgHandle.url('postgres'), EMBEDDED_DATABASE);

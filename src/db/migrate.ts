@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Logger, runMigrations as runWorkerMigrations } from 'graphile-worker';
 import { sql } from 'kysely';
 import type pg from 'pg';
 import type { Db } from './pool.ts';
@@ -42,15 +41,29 @@ export async function migrate(pool: pg.Pool, log: (line: string) => void = () =>
     await client.query('select pg_advisory_unlock($1)', [LOCK_ID]).catch(() => {});
     client.release();
   }
-  await runWorkerMigrations({ pgPool: pool, logger: silentWorkerLogger() });
+  // Imported here: the admin CLI opens the database without loading graphile-worker.
+  const worker = await import('graphile-worker');
+  await worker.runMigrations({ pgPool: pool, logger: new worker.Logger(() => () => {}) });
   return applied;
+}
+
+/**
+ * For commands that use only our tables (the admin CLI): migrates, as `migrate` does, only when
+ * some migration file is not applied yet; otherwise one cheap read and nothing else loaded.
+ */
+export async function migrateIfBehind(pool: pg.Pool, log: (line: string) => void = () => {}): Promise<void> {
+  const files = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f));
+  const applied = await pool
+    .query<{ name: string }>('select name from schema_migrations')
+    .then((r) => new Set(r.rows.map((row) => row.name)))
+    .catch((e: { code?: string }) => {
+      if (e.code === '42P01') return new Set<string>(); // a fresh database: no schema_migrations yet
+      throw e;
+    });
+  if (files.some((f) => !applied.has(f))) await migrate(pool, log);
 }
 
 /** Throws unless the database answers and our schema is there: what /healthz asks. */
 export async function checkSchemaAnswers(db: Db): Promise<void> {
   await sql`select count(*) from schema_migrations`.execute(db);
-}
-
-function silentWorkerLogger(): Logger {
-  return new Logger(() => () => {});
 }

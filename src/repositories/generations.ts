@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { prepareHot, type Db } from '../db/pool.ts';
 import type { GenerationRow } from '../db/types.ts';
 import type { GenerationStatus, GenerationType } from '../domain/generation-types.ts';
@@ -72,6 +72,8 @@ export function productLinksOfGenerations(db: Db, teamId: string, generationIds:
 }
 
 export interface DebitedGeneration {
+  /** Chosen by the caller, so that an outcome naming it can be stored before the statement runs. */
+  id: string;
   teamId: string;
   apiKeyId: string | null;
   operation: string;
@@ -95,21 +97,27 @@ export interface GenerationJob {
 
 /**
  * Debit, generation, ledger line, links and its job in ONE statement (no BEGIN/COMMIT needed).
- * `fits` reads the balance without a lock; the rows are written only if the credits fit; the
- * debit is a data-modifying CTE the main query does not read, so PostgreSQL runs it last and the
- * team row is locked only from the debit to the commit. Concurrent creates that spent the credits
- * since `fits` was read make the `credits_within_limit` CHECK refuse it (23514): the whole
- * statement is undone and the caller retries. Answers the new id, or null and the balance.
+ *
+ * `debit: 'last'` (autocommit): `fits` reads the balance without a lock; the rows are written only
+ * if the credits fit; the debit is a data-modifying CTE the main query does not read, so
+ * PostgreSQL runs it last and the team row is locked only from the debit to the commit.
+ * Concurrent creates that spent the credits since `fits` was read make the `credits_within_limit`
+ * CHECK refuse it (23514): the whole statement is undone and the caller retries.
+ *
+ * `debit: 'first'` (inside a transaction that holds the row lock until its COMMIT anyway): the
+ * guarded UPDATE comes first and the rows are written from what it returns. A concurrent debit
+ * makes it wait and re-check the limit on the new row, so it never fails on the CHECK and needs
+ * no savepoint: it simply writes nothing when the credits no longer fit.
+ *
+ * Answers the new id, or null and the balance read at the statement's start.
  */
-export async function insertGenerationDebited(db: Db, g: DebitedGeneration, job: GenerationJob): Promise<{ id: string | null; available: number }> {
-  const query = sql<{ available: number; id: string | null }>`
-    with fits as (
-      select credits_limit - credits_used as available from teams where id = ${g.teamId}::uuid
-    ), generation as (
-      insert into generations (team_id, api_key_id, operation, type, kind, params, credits, source_generation_id, deadline_at)
-      select ${g.teamId}::uuid, ${g.apiKeyId}::uuid, ${g.operation}, ${g.type}, ${g.kind}, ${JSON.stringify(g.params)}::jsonb,
+export async function insertGenerationDebited(db: Db, g: DebitedGeneration, job: GenerationJob, debit: 'first' | 'last' = 'last'): Promise<{ id: string | null; available: number }> {
+  const fits = sql`fits as (select credits_limit - credits_used as available from teams where id = ${g.teamId}::uuid)`;
+  const insert = (from: RawBuilder<unknown>) => sql`generation as (
+      insert into generations (id, team_id, api_key_id, operation, type, kind, params, credits, source_generation_id, deadline_at)
+      select ${g.id}::uuid, ${g.teamId}::uuid, ${g.apiKeyId}::uuid, ${g.operation}, ${g.type}, ${g.kind}, ${JSON.stringify(g.params)}::jsonb,
              ${g.credits}::int, ${g.sourceGenerationId}::uuid, ${g.deadlineAt}::timestamptz
-      from fits where fits.available >= ${g.credits}::int
+      ${from}
       returning id
     ), ledger as (
       insert into credit_ledger (team_id, kind, amount, subject_type, subject_id)
@@ -120,10 +128,20 @@ export async function insertGenerationDebited(db: Db, g: DebitedGeneration, job:
     ), avatars as (
       insert into generation_avatars (generation_id, avatar_id)
       select generation.id, a from generation, unnest(${g.avatarIds}::uuid[]) as a
-    ), debit as (
-      update teams set credits_used = credits_used + ${g.credits}::int
-      where id = ${g.teamId}::uuid and exists (select from generation)
-    )
+    )`;
+  const ctes =
+    debit === 'last'
+      ? sql`${fits}, ${insert(sql`from fits where fits.available >= ${g.credits}::int`)}, debit as (
+          update teams set credits_used = credits_used + ${g.credits}::int
+          where id = ${g.teamId}::uuid and exists (select from generation)
+        )`
+      : sql`${fits}, debit as (
+          update teams set credits_used = credits_used + ${g.credits}::int
+          where id = ${g.teamId}::uuid and credits_used + ${g.credits}::int <= credits_limit
+          returning id
+        ), ${insert(sql`from debit`)}`;
+  const query = sql<{ available: number; id: string | null }>`
+    with ${ctes}
     select fits.available, queued.id
     from fits
     left join (
@@ -136,7 +154,7 @@ export async function insertGenerationDebited(db: Db, g: DebitedGeneration, job:
         job_key => ${job.jobKeyPrefix}::text || generation.id
       ) as job
     ) as queued on true`;
-  const { rows } = await db.executeQuery(prepareHot('adforge_create_generation', query.compile(db)));
+  const { rows } = await db.executeQuery(prepareHot(`adforge_create_generation_debit_${debit}`, query.compile(db)));
   const row = rows[0];
   if (!row) return { id: null, available: 0 };
   return { id: row.id, available: Math.max(0, Number(row.available)) };

@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import type { Db } from '../db/pool.ts';
+import { prepareHot, type Db } from '../db/pool.ts';
 import type { Database, IdempotencyKeysTable } from '../db/types.ts';
 import type { Insertable } from 'kysely';
 
@@ -14,18 +14,21 @@ export interface KeyScope {
 
 /**
  * Takes the transaction-scoped advisory lock of a key, waiting at most `waitMs` for a holder to
- * commit; false when it did not come free in time.
+ * commit; false when it did not come free in time. One round trip: the wait limit is set for this
+ * transaction, the lock taken and the limit lifted again, left to right in one select list (the
+ * rest of the transaction, a debit waiting on the team row included, has no limit).
  */
 export async function lockKey(trx: Transaction<Database>, scope: KeyScope, waitMs: number): Promise<boolean> {
   const lockKey = JSON.stringify([scope.teamId, scope.method, scope.path, scope.key]);
-  await sql.raw(`set local lock_timeout = ${Math.round(waitMs)}`).execute(trx);
+  const query = sql`select set_config('lock_timeout', ${String(Math.round(waitMs))}, true) as waiting,
+      pg_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked,
+      set_config('lock_timeout', '0', true) as after`;
   try {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`.execute(trx);
+    await trx.executeQuery(prepareHot('adforge_idempotency_lock', query.compile(trx)));
   } catch (e) {
     if ((e as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
     throw e;
   }
-  await sql.raw('set local lock_timeout = 0').execute(trx);
   return true;
 }
 
@@ -51,7 +54,7 @@ export async function underSavepoint<T>(trx: Transaction<Database>, work: () => 
 }
 
 export async function storeOutcome(trx: Db, row: Omit<Insertable<IdempotencyKeysTable>, 'created_at'> & { request_hash: Buffer }): Promise<void> {
-  await trx
+  const query = trx
     .insertInto('idempotency_keys')
     .values(row)
     .onConflict((oc) =>
@@ -61,19 +64,20 @@ export async function storeOutcome(trx: Db, row: Omit<Insertable<IdempotencyKeys
         response_body: row.response_body ?? null,
         created_at: sql`now()`,
       }),
-    )
-    .execute();
+    );
+  await trx.executeQuery(prepareHot('adforge_idempotency_store', query.compile()));
 }
 
-export function findStoredOutcome(db: Db, scope: KeyScope) {
-  return db
+export async function findStoredOutcome(db: Db, scope: KeyScope) {
+  const query = db
     .selectFrom('idempotency_keys')
     .select(['request_hash', 'response_status', 'response_body', 'created_at'])
     .where('team_id', '=', scope.teamId)
     .where('method', '=', scope.method)
     .where('path', '=', scope.path)
-    .where('key', '=', scope.key)
-    .executeTakeFirst();
+    .where('key', '=', scope.key);
+  const { rows } = await db.executeQuery(prepareHot('adforge_idempotency_find', query.compile()));
+  return rows[0];
 }
 
 export async function purgeKeysOlderThan(db: Db, hours: number): Promise<number> {

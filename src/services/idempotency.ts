@@ -66,18 +66,63 @@ function canonicalJson(v: unknown): string {
 }
 
 /**
+ * What the work may call to store its (successful) outcome itself before its last write, so that
+ * the row that write locks (a team's credits) is held for less of the transaction. Should the work
+ * fail afterwards, that outcome is undone with the rest.
+ */
+export type RecordOutcome = (outcome: Outcome) => Promise<void>;
+type Work = (trx: Transaction<Database>, record: RecordOutcome) => Promise<Outcome>;
+
+/** Runs the work and stores its outcome under the key, unless the work stored it itself. */
+async function workAndStore(trx: Transaction<Database>, scope: IdempotencyScope, hash: Buffer, work: Work): Promise<Outcome> {
+  let recorded: Outcome | undefined;
+  const outcome = await work(trx, async (o) => {
+    await store(trx, scope, hash, o);
+    recorded = o;
+  });
+  if (recorded !== outcome) await store(trx, scope, hash, outcome);
+  return outcome;
+}
+
+/**
  * Runs `work` in one transaction that also records its outcome under the key, so a create and
  * its stored response commit together or not at all. A transaction-scoped advisory lock on the
  * key orders concurrent repeats behind the first; once it commits, they replay its outcome.
+ * No savepoint: when the work refuses with an outcome worth storing (402, 404, 409), the whole
+ * transaction is undone and the refusal is stored in one of its own.
  */
 export async function runIdempotent(
   db: Db,
   scope: IdempotencyScope | undefined,
   hash: Buffer,
-  work: (trx: Transaction<Database>) => Promise<Outcome>,
+  work: Work,
 ): Promise<RecordedOutcome> {
-  if (!scope) return { ...(await db.transaction().execute(work)), replayed: false };
-  return db.transaction().execute((trx) => runIdempotentIn(trx, scope, hash, work));
+  if (!scope) return { ...(await db.transaction().execute((trx) => work(trx, async () => {}))), replayed: false };
+  let refusal: AppError | undefined;
+  try {
+    return await db.transaction().execute(async (trx) => {
+      await lockOrConflict(trx, scope);
+      const stored = await storedOutcome(trx, scope, hash);
+      if (stored) return stored;
+      try {
+        return { ...(await workAndStore(trx, scope, hash, work)), replayed: false };
+      } catch (e) {
+        if (e instanceof AppError && STORED_ERROR_STATUSES.has(e.status)) refusal = e;
+        throw e;
+      }
+    });
+  } catch (e) {
+    if (!refusal || e !== refusal) throw e;
+  }
+  const refused: Outcome = { status: refusal.status, body: refusal.toBody() };
+  return db.transaction().execute(async (trx) => {
+    await lockOrConflict(trx, scope);
+    // A repeat may have stored an outcome between the two transactions: that one is the key's.
+    const stored = await storedOutcome(trx, scope, hash);
+    if (stored) return stored;
+    await store(trx, scope, hash, refused);
+    return { ...refused, replayed: false };
+  });
 }
 
 /**
@@ -89,22 +134,29 @@ export async function runIdempotentIn(
   trx: Transaction<Database>,
   scope: IdempotencyScope,
   hash: Buffer,
-  work: (trx: Transaction<Database>) => Promise<Outcome>,
+  work: Work,
 ): Promise<RecordedOutcome> {
+  await lockOrConflict(trx, scope);
+  const stored = await storedOutcome(trx, scope, hash);
+  if (stored) return stored;
+  try {
+    return { ...(await underSavepoint(trx, () => workAndStore(trx, scope, hash, work))), replayed: false };
+  } catch (e) {
+    if (!(e instanceof AppError) || !STORED_ERROR_STATUSES.has(e.status)) throw e;
+    const outcome = { status: e.status, body: e.toBody() };
+    await store(trx, scope, hash, outcome);
+    return { ...outcome, replayed: false };
+  }
+}
+
+async function lockOrConflict(trx: Transaction<Database>, scope: IdempotencyScope): Promise<void> {
   if (!(await lockKey(trx, scope, IDEMPOTENCY_WAIT_MS))) {
     throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
   }
-  const stored = await storedOutcome(trx, scope, hash);
-  if (stored) return stored;
+}
 
-  let outcome: Outcome;
-  try {
-    outcome = await underSavepoint(trx, () => work(trx));
-  } catch (e) {
-    if (!(e instanceof AppError) || !STORED_ERROR_STATUSES.has(e.status)) throw e;
-    outcome = { status: e.status, body: e.toBody() };
-  }
-  await storeOutcome(trx, {
+function store(trx: Transaction<Database>, scope: IdempotencyScope, hash: Buffer, outcome: Outcome): Promise<void> {
+  return storeOutcome(trx, {
     team_id: scope.teamId,
     method: scope.method,
     path: scope.path,
@@ -113,7 +165,6 @@ export async function runIdempotentIn(
     response_status: outcome.status,
     response_body: outcome.body === undefined ? null : JSON.stringify(outcome.body),
   });
-  return { ...outcome, replayed: false };
 }
 
 /**

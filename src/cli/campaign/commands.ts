@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { ApiError } from './api.ts';
 import { CliError, EXIT_FAILED, EXIT_USAGE } from './errors.ts';
-import { runCampaign, type RunOptions } from './run.ts';
+import type { RunOptions } from './run.ts';
 
 /** `adforge campaign run FILE.csv`: a client of the API (GraphQL over HTTPS); it never opens the database. */
 export function registerCampaignCommands(program: Command): void {
@@ -24,6 +23,8 @@ export function registerCampaignCommands(program: Command): void {
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : EXIT_USAGE))
     .action(async (file: string, o: RunOptions) => {
       let code: number;
+      // Imported on use (the HTTP, WebSocket and CSV clients): other commands start without them.
+      const [{ runCampaign }, { ApiError }] = await Promise.all([import('./run.ts'), import('./api.ts')]);
       try {
         code = await runCampaign(file, o, { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env });
       } catch (e) {

@@ -1,13 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../../domain/errors.ts';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import { parseInput } from '../../domain/validate.ts';
 import { availableCredits, insertGenerationDebited } from '../../repositories/generations.ts';
-import { underSavepoint } from '../../repositories/idempotency-keys.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { GENERATION_JOB_KEY_PREFIX, runGenerationJob } from '../../jobs/run-generation.ts';
 import type { Db } from '../../db/pool.ts';
 import type { Deps, Principal } from '../context.ts';
-import { requestHash, runIdempotent, runIdempotentIn, type IdempotencyRequest, type Outcome, type RecordedOutcome } from '../idempotency.ts';
+import { requestHash, runIdempotent, runIdempotentIn, type IdempotencyRequest, type Outcome, type RecordedOutcome, type RecordOutcome } from '../idempotency.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/types.ts';
 import { OPERATIONS } from './operations.ts';
@@ -34,13 +34,23 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
   }
 
   /**
-   * Debit, generation, ledger line, links and job in one statement, the debit last. On its own it
-   * needs no transaction; inside one (an Idempotency-Key, a campaign batch) it runs under a
-   * savepoint so that a lost race for the last credits can be undone and tried again.
+   * Debit, generation, ledger line, links and job in one statement. On its own it needs no
+   * transaction: the debit goes last and a lost race for the last credits (the CHECK) is tried
+   * again. Inside one (an Idempotency-Key, a campaign batch), where the team row stays locked to
+   * the COMMIT whatever the order, the debit goes first and cannot fail on the CHECK, so the
+   * statement needs no savepoint either; and the response is stored under the key before it, so
+   * that the row stays locked only for the statement and the COMMIT.
    */
-  async function createDebited(db: Db, p: Principal, operation: GenerationOperation, resolved: Awaited<ReturnType<typeof resolve>>, inTransaction: boolean): Promise<Outcome> {
+  async function createDebited(
+    db: Db,
+    p: Principal,
+    operation: GenerationOperation,
+    resolved: Awaited<ReturnType<typeof resolve>>,
+    inTransaction: false | { record: RecordOutcome },
+  ): Promise<Outcome> {
     const { spec, r } = resolved;
     const g = {
+      id: randomUUID(),
       teamId: p.teamId,
       apiKeyId: p.keyId,
       operation,
@@ -55,19 +65,23 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
     };
     const insufficient = (available: number) =>
       new AppError('insufficient_credits', `Not enough credits: this generation needs ${r.credits} credits and ${available} are available`);
+    const created: Outcome = { status: 202, body: { generation_id: g.id, type: r.type, status: 'processing' } };
+    // Undone with the transaction should the statement refuse: the refusal is stored instead.
+    if (inTransaction) await inTransaction.record(created);
     for (let attempt = 1; ; attempt++) {
       let out: { id: string | null; available: number };
       try {
-        out = inTransaction ? await underSavepoint(db as Transaction<Database>, () => insertGenerationDebited(db, g, job)) : await insertGenerationDebited(db, g, job);
+        out = await insertGenerationDebited(db, g, job, inTransaction ? 'first' : 'last');
       } catch (e) {
         const err = e as { code?: string; constraint?: string };
-        if (err.code !== CHECK_VIOLATION || err.constraint !== 'credits_within_limit') throw e;
+        if (inTransaction || err.code !== CHECK_VIOLATION || err.constraint !== 'credits_within_limit') throw e;
         // Nothing was written. The next attempt reads the new balance (and answers 402 the usual way).
         if (attempt < LOST_RACE_RETRIES) continue;
         throw insufficient(await availableCredits(db, p.teamId));
       }
-      if (!out.id) throw insufficient(out.available);
-      return { status: 202, body: { generation_id: out.id, type: r.type, status: 'processing' } };
+      if (out.id) return created;
+      // With the debit first, a debit committed after the statement's snapshot refused it: read the balance it lost to.
+      throw insufficient(out.available >= r.credits ? await availableCredits(db, p.teamId) : out.available);
     }
   }
 
@@ -80,13 +94,13 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
     async create(p: Principal, operation: GenerationOperation, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const params = parseInput(OPERATIONS[operation].schema, body ?? undefined);
       if (!idem) return { ...(await createDebited(db, p, operation, await resolve(db, p, operation, params), false)), replayed: false };
-      return runIdempotent(db, { teamId: p.teamId, ...idem }, requestHash(body), async (trx) => createDebited(trx, p, operation, await resolve(trx, p, operation, params), true));
+      return runIdempotent(db, { teamId: p.teamId, ...idem }, requestHash(body), async (trx, record) => createDebited(trx, p, operation, await resolve(trx, p, operation, params), { record }));
     },
 
     /** The same create inside the caller's transaction (a batch of campaign rows in one commit). */
     async createIn(trx: Transaction<Database>, p: Principal, operation: GenerationOperation, body: unknown, idem: IdempotencyRequest): Promise<RecordedOutcome> {
       const params = parseInput(OPERATIONS[operation].schema, body ?? undefined);
-      return runIdempotentIn(trx, { teamId: p.teamId, ...idem }, requestHash(body), async (t) => createDebited(t, p, operation, await resolve(t, p, operation, params), true));
+      return runIdempotentIn(trx, { teamId: p.teamId, ...idem }, requestHash(body), async (t, record) => createDebited(t, p, operation, await resolve(t, p, operation, params), { record }));
     },
   };
 }
