@@ -11,7 +11,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
@@ -23,7 +22,7 @@ import { loadTls } from '../src/http/tls.ts';
 import { createLogger } from '../src/log.ts';
 import { freePort } from '../src/adapters/net/ports.ts';
 import { createAuthService } from '../src/services/auth.ts';
-import type { LoadJob, LoadResult } from './http-load.ts';
+import { httpLoad, type LoadJob } from './http-load.ts';
 import { createLegacyCreator } from './legacy-create.ts';
 
 const num = (name: string, dflt: number) => {
@@ -235,26 +234,6 @@ async function runConcurrent(requests: number, seconds: number, one: (i: number)
   const elapsedMs = performance.now() - start;
   // The loops share this thread with pg (and the services): no separate load-generator CPU to report.
   return { done, errors, errorSamples, elapsedMs, latenciesMs: latencies.slice(0, done), loadCpuMs: 0 };
-}
-
-function httpLoad(job: LoadJob): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./http-load.ts', import.meta.url), { workerData: { kind: 'http-load', job } });
-    let settled = false;
-    worker.once('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
-      settled = true;
-      void worker.terminate();
-      if (m.ok) resolve(m.result);
-      else reject(new Error(`load generator failed: ${m.error}`));
-    });
-    worker.once('error', (e) => {
-      settled = true;
-      reject(e);
-    });
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`load generator exited with code ${code}`));
-    });
-  });
 }
 
 // ---------------------------------------------------------------------------------------------

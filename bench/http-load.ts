@@ -1,7 +1,7 @@
 // The HTTP load generator, run in its own worker thread so that it does not share an event loop
 // with the server it measures (both still share the machine's CPUs with PostgreSQL).
 import { performance } from 'node:perf_hooks';
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { Pool } from 'undici';
 
 export interface LoadJob {
@@ -86,6 +86,27 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const elapsedMs = performance.now() - start;
   const cpu = process.threadCpuUsage(cpu0);
   return { done, errors, errorSamples, elapsedMs, latenciesMs: latencies.slice(0, done), cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** Runs `job` in a worker thread of its own (its CPU reported apart from the server's). */
+export function httpLoad(job: LoadJob): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL('./http-load.ts', import.meta.url), { workerData: { kind: 'http-load', job } });
+    let settled = false;
+    worker.once('message', (m: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
+      settled = true;
+      void worker.terminate();
+      if (m.ok) resolve(m.result);
+      else reject(new Error(`load generator failed: ${m.error}`));
+    });
+    worker.once('error', (e) => {
+      settled = true;
+      reject(e);
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`load generator exited with code ${code}`));
+    });
+  });
 }
 
 if (parentPort && workerData && (workerData as { kind?: string }).kind === 'http-load') {

@@ -31,6 +31,8 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: flag,
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  WORKER_LOCAL_QUEUE: z.coerce.number().int().min(0).max(1000).default(32),
+  WORKER_COMPLETE_BATCH_MS: z.coerce.number().int().min(-1).max(10_000).default(0),
   ENGINE_ROUTES: z.string().optional(),
   LOCAL_ENGINE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   UPSTREAM_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
@@ -104,6 +106,9 @@ export interface Config {
     forcePathStyle: boolean;
   } | undefined;
   workerConcurrency: number;
+  /** Jobs a worker process fetches and locks in one query (0: one per fetch); completions batched within this many ms (-1: each on its own). */
+  workerLocalQueue: number;
+  workerCompleteBatchMs: number;
   engineRoutes: string | undefined;
   localEngineDelayMs: number;
   /** Upstream providers: how often a job waiting upstream is polled, how large a result may be, and each provider's key. */
@@ -216,6 +221,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     storage: e.STORAGE,
     s3,
     workerConcurrency: e.WORKER_CONCURRENCY,
+    workerLocalQueue: e.WORKER_LOCAL_QUEUE,
+    workerCompleteBatchMs: e.WORKER_COMPLETE_BATCH_MS,
     engineRoutes: e.ENGINE_ROUTES,
     localEngineDelayMs: e.LOCAL_ENGINE_DELAY_MS,
     upstream: Object.freeze({

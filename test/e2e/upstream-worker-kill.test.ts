@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFalFake, type FalFake } from '../support/fal-fake.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { spawnWorker, startTestService, waitForGeneration, type TestService } from '../support/app.ts';
@@ -14,9 +14,14 @@ beforeAll(async () => {
   fal = await startFalFake({ key: FAL_KEY, video: await testVideo({ width: 160, height: 90, seconds: 1, audio: false }), pollsUntilDone: 1 });
   svc = await startTestService({ FAL_KEY, FAL_QUEUE_URL: fal.url, ENGINE_ROUTES: 'veo-3.1=fal,*=local' });
 });
-afterAll(async () => {
+// Each test's workers end with it: a worker left from the previous test could take the next one's job.
+const stopWorkers = async () => {
   for (const c of children) if (c.running()) c.child.kill('SIGKILL');
-  await Promise.all(children.map((c) => c.waitForExit(5_000)));
+  await Promise.all(children.splice(0).map((c) => c.waitForExit(5_000)));
+};
+afterEach(stopWorkers);
+afterAll(async () => {
+  await stopWorkers();
   await svc?.close();
   await fal?.close();
 });

@@ -8,6 +8,19 @@ import { GenerationRef } from './generation.ts';
  * Events carry ids only (Postgres NOTIFY from the transaction that changed the row); each one is
  * read fresh here, so a subscriber sees what a query would, links signed anew.
  */
+
+// The bus hands the same event object to every subscription it matches, and those are all of the
+// event's team: one read serves them all (a thousand open subscriptions cost one read, not a thousand).
+const reads = new WeakMap<object, Promise<GenerationDetail>>();
+function readOnce(event: object, read: () => Promise<GenerationDetail>): Promise<GenerationDetail> {
+  let pending = reads.get(event);
+  if (!pending) {
+    pending = read();
+    reads.set(event, pending);
+  }
+  return pending;
+}
+
 builder.subscriptionType({
   fields: (t) => ({
     generationUpdated: t.field({
@@ -40,7 +53,7 @@ builder.subscriptionType({
         const p = principalOf(ctx);
         const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId });
         try {
-          for await (const e of events) yield await ctx.app.services.generationReader.get(p, e.id);
+          for await (const e of events) yield await readOnce(e, () => ctx.app.services.generationReader.get(p, e.id));
         } finally {
           await events.return();
         }
