@@ -7,6 +7,7 @@
 // BENCH_CONCURRENCY (32), BENCH_TEAMS (64), BENCH_EXTRAS (1: also run the analysis rows),
 // BENCH_EXTRA_REQUESTS (5000), BENCH_EXTRA_SECONDS (15), BENCH_EXTRA_WARMUP (1000),
 // BENCH_MAX_SECONDS (540: hard stop, cleans up and exits 2).
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -309,6 +310,8 @@ function makeReplayer(captured: CapturedQuery[], origin: TeamKey, capturedAt: nu
       [origin.keyId, t.keyId],
     ]);
     const map = (v: unknown): unknown => {
+      // An id the app chose for the new row (the generation's): a fresh one on every replay.
+      if (typeof v === 'string' && UUID.test(v) && !subst.has(v)) subst.set(v, randomUUID());
       if (typeof v === 'string') {
         let s = v;
         for (const [from, to] of subst) if (s.includes(from)) s = s.replaceAll(from, to);
