@@ -101,8 +101,7 @@ export async function runIdempotent(
   let refusal: AppError | undefined;
   try {
     return await db.transaction().execute(async (trx) => {
-      await lockOrConflict(trx, scope);
-      const stored = await storedOutcome(trx, scope, hash);
+      const stored = await claim(trx, scope, hash);
       if (stored) return stored;
       try {
         return { ...(await workAndStore(trx, scope, hash, work)), replayed: false };
@@ -116,9 +115,8 @@ export async function runIdempotent(
   }
   const refused: Outcome = { status: refusal.status, body: refusal.toBody() };
   return db.transaction().execute(async (trx) => {
-    await lockOrConflict(trx, scope);
     // A repeat may have stored an outcome between the two transactions: that one is the key's.
-    const stored = await storedOutcome(trx, scope, hash);
+    const stored = await claim(trx, scope, hash);
     if (stored) return stored;
     await store(trx, scope, hash, refused);
     return { ...refused, replayed: false };
@@ -136,8 +134,7 @@ export async function runIdempotentIn(
   hash: Buffer,
   work: Work,
 ): Promise<RecordedOutcome> {
-  await lockOrConflict(trx, scope);
-  const stored = await storedOutcome(trx, scope, hash);
+  const stored = await claim(trx, scope, hash);
   if (stored) return stored;
   try {
     return { ...(await underSavepoint(trx, () => workAndStore(trx, scope, hash, work))), replayed: false };
@@ -149,10 +146,12 @@ export async function runIdempotentIn(
   }
 }
 
-async function lockOrConflict(trx: Transaction<Database>, scope: IdempotencyScope): Promise<void> {
+/** Takes the key's lock (a 409 when a first request holds it too long), then answers its stored outcome if any. */
+async function claim(trx: Transaction<Database>, scope: IdempotencyScope, hash: Buffer): Promise<RecordedOutcome | undefined> {
   if (!(await lockKey(trx, scope, IDEMPOTENCY_WAIT_MS))) {
     throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
   }
+  return storedOutcome(trx, scope, hash);
 }
 
 function store(trx: Transaction<Database>, scope: IdempotencyScope, hash: Buffer, outcome: Outcome): Promise<void> {

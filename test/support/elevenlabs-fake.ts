@@ -3,6 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
+import { closeServer, listenOnLoopback } from './http-fake.ts';
 
 /**
  * A local stand-in for the ElevenLabs API (https://elevenlabs.io/docs/api-reference): text to
@@ -164,12 +165,11 @@ export async function startElevenLabsFake(opts: { apiKey?: string; voices?: stri
     if (control.delayMs > 0) setTimeout(send, control.delayMs).unref();
     else send();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
+  const baseUrl = await listenOnLoopback(server);
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    port,
+    baseUrl,
+    port: Number(new URL(baseUrl).port),
     control,
     requests,
     audio: mp3,
@@ -180,11 +180,7 @@ export async function startElevenLabsFake(opts: { apiKey?: string; voices?: stri
       control.delayMs = 0;
       requests.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 

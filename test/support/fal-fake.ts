@@ -1,7 +1,6 @@
 import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readBody, sendJson } from './http-fake.ts';
+import { readBody, sendJson, listenOnLoopback, closeServer } from './http-fake.ts';
 import { Agent, request } from 'undici';
 
 /*
@@ -176,8 +175,7 @@ export async function startFalFake(opts: FalFakeOptions) {
     }
     return sendJson(res, 404, { detail: 'Not found' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = await listenOnLoopback(server);
   return {
     url: baseUrl,
     submits,
@@ -192,12 +190,10 @@ export async function startFalFake(opts: FalFakeOptions) {
     signed,
     deliver,
     holdCompletion: (on: boolean) => (holdCompletion = on),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        void hookAgent.close();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      void hookAgent.close();
+      return closeServer(server);
+    },
   };
 }
 export type FalFake = Awaited<ReturnType<typeof startFalFake>>;

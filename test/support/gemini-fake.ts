@@ -1,6 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readBody, sendJson } from './http-fake.ts';
+import { readBody, sendJson, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
  * A local stand-in for the Gemini API (v1beta), following googleapis/js-genai
@@ -63,17 +62,12 @@ export async function startGeminiFake(opts: { key: string; video: Buffer; png: B
     }
     return sendJson(res, 404, { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenOnLoopback(server);
   return {
     url: `${base}/v1beta`,
     base,
     videoSubmits,
     imageCalls,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -1,7 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { HEYGEN_DEFAULT_LANGUAGES } from '../../src/adapters/engines/heygen/heygen-map.ts';
-import { readForm, readRaw, sendJson, servedVideo } from './http-fake.ts';
+import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
  * A local stand-in for HeyGen's API, following the schemas heygen-com/heygen-cli generates from
@@ -133,8 +132,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
     }
     return err(res, 404, 'not_found', 'Not found');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenOnLoopback(server);
   return {
     url: base,
     assets,
@@ -146,10 +144,6 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
     failNextSubmit: (f: { status: number; body?: unknown }) => submitFailures.push(f),
     dropNextVideoAnswer: () => (dropNextVideoAnswer = true),
     refuseNextVideo: (message: string) => (refuseNextVideo = message),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

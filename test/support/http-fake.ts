@@ -29,3 +29,17 @@ export function servedVideo(req: http.IncomingMessage, res: http.ServerResponse,
   res.end(video);
   return true;
 }
+
+/** Starts a fake on a free port of 127.0.0.1; answers its origin (`http://127.0.0.1:PORT`). */
+export async function listenOnLoopback(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+/** Stops a fake at once: its kept-alive connections are cut rather than waited for. */
+export function closeServer(server: http.Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
+import { closeServer, listenOnLoopback } from './http-fake.ts';
 
 /**
  * A local stand-in for the Ad Library source (contract: src/adapters/ad-library-source/meta-fields.ts): the
@@ -148,9 +149,8 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
     if (control.delayMs > 0) setTimeout(send, control.delayMs).unref();
     else send();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  base = `http://127.0.0.1:${port}`;
+  base = await listenOnLoopback(server);
+  const port = Number(new URL(base).port);
 
   return {
     baseUrl: base,
@@ -160,11 +160,7 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
     /** The requests for result pages, in order. */
     adsRequests: () => requests.filter((r) => r.path === ADS_ROUTE),
     mediaUrl: (name: string) => `${base}/media/${name}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }
 

@@ -1,6 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readForm, readRaw, sendJson } from './http-fake.ts';
+import { readForm, readRaw, sendJson, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
  * A local stand-in for the OpenAI API, following openai/openai-node src/resources/videos.ts
@@ -100,8 +99,7 @@ export async function startOpenAiFake(opts: { key: string; video: Buffer; png: B
     }
     return sendJson(res, 404, { error: { message: 'Not found', type: 'invalid_request_error', code: null } });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const url = `${await listenOnLoopback(server)}/v1`;
   return {
     url,
     videoCreates,
@@ -109,10 +107,6 @@ export async function startOpenAiFake(opts: { key: string; video: Buffer; png: B
     imageCreates,
     imageEdits,
     videos,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

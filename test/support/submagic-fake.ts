@@ -1,6 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readForm, readRaw, sendJson, servedVideo } from './http-fake.ts';
+import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
  * A local stand-in for Submagic's API as docs.submagic.co/api-reference describes it:
@@ -84,8 +83,7 @@ export async function startSubmagicFake(opts: { key: string; video: Buffer }) {
     }
     return sendJson(res, 404, { error: 'NOT_FOUND', message: 'Not found' });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenOnLoopback(server);
   return {
     url: base,
     projects,
@@ -96,10 +94,6 @@ export async function startSubmagicFake(opts: { key: string; video: Buffer }) {
       p.exports++;
       p.exportedAtPoll ??= p.polls;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeServer(server),
   };
 }

@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { readForm, readRaw, sendJson, servedVideo } from './http-fake.ts';
+import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
  * A local stand-in for sync.so's API, following synchronicity-labs/sync-typescript-sdk
@@ -103,8 +102,7 @@ export async function startSyncFake(opts: { key: string; webhookSecret: string; 
     }
     return sendJson(res, 404, { message: 'Not found', statusCode: 404 });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = await listenOnLoopback(server);
   return {
     url: base,
     submits,
@@ -112,11 +110,9 @@ export async function startSyncFake(opts: { key: string; webhookSecret: string; 
     hooksSent,
     sign,
     failNext: (message: string) => (failNext = message),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        void hookAgent.close();
-        server.close(() => resolve());
-      }),
+    close: () => {
+      void hookAgent.close();
+      return closeServer(server);
+    },
   };
 }

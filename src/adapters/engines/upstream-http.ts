@@ -118,6 +118,8 @@ export function messageOrError(json: unknown): string | undefined {
 
 export interface ProviderClientOptions {
   provider: string;
+  /** Where a path (a URL starting with `/`) is sent: the provider's API root, trailing slashes dropped. */
+  baseUrl?: string;
   allowPrivate: boolean;
   /** The auth header (and any other) every request carries. */
   headers: Record<string, string>;
@@ -139,28 +141,39 @@ export type ProviderRequest = (
 ) => Promise<{ raw: Buffer; json: unknown }>;
 
 /**
- * One provider's connection settings, set once: its SSRF-safe dispatcher, auth header, caps and
- * error reading; `call` is callProvider with them filled in.
+ * One provider's connection settings, set once: its API root, SSRF-safe dispatcher, auth header,
+ * caps and error reading; `call` is callProvider with them filled in, `json` its answer as a JSON
+ * object (undefined when the answer is not one).
  */
-export function createProviderClient(o: ProviderClientOptions): { dispatcher: Dispatcher; call: ProviderRequest } {
+export function createProviderClient(o: ProviderClientOptions): {
+  dispatcher: Dispatcher;
+  call: ProviderRequest;
+  json: (...args: Parameters<ProviderRequest>) => Promise<Record<string, unknown> | undefined>;
+} {
   const dispatcher = createSafeDispatcher({ allowPrivate: o.allowPrivate, connectTimeoutMs: 10_000 });
+  const base = (o.baseUrl ?? '').replace(/\/+$/, '');
+  const call: ProviderRequest = (method, url, body, signal, x = {}) =>
+    callProvider({
+      provider: o.provider,
+      dispatcher,
+      method,
+      url: url.startsWith('/') ? `${base}${url}` : url,
+      headers: { ...o.headers, ...x.headers },
+      body,
+      signal,
+      timeoutMs: o.timeoutMs,
+      maxBytes: x.binary ? (o.maxBinaryBytes ?? o.maxBytes) : o.maxBytes,
+      message: o.message,
+      ...(o.safeToResend ? { safeToResend: o.safeToResend } : {}),
+      ...(x.submit ? { submit: true } : {}),
+      ...(x.binary ? { binary: true } : {}),
+    });
   return {
     dispatcher,
-    call: (method, url, body, signal, x = {}) =>
-      callProvider({
-        provider: o.provider,
-        dispatcher,
-        method,
-        url,
-        headers: { ...o.headers, ...x.headers },
-        body,
-        signal,
-        timeoutMs: o.timeoutMs,
-        maxBytes: x.binary ? (o.maxBinaryBytes ?? o.maxBytes) : o.maxBytes,
-        message: o.message,
-        ...(o.safeToResend ? { safeToResend: o.safeToResend } : {}),
-        ...(x.submit ? { submit: true } : {}),
-        ...(x.binary ? { binary: true } : {}),
-      }),
+    call,
+    json: async (...args) => {
+      const { json } = await call(...args);
+      return json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+    },
   };
 }

@@ -54,7 +54,7 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
   };
 
   // A submit that may have reached fal has an unknown outcome; a read is simply retried.
-  const call = async (method: 'GET' | 'POST' | 'PUT', url: string, body: unknown, signal: AbortSignal, submit = false) => (await client.call(method, url, body, signal, { submit })).json;
+  const call = client.json;
 
   function requestUrls(endpoint: string, requestId: string) {
     const [owner, app] = endpoint.split('/');
@@ -80,7 +80,7 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
       const { endpoint, input } = falInput({ ...req.params, prompt: req.inputs.prompt }, opts.endpoints ?? {}, attached);
       const url = new URL(endpoint, base);
       if (attempt.webhookUrl) url.searchParams.set('fal_webhook', attempt.webhookUrl);
-      const body = ((await call('POST', url.href, input, signal, true)) ?? {}) as { request_id?: unknown; status_url?: unknown; response_url?: unknown; cancel_url?: unknown };
+      const body = ((await call('POST', url.href, input, signal, { submit: true })) ?? {}) as { request_id?: unknown; status_url?: unknown; response_url?: unknown; cancel_url?: unknown };
       if (typeof body.request_id !== 'string' || !body.request_id) throw new UpstreamError('unsent_unknown', 'fal answered the submit without a request id');
       const ours = requestUrls(endpoint, body.request_id);
       return {

@@ -27,11 +27,11 @@ const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
 const MAX_INLINE_BYTES = 15 * 1024 * 1024;
 
 export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
-  const base = opts.apiUrl.replace(/\/+$/, '');
-  const origin = new URL(base).origin;
+  const origin = new URL(opts.apiUrl).origin;
   const imageModels = { ...GEMINI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
   const { call } = createProviderClient({
     provider: 'Gemini',
+    baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
     headers: { 'x-goog-api-key': opts.apiKey },
     timeoutMs: opts.timeoutMs ?? 300_000,
@@ -59,7 +59,7 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
     // Veo takes no brand or product images (the spec attaches those to Seedance and Kling O3 only).
     if (inputs.references.length) instance.referenceImages = await Promise.all(inputs.references.map(async (r) => ({ image: await veoImage(r, signal), referenceType: 'asset' })));
     const body = { instances: [instance], parameters: { aspectRatio: p.aspect_ratio, durationSeconds: Number(p.duration), resolution: p.resolution, sampleCount: 1 } };
-    const { json } = await call('POST', `${base}/models/${model}:predictLongRunning`, body, signal, { submit: true });
+    const { json } = await call('POST', `/models/${model}:predictLongRunning`, body, signal, { submit: true });
     const name = (json as { name?: unknown } | undefined)?.name;
     if (typeof name !== 'string' || !/^[\w./-]+$/.test(name)) throw new UpstreamError('unsent_unknown', 'Gemini answered the submit without an operation name');
     return { providerJobId: name, handle: { kind: 'video', operation: name, sound: Boolean(p.generate_audio) } };
@@ -76,7 +76,7 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
         contents: [{ parts: [{ text: inputs.prompt }, ...images] }],
         generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: p.aspect_ratio, ...(p.model === 'pro' ? { imageSize: imageSizeOf(p.resolution) } : {}) } },
       };
-      const { json } = await call('POST', `${base}/models/${model}:generateContent`, body, signal);
+      const { json } = await call('POST', `/models/${model}:generateContent`, body, signal);
       const r = json as { promptFeedback?: { blockReason?: unknown }; candidates?: Array<{ finishReason?: unknown; content?: { parts?: Array<{ inlineData?: { data?: unknown } }> } }> } | undefined;
       if (r?.promptFeedback?.blockReason) return { state: 'failed', message: `Gemini refused the request: blocked (${String(r.promptFeedback.blockReason)})` };
       const data = r?.candidates?.[0]?.content?.parts?.find((part) => typeof part.inlineData?.data === 'string')?.inlineData?.data;
@@ -100,7 +100,7 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
 
     async poll(handle, signal): Promise<UpstreamStatus> {
       if (handle.kind !== 'video') return { state: 'failed', message: 'the Gemini images could not be stored and cannot be fetched again' };
-      const { json } = await call('GET', `${base}/${String(handle.operation)}`, undefined, signal);
+      const { json } = await call('GET', `/${String(handle.operation)}`, undefined, signal);
       const op = json as {
         done?: unknown;
         error?: { message?: unknown };

@@ -33,9 +33,9 @@ const NOTHING_QUEUED = new Set([409]);
 type Data = Record<string, unknown> | undefined;
 
 export function createHeyGenEngine(opts: HeyGenOptions): UpstreamEngine {
-  const base = opts.apiUrl.replace(/\/+$/, '');
   const client = createProviderClient({
     provider: 'HeyGen',
+    baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
     headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
     timeoutMs: opts.timeoutMs ?? 120_000,
@@ -46,8 +46,8 @@ export function createHeyGenEngine(opts: HeyGenOptions): UpstreamEngine {
   const languages = { ...HEYGEN_DEFAULT_LANGUAGES, ...lowerKeys(opts.languages ?? {}) };
 
   const call = async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; key?: string } = {}): Promise<Data> => {
-    const { json } = await client.call(method, `${base}${path}`, body, signal, { ...(o.submit ? { submit: true } : {}), ...(o.key ? { headers: { 'idempotency-key': o.key } } : {}) });
-    return (json as { data?: Data } | undefined)?.data;
+    const json = await client.json(method, path, body, signal, { ...(o.submit ? { submit: true } : {}), ...(o.key ? { headers: { 'idempotency-key': o.key } } : {}) });
+    return json?.data as Data;
   };
 
   /** Uploads an input as a HeyGen asset (under its own idempotency key) and answers its id. */

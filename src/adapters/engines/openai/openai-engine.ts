@@ -26,10 +26,10 @@ const MAX_JSON_BYTES = 64 * 1024 * 1024; // image answers carry base64 images
 const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
 
 export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
-  const base = opts.baseUrl.replace(/\/+$/, '');
   const imageModels = { ...OPENAI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
-  const client = createProviderClient({
+  const { call } = createProviderClient({
     provider: 'OpenAI',
+    baseUrl: opts.baseUrl,
     allowPrivate: opts.allowPrivate,
     headers: { authorization: `Bearer ${opts.apiKey}` },
     timeoutMs: opts.timeoutMs ?? 300_000,
@@ -37,8 +37,6 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
     maxBinaryBytes: MAX_VIDEO_BYTES,
     message: errorMessage,
   });
-  const call = (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; binary?: boolean } = {}) =>
-    client.call(method, `${base}${path}`, body, signal, o);
 
   /** The edit request: the fields and each input image as an `image[]` file, in the order the prompt names them. */
   async function editForm(fields: Record<string, string | number>, images: UpstreamFile[], signal: AbortSignal): Promise<FormData> {

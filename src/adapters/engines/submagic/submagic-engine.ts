@@ -38,26 +38,24 @@ const MAX_JSON_BYTES = 4 * 1024 * 1024;
 const MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024;
 
 export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
-  const base = opts.apiUrl.replace(/\/+$/, '');
   const templates = { ...SUBMAGIC_DEFAULT_TEMPLATES, ...(opts.templates ?? {}) };
 
-  const client = createProviderClient({
+  const { json: call } = createProviderClient({
     provider: 'Submagic',
+    baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
     headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,
     message: messageOrError,
   });
-  const call = async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, submit = false) =>
-    (await client.call(method, `${base}${path}`, body, signal, { submit })).json as Record<string, unknown> | undefined;
 
   async function submit({ params, inputs, generationId }: UpstreamRequest, signal: AbortSignal) {
     if (!inputs.video) throw new UpstreamError('refused', 'the video to caption is missing');
     const fields = { title: `adforge ${generationId}`, language: String(params.language ?? 'en'), templateName: templates[String(params.template_id)] ?? 'Sara' };
     let project: Record<string, unknown> | undefined;
     if (typeof params.video_url === 'string') {
-      project = await call('POST', '/v1/projects', { ...fields, videoUrl: params.video_url }, signal, true);
+      project = await call('POST', '/v1/projects', { ...fields, videoUrl: params.video_url }, signal, { submit: true });
     } else {
       // A generation of ours is sent as a file: our links need not be public.
       const { bytes, mime } = await inputs.video.read(signal);
@@ -65,7 +63,7 @@ export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
       const form = new FormData();
       for (const [k, v] of Object.entries(fields)) form.append(k, v);
       form.append('file', new Blob([new Uint8Array(bytes)], { type: mime }), 'video.mp4');
-      project = await call('POST', '/v1/projects/upload', form, signal, true);
+      project = await call('POST', '/v1/projects/upload', form, signal, { submit: true });
     }
     if (typeof project?.id !== 'string') throw new UpstreamError('unsent_unknown', 'Submagic answered without a project id');
     return { providerJobId: project.id, handle: { id: project.id, autoApprove: params.auto_approve !== false } };

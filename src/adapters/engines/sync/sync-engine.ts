@@ -32,18 +32,16 @@ const HOOK_TOLERANCE_SECONDS = 300;
 export const SYNC_MODELS: Readonly<Record<string, string>> = { 'lipsync-2.0': 'lipsync-2' };
 
 export function createSyncEngine(opts: SyncOptions): UpstreamEngine {
-  const base = opts.apiUrl.replace(/\/+$/, '');
 
-  const client = createProviderClient({
+  const { json: call } = createProviderClient({
     provider: 'sync',
+    baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
     headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,
     message: messageOrError,
   });
-  const call = async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, submit = false) =>
-    (await client.call(method, `${base}${path}`, body, signal, { submit })).json as Record<string, unknown> | undefined;
 
   async function submit({ params, inputs, generationId }: UpstreamRequest, webhookUrl: string | undefined, signal: AbortSignal) {
     if (!inputs.face || !inputs.speech) throw new UpstreamError('refused', 'the talking avatar has no face or no speech');
@@ -60,7 +58,7 @@ export function createSyncEngine(opts: SyncOptions): UpstreamEngine {
     form.append('options', JSON.stringify({ sync_mode: 'cut_off', output_format: 'mp4' }));
     form.append('outputFileName', `adforge-${generationId}`);
     if (webhookUrl) form.append('webhookUrl', webhookUrl);
-    const g = await call('POST', '/v2/generate', form, signal, true);
+    const g = await call('POST', '/v2/generate', form, signal, { submit: true });
     if (typeof g?.id !== 'string') throw new UpstreamError('unsent_unknown', 'sync answered the submit without a generation id');
     return { providerJobId: g.id, handle: { id: g.id } };
   }
