@@ -1,7 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { print } from './output.ts';
-import { withAdmin } from './with-admin.ts';
-import { withApp } from './with-app.ts';
+import { withAdmin, withApp } from './with-app.ts';
 
 type Json = { json?: boolean };
 

@@ -1,21 +1,44 @@
+import type { AdminApp } from '../admin-app.ts';
 import type { App } from '../app.ts';
 import { printError, type OutputOptions } from './output.ts';
 
-/** Runs one admin command against the same database the server uses, then closes it. */
-export async function withApp(opts: OutputOptions, fn: (app: App) => Promise<void>): Promise<void> {
-  let app: App | undefined;
+/** Opens what a command needs, runs the command, closes it whatever happened; a failure is printed and exits 1. */
+async function withOpened<T extends { close: () => Promise<void> }>(opts: OutputOptions, open: () => Promise<T>, fn: (opened: T) => Promise<void>): Promise<void> {
+  let opened: T | undefined;
   try {
-    // Imported on use: the CLI starts without the service's module graph.
-    const [{ buildApp }, { loadConfig }, { createLogger }] = await Promise.all([import('../app.ts'), import('../config.ts'), import('../log.ts')]);
-    const config = loadConfig();
-    // Diagnostics go to stderr so that --json output stays one clean object on stdout.
-    const log = createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr);
-    app = await buildApp(config, log, { seed: false });
-    await fn(app);
+    opened = await open();
+    await fn(opened);
   } catch (e) {
     printError(e, opts);
     process.exitCode = 1;
   } finally {
-    await app?.close().catch(() => {});
+    await opened?.close().catch(() => {});
   }
+}
+
+// The modules are imported on use: the CLI starts without the service's module graph.
+
+/** Runs one admin command against the whole app on the server's database, then closes it. */
+export function withApp(opts: OutputOptions, fn: (app: App) => Promise<void>): Promise<void> {
+  return withOpened(
+    opts,
+    async () => {
+      const [{ buildApp }, { loadConfig }, { createLogger }] = await Promise.all([import('../app.ts'), import('../config.ts'), import('../log.ts')]);
+      // Diagnostics go to stderr so that --json output stays one clean object on stdout.
+      return buildApp(loadConfig(), createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr), { seed: false });
+    },
+    fn,
+  );
+}
+
+/** Runs one team, key, brand or credits command on the database alone (see src/admin-app.ts), then closes it. */
+export function withAdmin(opts: OutputOptions, fn: (admin: AdminApp) => Promise<void>): Promise<void> {
+  return withOpened(
+    opts,
+    async () => {
+      const [{ openAdminApp }, { loadConfig }] = await Promise.all([import('../admin-app.ts'), import('../config.ts')]);
+      return openAdminApp(loadConfig());
+    },
+    fn,
+  );
 }
