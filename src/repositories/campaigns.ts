@@ -158,17 +158,21 @@ export function pendingRowsAfter(db: Db, campaignId: string, after: number, limi
     .execute();
 }
 
-/** A pending row's end: submitted (with what it made) or failed. A row no longer pending is left alone. */
-export async function recordRowOutcome(
-  db: Db,
-  row: { campaign_id: string; row_number: number },
-  outcome: { state: 'submitted' | 'failed'; generation_id: string | null; voiceover_id: string | null; error: string | null },
-): Promise<void> {
-  await db
-    .updateTable('campaign_rows')
-    .set({ ...outcome, updated_at: new Date() })
-    .where('campaign_id', '=', row.campaign_id)
-    .where('row_number', '=', row.row_number)
-    .where('state', '=', 'pending')
-    .execute();
+export interface RowOutcome {
+  row_number: number;
+  state: 'submitted' | 'failed';
+  generation_id: string | null;
+  voiceover_id: string | null;
+  error: string | null;
+}
+
+/** Pending rows' ends, submitted (with what each made) or failed, in one statement. A row no longer pending is left alone. */
+export async function recordRowOutcomes(db: Db, campaignId: string, outcomes: RowOutcome[]): Promise<void> {
+  if (!outcomes.length) return;
+  await sql`
+    update campaign_rows as r
+    set state = o.state, generation_id = o.generation_id, voiceover_id = o.voiceover_id, error = o.error, updated_at = now()
+    from jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb)
+      as o(row_number int, state text, generation_id uuid, voiceover_id uuid, error text)
+    where r.campaign_id = ${campaignId}::uuid and r.row_number = o.row_number and r.state = 'pending'`.execute(db);
 }

@@ -160,6 +160,60 @@ export async function insertGenerationDebited(db: Db, g: DebitedGeneration, job:
   return { id: row.id, available: Math.max(0, Number(row.available)) };
 }
 
+/**
+ * Many generations of one team in one statement: their rows, ledger lines, links and jobs (one
+ * `add_jobs`), and one debit of their sum. The caller holds the team's row (lockTeam) and has
+ * checked that the sum fits; the `credits_within_limit` CHECK still refuses anything that does not.
+ */
+export async function insertGenerationsDebited(trx: Db, teamId: string, gs: DebitedGeneration[], job: GenerationJob): Promise<number> {
+  if (!gs.length) return 0;
+  const input = JSON.stringify(
+    gs.map((g) => ({
+      id: g.id,
+      api_key_id: g.apiKeyId,
+      operation: g.operation,
+      type: g.type,
+      kind: g.kind,
+      params: g.params,
+      credits: g.credits,
+      source_generation_id: g.sourceGenerationId,
+      deadline_at: g.deadlineAt,
+      product_ids: g.productIds,
+      avatar_ids: g.avatarIds,
+    })),
+  );
+  const { rows } = await sql<{ queued: number }>`
+    with input as (
+      select * from jsonb_to_recordset(${input}::jsonb) as x(
+        id uuid, api_key_id uuid, operation text, type text, kind text, params jsonb, credits int,
+        source_generation_id uuid, deadline_at timestamptz, product_ids uuid[], avatar_ids uuid[])
+    ), debit as (
+      update teams set credits_used = credits_used + (select sum(credits) from input)
+      where id = ${teamId}::uuid
+    ), generation as (
+      insert into generations (id, team_id, api_key_id, operation, type, kind, params, credits, source_generation_id, deadline_at)
+      select id, ${teamId}::uuid, api_key_id, operation, type, kind, params, credits, source_generation_id, deadline_at from input
+      returning id
+    ), ledger as (
+      insert into credit_ledger (team_id, kind, amount, subject_type, subject_id)
+      select ${teamId}::uuid, 'debit', credits, 'generation', id from input
+    ), products as (
+      insert into generation_products (generation_id, product_id)
+      select input.id, p from input, unnest(input.product_ids) as p
+    ), avatars as (
+      insert into generation_avatars (generation_id, avatar_id)
+      select input.id, a from input, unnest(input.avatar_ids) as a
+    )
+    select count(*)::int as queued from graphile_worker.add_jobs(array(
+      select json_populate_record(null::graphile_worker.job_spec, json_build_object(
+        'identifier', ${job.identifier}::text,
+        'payload', json_build_object('generation_id', generation.id),
+        'max_attempts', ${job.maxAttempts}::int,
+        'job_key', ${job.jobKeyPrefix}::text || generation.id))
+      from generation))`.execute(trx);
+  return rows[0]?.queued ?? 0;
+}
+
 /** What the team can still spend (a plain read, after a lost race for the last credits). */
 export async function availableCredits(db: Db, teamId: string): Promise<number> {
   const row = await db.selectFrom('teams').select(sql<number>`credits_limit - credits_used`.as('available')).where('id', '=', teamId).executeTakeFirst();

@@ -33,27 +33,26 @@ export async function lockKey(trx: Transaction<Database>, scope: KeyScope, waitM
 }
 
 /**
- * Runs `work` under a savepoint: when it throws, the transaction is rolled back to where it began
- * and stays usable; the error is rethrown.
+ * lockKey for many keys at once (a batch of creates in one transaction), in a fixed order so that
+ * two batches sharing keys queue rather than deadlock; false when one did not come free in time.
  */
-export async function underSavepoint<T>(trx: Transaction<Database>, work: () => Promise<T>): Promise<T> {
-  await sql`savepoint idempotent_work`.execute(trx);
-  let result: T;
+export async function lockKeys(trx: Transaction<Database>, scopes: KeyScope[], waitMs: number): Promise<boolean> {
+  const keys = scopes.map((s) => JSON.stringify([s.teamId, s.method, s.path, s.key]));
   try {
-    result = await work();
+    await sql`select set_config('lock_timeout', ${String(Math.round(waitMs))}, true)`.execute(trx);
+    await sql`select count(pg_advisory_xact_lock(h))
+      from (select distinct hashtextextended(k, 0) as h from unnest(${keys}::text[]) as k order by 1) as ordered`.execute(trx);
   } catch (e) {
-    // A connection that is gone cannot roll back either: the work's own error is the one to report.
-    await sql`rollback to savepoint idempotent_work`.execute(trx).then(
-      () => sql`release savepoint idempotent_work`.execute(trx),
-      () => undefined,
-    );
+    if ((e as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
     throw e;
   }
-  await sql`release savepoint idempotent_work`.execute(trx);
-  return result;
+  await sql`select set_config('lock_timeout', '0', true)`.execute(trx);
+  return true;
 }
 
-export async function storeOutcome(trx: Db, row: Omit<Insertable<IdempotencyKeysTable>, 'created_at'> & { request_hash: Buffer }): Promise<void> {
+type StoredKey = Omit<Insertable<IdempotencyKeysTable>, 'created_at'> & { request_hash: Buffer };
+
+export async function storeOutcome(trx: Db, row: StoredKey): Promise<void> {
   const query = trx
     .insertInto('idempotency_keys')
     .values(row)
@@ -66,6 +65,36 @@ export async function storeOutcome(trx: Db, row: Omit<Insertable<IdempotencyKeys
       }),
     );
   await trx.executeQuery(prepareHot('adforge_idempotency_store', query.compile()));
+}
+
+/** storeOutcome for many keys in one statement. */
+export async function storeOutcomes(trx: Db, rows: StoredKey[]): Promise<void> {
+  if (!rows.length) return;
+  await trx
+    .insertInto('idempotency_keys')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['team_id', 'method', 'path', 'key']).doUpdateSet({
+        request_hash: sql`excluded.request_hash`,
+        response_status: sql`excluded.response_status`,
+        response_body: sql`excluded.response_body`,
+        created_at: sql`now()`,
+      }),
+    )
+    .execute();
+}
+
+/** findStoredOutcome for many keys of one team in one read. */
+export async function findStoredOutcomes(db: Db, teamId: string, scopes: Omit<KeyScope, 'teamId'>[]) {
+  if (!scopes.length) return [];
+  return db
+    .selectFrom('idempotency_keys')
+    .select(['method', 'path', 'key', 'request_hash', 'response_status', 'response_body', 'created_at'])
+    .where('team_id', '=', teamId)
+    .where(
+      sql<boolean>`(method, path, key) in (select * from unnest(${scopes.map((s) => s.method)}::text[], ${scopes.map((s) => s.path)}::text[], ${scopes.map((s) => s.key)}::text[]))`,
+    )
+    .execute();
 }
 
 export async function findStoredOutcome(db: Db, scope: KeyScope) {

@@ -3,7 +3,7 @@ import type { Transaction } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { Database } from '../db/types.ts';
 import { AppError } from '../domain/errors.ts';
-import { findStoredOutcome, lockKey, purgeKeysOlderThan, storeOutcome, underSavepoint } from '../repositories/idempotency-keys.ts';
+import { findStoredOutcome, findStoredOutcomes, lockKey, lockKeys, purgeKeysOlderThan, storeOutcome, storeOutcomes } from '../repositories/idempotency-keys.ts';
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 
@@ -106,7 +106,7 @@ export async function runIdempotent(
       try {
         return { ...(await workAndStore(trx, scope, hash, work)), replayed: false };
       } catch (e) {
-        if (e instanceof AppError && STORED_ERROR_STATUSES.has(e.status)) refusal = e;
+        if (isStoredRefusal(e)) refusal = e;
         throw e;
       }
     });
@@ -123,27 +123,34 @@ export async function runIdempotent(
   });
 }
 
+/** A refusal a client may rely on seeing again under its key (402, 404, 409), rather than a 400 or a fault. */
+export const isStoredRefusal = (e: unknown): e is AppError => e instanceof AppError && STORED_ERROR_STATUSES.has(e.status);
+
 /**
- * runIdempotent inside a transaction the caller owns (many creates in one commit). The work runs
- * under a savepoint: an AppError it throws is rolled back to it, so the transaction stays usable
- * for the next piece of work whether the error is stored (402, 404, 409) or rethrown.
+ * claim() for a batch of keys of one team inside a transaction the caller owns: every key locked
+ * (in one fixed order; a 409 when one stays held too long), then every stored outcome read at
+ * once. Answers, per scope, its stored outcome, undefined, or the 400 of a key reused with a
+ * different body.
  */
-export async function runIdempotentIn(
+export async function claimMany(
   trx: Transaction<Database>,
-  scope: IdempotencyScope,
-  hash: Buffer,
-  work: Work,
-): Promise<RecordedOutcome> {
-  const stored = await claim(trx, scope, hash);
-  if (stored) return stored;
-  try {
-    return { ...(await underSavepoint(trx, () => workAndStore(trx, scope, hash, work))), replayed: false };
-  } catch (e) {
-    if (!(e instanceof AppError) || !STORED_ERROR_STATUSES.has(e.status)) throw e;
-    const outcome = { status: e.status, body: e.toBody() };
-    await store(trx, scope, hash, outcome);
-    return { ...outcome, replayed: false };
+  teamId: string,
+  claims: { scope: IdempotencyRequest; hash: Buffer }[],
+): Promise<(RecordedOutcome | AppError | undefined)[]> {
+  if (!(await lockKeys(trx, claims.map((c) => ({ teamId, ...c.scope })), IDEMPOTENCY_WAIT_MS))) {
+    throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
   }
+  const found = await findStoredOutcomes(trx, teamId, claims.map((c) => c.scope));
+  const byScope = new Map(found.map((f) => [JSON.stringify([f.method, f.path, f.key]), f]));
+  return claims.map(({ scope, hash }) => {
+    const existing = byScope.get(JSON.stringify([scope.method, scope.path, scope.key]));
+    return existing ? replayOf(existing, hash) : undefined;
+  });
+}
+
+/** store() for many keys of one team in one statement. */
+export function storeMany(trx: Transaction<Database>, teamId: string, entries: { scope: IdempotencyRequest; hash: Buffer; outcome: Outcome }[]): Promise<void> {
+  return storeOutcomes(trx, entries.map(({ scope, hash, outcome }) => keyRow({ teamId, ...scope }, hash, outcome)));
 }
 
 /** Takes the key's lock (a 409 when a first request holds it too long), then answers its stored outcome if any. */
@@ -154,16 +161,18 @@ async function claim(trx: Transaction<Database>, scope: IdempotencyScope, hash: 
   return storedOutcome(trx, scope, hash);
 }
 
+const keyRow = (scope: IdempotencyScope, hash: Buffer, outcome: Outcome) => ({
+  team_id: scope.teamId,
+  method: scope.method,
+  path: scope.path,
+  key: scope.key,
+  request_hash: hash,
+  response_status: outcome.status,
+  response_body: outcome.body === undefined ? null : JSON.stringify(outcome.body),
+});
+
 function store(trx: Transaction<Database>, scope: IdempotencyScope, hash: Buffer, outcome: Outcome): Promise<void> {
-  return storeOutcome(trx, {
-    team_id: scope.teamId,
-    method: scope.method,
-    path: scope.path,
-    key: scope.key,
-    request_hash: hash,
-    response_status: outcome.status,
-    response_body: outcome.body === undefined ? null : JSON.stringify(outcome.body),
-  });
+  return storeOutcome(trx, keyRow(scope, hash, outcome));
 }
 
 /**
@@ -171,10 +180,18 @@ function store(trx: Transaction<Database>, scope: IdempotencyScope, hash: Buffer
  * Lets work that must happen outside the transaction (a synchronous voiceover) be skipped on a replay.
  */
 export async function storedOutcome(db: Db, scope: IdempotencyScope, hash: Buffer): Promise<RecordedOutcome | undefined> {
-  const existing = await findStoredOutcome(db, scope);
+  const replay = replayOf(await findStoredOutcome(db, scope), hash);
+  if (replay instanceof AppError) throw replay;
+  return replay;
+}
+
+type StoredRow = { request_hash: Buffer; response_status: number; response_body: unknown; created_at: Date };
+
+/** A stored outcome still inside the window is replayed; under a different body it is a 400. */
+function replayOf(existing: StoredRow | undefined, hash: Buffer): RecordedOutcome | AppError | undefined {
   if (!existing || existing.created_at.getTime() <= Date.now() - IDEMPOTENCY_WINDOW_HOURS * 3600_000) return undefined;
   if (!existing.request_hash.equals(hash)) {
-    throw new AppError('validation_error', 'Idempotency-Key: this key was already used with a different request body');
+    return new AppError('validation_error', 'Idempotency-Key: this key was already used with a different request body');
   }
   return { status: existing.response_status, body: existing.response_body ?? undefined, replayed: true };
 }

@@ -2,9 +2,8 @@ import pLimit from 'p-limit';
 import type { CampaignRowRow } from '../../db/types.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
-import { findCampaign, markCampaignSubmittedIfDone, pendingRowsAfter, recordRowOutcome } from '../../repositories/campaigns.ts';
+import { findCampaign, markCampaignSubmittedIfDone, pendingRowsAfter, recordRowOutcomes, type RowOutcome } from '../../repositories/campaigns.ts';
 import { notifyCampaignChanged } from '../../repositories/notifications.ts';
-import type { Db } from '../../db/pool.ts';
 import type { Deps, Principal } from '../context.ts';
 import type { GenerationCreator } from '../generations/create.ts';
 import type { RecordedOutcome } from '../idempotency.ts';
@@ -19,7 +18,7 @@ const errorOf = (outcome: RecordedOutcome) => (outcome.body as { error?: { messa
 
 export function createCampaignRunner(
   { db, log }: Pick<Deps, 'db' | 'log'>,
-  creator: Pick<GenerationCreator, 'createIn'>,
+  creator: Pick<GenerationCreator, 'createManyIn'>,
   voiceovers: Pick<VoiceoverService, 'textToSpeech'>,
 ) {
   const idemOf = (row: CampaignRowRow) => ({ key: `campaign:${row.campaign_id}:${row.row_number}`, method: 'POST', path: `campaign:${row.type}` });
@@ -31,39 +30,40 @@ export function createCampaignRunner(
     return { status: e.status, body: e.toBody(), replayed: false };
   };
 
-  function recordOutcome(trx: Db, row: CampaignRowRow, outcome: RecordedOutcome) {
+  function rowOutcome(row: CampaignRowRow, outcome: RecordedOutcome): RowOutcome {
     const ok = outcome.status >= 200 && outcome.status < 300;
     const body = outcome.body as { generation_id?: string; id?: string } | undefined;
     const id = ok ? (body?.generation_id ?? body?.id ?? null) : null;
     const tts = row.type === 'text-to-speech';
-    return recordRowOutcome(trx, row, {
+    return {
+      row_number: row.row_number,
       state: ok ? 'submitted' : 'failed',
       generation_id: ok && !tts ? id : null,
       voiceover_id: ok && tts ? id : null,
       error: ok ? null : errorOf(outcome),
-    });
+    };
   }
 
   /**
    * Generation rows go through the same create as their endpoint, each under the Idempotency-Key
-   * campaign id + row number, all of a batch in one transaction with their row updates: the team's
-   * row lock is taken once per batch instead of once per row, and a crash leaves either the whole
-   * batch done or none of it (a second runner replays rather than charging again).
+   * campaign id + row number, all of a batch in one transaction with their row updates: the keys
+   * and the team's row are locked once per batch, the accepted rows written in one statement, and
+   * a crash leaves either the whole batch done or none of it (a second runner replays rather than
+   * charging again).
    */
-  async function submitGenerations(p: Principal, rows: CampaignRowRow[]): Promise<void> {
+  async function submitGenerations(p: Principal, campaignId: string, rows: CampaignRowRow[]): Promise<void> {
     if (!rows.length) return;
+    const items = rows.map((row) => ({ operation: row.type as GenerationOperation, body: row.body, idem: idemOf(row) }));
     await db.transaction().execute(async (trx) => {
-      for (const row of rows) {
-        const outcome = await creator.createIn(trx, p, row.type as GenerationOperation, row.body, idemOf(row)).catch(refusal);
-        await recordOutcome(trx, row, outcome);
-      }
+      const outcomes = await creator.createManyIn(trx, p, items);
+      await recordRowOutcomes(trx, campaignId, rows.map((row, i) => rowOutcome(row, outcomes[i]!)));
     });
   }
 
   /** Text-to-speech rows are voiceovers, made synchronously (seconds of engine work): one at a time each. */
   async function submitVoiceover(p: Principal, row: CampaignRowRow): Promise<void> {
     const outcome = await voiceovers.textToSpeech(p, row.body, idemOf(row)).catch(refusal);
-    await recordOutcome(db, row, outcome);
+    await recordRowOutcomes(db, row.campaign_id, [rowOutcome(row, outcome)]);
   }
 
   return {
@@ -78,7 +78,7 @@ export function createCampaignRunner(
         if (!rows.length) break;
         const speech = rows.filter((r) => r.type === 'text-to-speech');
         await Promise.all([
-          submitGenerations(p, rows.filter((r) => r.type !== 'text-to-speech')),
+          submitGenerations(p, campaignId, rows.filter((r) => r.type !== 'text-to-speech')),
           ...speech.map((r) => limit(() => submitVoiceover(p, r))),
         ]);
         after = rows.at(-1)!.row_number;

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { AppError } from '../../domain/errors.ts';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import { parseInput } from '../../domain/validate.ts';
-import { availableCredits, insertGenerationDebited } from '../../repositories/generations.ts';
+import { availableCredits, insertGenerationDebited, insertGenerationsDebited, type DebitedGeneration } from '../../repositories/generations.ts';
+import { lockTeam } from '../../repositories/teams.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { GENERATION_JOB_KEY_PREFIX, runGenerationJob } from '../../jobs/run-generation.ts';
 import type { Db } from '../../db/pool.ts';
 import type { Deps, Principal } from '../context.ts';
-import { requestHash, runIdempotent, runIdempotentIn, type IdempotencyRequest, type Outcome, type RecordedOutcome, type RecordOutcome } from '../idempotency.ts';
+import { claimMany, isStoredRefusal, requestHash, runIdempotent, storeMany, type IdempotencyRequest, type Outcome, type RecordedOutcome, type RecordOutcome } from '../idempotency.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/types.ts';
 import { OPERATIONS } from './operations.ts';
@@ -16,12 +17,19 @@ import { OPERATIONS } from './operations.ts';
 const CHECK_VIOLATION = '23514';
 const LOST_RACE_RETRIES = 3;
 
+const insufficientCredits = (needed: number, available: number) =>
+  new AppError('insufficient_credits', `Not enough credits: this generation needs ${needed} credits and ${available} are available`);
+
+const accepted = (g: DebitedGeneration): Outcome => ({ status: 202, body: { generation_id: g.id, type: g.type, status: 'processing' } });
+
 export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db' | 'config'> & { engines: Pick<EngineRegistry, 'refusal'> }) {
   const job = {
     identifier: runGenerationJob.name,
     maxAttempts: config.generationMaxAttempts,
     jobKeyPrefix: GENERATION_JOB_KEY_PREFIX,
   };
+
+  type Resolved = Awaited<ReturnType<typeof resolve>>;
 
   /** Check ids, price, refuse what the route cannot make: reads only. */
   async function resolve(db: Db, p: Principal, operation: GenerationOperation, params: unknown) {
@@ -31,6 +39,24 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
     const refusal = engines.refusal(operation, r.params, r.attachedImages);
     if (refusal) throw new AppError('validation_error', refusal);
     return { spec, r };
+  }
+
+  /** The row a create writes, its id chosen here so that an outcome naming it can be stored first. */
+  function newGeneration(p: Principal, operation: GenerationOperation, { spec, r }: Resolved): DebitedGeneration {
+    return {
+      id: randomUUID(),
+      teamId: p.teamId,
+      apiKeyId: p.keyId,
+      operation,
+      type: r.type,
+      kind: spec.kind,
+      params: r.params,
+      credits: r.credits,
+      sourceGenerationId: r.sourceGenerationId ?? null,
+      deadlineAt: new Date(Date.now() + config.generationTimeoutSeconds * 1000),
+      productIds: r.productIds,
+      avatarIds: r.avatarIds,
+    };
   }
 
   /**
@@ -45,27 +71,12 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
     db: Db,
     p: Principal,
     operation: GenerationOperation,
-    resolved: Awaited<ReturnType<typeof resolve>>,
+    resolved: Resolved,
     inTransaction: false | { record: RecordOutcome },
   ): Promise<Outcome> {
-    const { spec, r } = resolved;
-    const g = {
-      id: randomUUID(),
-      teamId: p.teamId,
-      apiKeyId: p.keyId,
-      operation,
-      type: r.type,
-      kind: spec.kind,
-      params: r.params,
-      credits: r.credits,
-      sourceGenerationId: r.sourceGenerationId ?? null,
-      deadlineAt: new Date(Date.now() + config.generationTimeoutSeconds * 1000),
-      productIds: r.productIds,
-      avatarIds: r.avatarIds,
-    };
-    const insufficient = (available: number) =>
-      new AppError('insufficient_credits', `Not enough credits: this generation needs ${r.credits} credits and ${available} are available`);
-    const created: Outcome = { status: 202, body: { generation_id: g.id, type: r.type, status: 'processing' } };
+    const g = newGeneration(p, operation, resolved);
+    const insufficient = (available: number) => insufficientCredits(g.credits, available);
+    const created = accepted(g);
     // Undone with the transaction should the statement refuse: the refusal is stored instead.
     if (inTransaction) await inTransaction.record(created);
     for (let attempt = 1; ; attempt++) {
@@ -81,7 +92,7 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
       }
       if (out.id) return created;
       // With the debit first, a debit committed after the statement's snapshot refused it: read the balance it lost to.
-      throw insufficient(out.available >= r.credits ? await availableCredits(db, p.teamId) : out.available);
+      throw insufficient(out.available >= g.credits ? await availableCredits(db, p.teamId) : out.available);
     }
   }
 
@@ -97,10 +108,55 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
       return runIdempotent(db, { teamId: p.teamId, ...idem }, requestHash(body), async (trx, record) => createDebited(trx, p, operation, await resolve(trx, p, operation, params), { record }));
     },
 
-    /** The same create inside the caller's transaction (a batch of campaign rows in one commit). */
-    async createIn(trx: Transaction<Database>, p: Principal, operation: GenerationOperation, body: unknown, idem: IdempotencyRequest): Promise<RecordedOutcome> {
-      const params = parseInput(OPERATIONS[operation].schema, body ?? undefined);
-      return runIdempotentIn(trx, { teamId: p.teamId, ...idem }, requestHash(body), async (t, record) => createDebited(t, p, operation, await resolve(t, p, operation, params), { record }));
+    /**
+     * Many creates of one team inside the caller's transaction (a batch of campaign rows), each
+     * under its own Idempotency-Key and answered as its endpoint would answer it, written together:
+     * the keys locked and looked up at once, each body checked and priced (reads), the team's row
+     * locked once, the creates that fit accepted in order (a later one that does not fit is a 402),
+     * then one statement for every accepted generation with one summed debit, one for the stored
+     * outcomes. A repeat replays; nothing is charged twice. Faults (a key held too long, a 500)
+     * throw and undo the whole batch.
+     */
+    async createManyIn(trx: Transaction<Database>, p: Principal, items: { operation: GenerationOperation; body: unknown; idem: IdempotencyRequest }[]): Promise<RecordedOutcome[]> {
+      const claims = items.map((it) => ({ scope: it.idem, hash: requestHash(it.body) }));
+      const replays = await claimMany(trx, p.teamId, claims);
+      // Reads only: what each new body makes and costs, or why it is refused.
+      const steps = await Promise.all(
+        items.map(async (it, i): Promise<RecordedOutcome | AppError | Resolved> => {
+          if (replays[i]) return replays[i];
+          try {
+            return await resolve(trx, p, it.operation, parseInput(OPERATIONS[it.operation].schema, it.body ?? undefined));
+          } catch (e) {
+            if (e instanceof AppError && e.status < 500) return e;
+            throw e;
+          }
+        }),
+      );
+      const isNew = (s: (typeof steps)[number]): s is Resolved => !(s instanceof AppError) && 'spec' in s;
+      const team = steps.some(isNew) ? await lockTeam(trx, p.teamId) : undefined;
+      let available = Math.max(0, (team?.credits_limit ?? 0) - (team?.credits_used ?? 0));
+      const generations: DebitedGeneration[] = [];
+      const stored: { scope: IdempotencyRequest; hash: Buffer; outcome: Outcome }[] = [];
+      const outcomes = steps.map((step, i): RecordedOutcome => {
+        let refusal = step instanceof AppError ? step : undefined;
+        if (isNew(step)) {
+          const g = newGeneration(p, items[i]!.operation, step);
+          if (g.credits <= available) {
+            available -= g.credits;
+            generations.push(g);
+            stored.push({ ...claims[i]!, outcome: accepted(g) });
+            return { ...accepted(g), replayed: false };
+          }
+          refusal = insufficientCredits(g.credits, available);
+        }
+        if (!refusal) return step as RecordedOutcome;
+        const outcome = { status: refusal.status, body: refusal.toBody() };
+        if (isStoredRefusal(refusal)) stored.push({ ...claims[i]!, outcome });
+        return { ...outcome, replayed: false };
+      });
+      await insertGenerationsDebited(trx, p.teamId, generations, job);
+      await storeMany(trx, p.teamId, stored);
+      return outcomes;
     },
   };
 }
