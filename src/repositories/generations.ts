@@ -4,6 +4,7 @@ import type { GenerationRow } from '../db/types.ts';
 import type { GenerationStatus, GenerationType } from '../domain/generation-types.ts';
 import type { Page } from '../domain/inputs.ts';
 import { fetchPage, type PageOf } from './paging.ts';
+import { keyLockName, type StoredKey } from './idempotency-keys.ts';
 
 export function findGeneration(db: Db, teamId: string, id: string): Promise<GenerationRow | undefined> {
   return db.selectFrom('generations').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
@@ -111,8 +112,16 @@ export interface GenerationJob {
  *
  * Answers the new id, or null and the balance read at the statement's start.
  */
-export async function insertGenerationDebited(db: Db, g: DebitedGeneration, job: GenerationJob, debit: 'first' | 'last' = 'last'): Promise<{ id: string | null; available: number }> {
+export async function insertGenerationDebited(
+  db: Db,
+  g: DebitedGeneration,
+  job: GenerationJob,
+  debit: 'first' | 'last' = 'last',
+  claim?: KeyClaim,
+): Promise<{ id: string | null; available: number; claimed: boolean }> {
   const fits = sql`fits as (select credits_limit - credits_used as available from teams where id = ${g.teamId}::uuid)`;
+  // With a key to claim (debit last only), its row is what the generation is written from.
+  const key = claim && debit === 'last' && claimKeyCte(claim, sql`fits where fits.available >= ${g.credits}::int`);
   const insert = (from: RawBuilder<unknown>) => sql`generation as (
       insert into generations (id, team_id, api_key_id, operation, type, kind, params, credits, source_generation_id, deadline_at)
       select ${g.id}::uuid, ${g.teamId}::uuid, ${g.apiKeyId}::uuid, ${g.operation}, ${g.type}, ${g.kind}, ${JSON.stringify(g.params)}::jsonb,
@@ -131,7 +140,7 @@ export async function insertGenerationDebited(db: Db, g: DebitedGeneration, job:
     )`;
   const ctes =
     debit === 'last'
-      ? sql`${fits}, ${insert(sql`from fits where fits.available >= ${g.credits}::int`)}, debit as (
+      ? sql`${fits}, ${key ? sql`${key}, ${insert(sql`from claimed`)}` : insert(sql`from fits where fits.available >= ${g.credits}::int`)}, debit as (
           update teams set credits_used = credits_used + ${g.credits}::int
           where id = ${g.teamId}::uuid and exists (select from generation)
         )`
@@ -140,9 +149,9 @@ export async function insertGenerationDebited(db: Db, g: DebitedGeneration, job:
           where id = ${g.teamId}::uuid and credits_used + ${g.credits}::int <= credits_limit
           returning id
         ), ${insert(sql`from debit`)}`;
-  const query = sql<{ available: number; id: string | null }>`
+  const query = sql<{ available: number; id: string | null; claimed: boolean }>`
     with ${ctes}
-    select fits.available, queued.id
+    select fits.available, queued.id, ${key ? sql`exists (select from claimed)` : sql`false`} as claimed
     from fits
     left join (
       select generation.id
@@ -154,10 +163,40 @@ export async function insertGenerationDebited(db: Db, g: DebitedGeneration, job:
         job_key => ${job.jobKeyPrefix}::text || generation.id
       ) as job
     ) as queued on true`;
-  const { rows } = await db.executeQuery(prepareHot(`adforge_create_generation_debit_${debit}`, query.compile(db)));
+  const name = claim ? 'adforge_create_generation_claiming_key' : `adforge_create_generation_debit_${debit}`;
+  const { rows } = await db.executeQuery(prepareHot(name, query.compile(db)));
   const row = rows[0];
-  if (!row) return { id: null, available: 0 };
-  return { id: row.id, available: Math.max(0, Number(row.available)) };
+  if (!row) return { id: null, available: 0, claimed: false };
+  return { id: row.id, available: Math.max(0, Number(row.available)), claimed: row.claimed };
+}
+
+/** An Idempotency-Key claimed by the create statement itself, with the answer stored under it. */
+export interface KeyClaim {
+  row: StoredKey;
+  /** A stored answer older than this no longer holds the key: it is overwritten. */
+  windowHours: number;
+}
+
+/**
+ * `claimed`: the key's row, inserted with its answer, under the key's advisory lock (the lock the
+ * transactional path takes too, so the two never interleave), only when `from` yields a row. A row
+ * already under the key that is still inside the window leaves `claimed` empty (nothing else is
+ * written); the unique index makes a concurrent first claim wait for the other to end.
+ */
+function claimKeyCte(claim: KeyClaim, from: RawBuilder<unknown>) {
+  const r = claim.row;
+  return sql`key_lock as (
+      select pg_advisory_xact_lock(hashtextextended(${keyLockName(r)}, 0))
+    ), claimed as (
+      insert into idempotency_keys (team_id, method, path, key, request_hash, response_status, response_body)
+      select ${r.team_id}::uuid, ${r.method}, ${r.path}, ${r.key}, ${r.request_hash}::bytea, ${r.response_status}::int, ${r.response_body}::jsonb
+      from key_lock, ${from}
+      on conflict (team_id, method, path, key) do update
+        set request_hash = excluded.request_hash, response_status = excluded.response_status,
+            response_body = excluded.response_body, created_at = now()
+        where idempotency_keys.created_at <= now() - make_interval(hours => ${claim.windowHours}::int)
+      returning 1
+    )`;
 }
 
 /**

@@ -12,6 +12,9 @@ export interface KeyScope {
   key: string;
 }
 
+/** What a key's advisory lock is named by (hashed into the lock's id). */
+export const keyLockName = (k: { team_id: string; method: string; path: string; key: string }) => JSON.stringify([k.team_id, k.method, k.path, k.key]);
+
 /**
  * Takes the transaction-scoped advisory lock of a key, waiting at most `waitMs` for a holder to
  * commit; false when it did not come free in time. One round trip: the wait limit is set for this
@@ -19,7 +22,7 @@ export interface KeyScope {
  * rest of the transaction, a debit waiting on the team row included, has no limit).
  */
 export async function lockKey(trx: Transaction<Database>, scope: KeyScope, waitMs: number): Promise<boolean> {
-  const lockKey = JSON.stringify([scope.teamId, scope.method, scope.path, scope.key]);
+  const lockKey = keyLockName({ team_id: scope.teamId, ...scope });
   const query = sql`select set_config('lock_timeout', ${String(Math.round(waitMs))}, true) as waiting,
       pg_advisory_xact_lock(hashtextextended(${lockKey}, 0)) as locked,
       set_config('lock_timeout', '0', true) as after`;
@@ -37,7 +40,7 @@ export async function lockKey(trx: Transaction<Database>, scope: KeyScope, waitM
  * two batches sharing keys queue rather than deadlock; false when one did not come free in time.
  */
 export async function lockKeys(trx: Transaction<Database>, scopes: KeyScope[], waitMs: number): Promise<boolean> {
-  const keys = scopes.map((s) => JSON.stringify([s.teamId, s.method, s.path, s.key]));
+  const keys = scopes.map((s) => keyLockName({ team_id: s.teamId, ...s }));
   try {
     await sql`select set_config('lock_timeout', ${String(Math.round(waitMs))}, true)`.execute(trx);
     await sql`select count(pg_advisory_xact_lock(h))
@@ -50,7 +53,7 @@ export async function lockKeys(trx: Transaction<Database>, scopes: KeyScope[], w
   return true;
 }
 
-type StoredKey = Omit<Insertable<IdempotencyKeysTable>, 'created_at'> & { request_hash: Buffer };
+export type StoredKey = Omit<Insertable<IdempotencyKeysTable>, 'created_at'> & { request_hash: Buffer };
 
 export async function storeOutcome(trx: Db, row: StoredKey): Promise<void> {
   const query = trx

@@ -113,9 +113,16 @@ export async function runIdempotent(
   } catch (e) {
     if (!refusal || e !== refusal) throw e;
   }
+  return storeRefusal(db, scope, hash, refusal);
+}
+
+/**
+ * Stores a refusal worth replaying (402, 404, 409) under the key in a transaction of its own,
+ * unless the key already has an answer (a repeat stored one meanwhile): that one is the key's.
+ */
+export function storeRefusal(db: Db, scope: IdempotencyScope, hash: Buffer, refusal: AppError): Promise<RecordedOutcome> {
   const refused: Outcome = { status: refusal.status, body: refusal.toBody() };
   return db.transaction().execute(async (trx) => {
-    // A repeat may have stored an outcome between the two transactions: that one is the key's.
     const stored = await claim(trx, scope, hash);
     if (stored) return stored;
     await store(trx, scope, hash, refused);
@@ -161,7 +168,8 @@ async function claim(trx: Transaction<Database>, scope: IdempotencyScope, hash: 
   return storedOutcome(trx, scope, hash);
 }
 
-const keyRow = (scope: IdempotencyScope, hash: Buffer, outcome: Outcome) => ({
+/** The row an outcome is stored as under its key. */
+export const keyRow = (scope: IdempotencyScope, hash: Buffer, outcome: Outcome) => ({
   team_id: scope.teamId,
   method: scope.method,
   path: scope.path,

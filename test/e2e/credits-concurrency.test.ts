@@ -169,4 +169,58 @@ describe('Idempotency-Key', () => {
     expect(second.status).toBe(202);
     expect(second.body.generation_id).not.toBe(first.body.generation_id);
   });
+
+  it('an answer past 24 hours that the purge has not removed yet no longer holds the key', async () => {
+    const t = await svc.team({ credits: 10 });
+    const headers = { 'idempotency-key': 'stale' };
+    const first = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: cheapImage(1), headers });
+    await svc.app.db.updateTable('idempotency_keys').set({ created_at: new Date(Date.now() - 25 * 3600_000) }).where('key', '=', 'stale').execute();
+    const second = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: cheapImage(1), headers });
+    const third = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: cheapImage(1), headers });
+    expect([first.status, second.status, third.status]).toEqual([202, 202, 202]);
+    expect(second.body.generation_id).not.toBe(first.body.generation_id);
+    expect(second.headers['idempotent-replayed']).toBeUndefined();
+    expect(third.body).toEqual(second.body);
+    expect(third.headers['idempotent-replayed']).toBe('true');
+    expect((await counts(t.teamId)).used).toBe(2);
+  });
+
+  it('a success stays the key\'s answer when the credits have run out or its product is gone since', async () => {
+    const t = await svc.team({ credits: 1 });
+    const first = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: cheapImage(1), headers: { 'idempotency-key': 'paid' } });
+    expect(first.status).toBe(202);
+    const again = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: cheapImage(1), headers: { 'idempotency-key': 'paid' } });
+    expect([again.status, again.headers['idempotent-replayed']]).toEqual([202, 'true']);
+    expect(again.body).toEqual(first.body);
+
+    // A product the shot is made of, removed afterwards (links and row, as a later deletion would leave it).
+    await svc.app.services.credits.setLimit(t.teamId, 100);
+    const product = await svc.app.db
+      .insertInto('products')
+      .values({ team_id: t.teamId, name: 'Shoe', description: 'A shoe', category: 'shoes', image_key: 'products/none.png', image_source_url: 'https://example.com/shoe.png' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const shot = { model: 'fast', aspect_ratio: '1:1', product_id: product.id, style_id: 'studio-white' };
+    const made = await svc.api('POST', '/api/v1/images/product-shots', { key: t.key, body: shot, headers: { 'idempotency-key': 'shot' } });
+    expect(made.status).toBe(202);
+    await svc.app.db.deleteFrom('generation_products').where('product_id', '=', product.id).execute();
+    await svc.app.db.deleteFrom('products').where('id', '=', product.id).execute();
+    const fresh = await svc.api('POST', '/api/v1/images/product-shots', { key: t.key, body: shot });
+    expect(fresh.status).toBe(404);
+    const replay = await svc.api('POST', '/api/v1/images/product-shots', { key: t.key, body: shot, headers: { 'idempotency-key': 'shot' } });
+    expect([replay.status, replay.headers['idempotent-replayed']]).toEqual([202, 'true']);
+    expect(replay.body).toEqual(made.body);
+    expect((await counts(t.teamId)).generations).toBe(2);
+  });
+
+  it('one key sent 20 times at once: one generation, one charge, the same answer 20 times', async () => {
+    const t = await svc.team({ credits: 100 });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: cheapImage(7), headers: { 'idempotency-key': 'burst' } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(20).fill(202));
+    expect(new Set(answers.map((a) => a.body.generation_id)).size).toBe(1);
+    expect(answers.filter((a) => a.headers['idempotent-replayed'] === 'true')).toHaveLength(19);
+    expect(await counts(t.teamId)).toMatchObject({ generations: 1, debits: 1, debited: 1, jobs: 1, used: 1 });
+  });
 });

@@ -8,7 +8,22 @@ import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { GENERATION_JOB_KEY_PREFIX, runGenerationJob } from '../../jobs/run-generation.ts';
 import type { Db } from '../../db/pool.ts';
 import type { Deps, Principal } from '../context.ts';
-import { claimMany, isStoredRefusal, requestHash, runIdempotent, storeMany, type IdempotencyRequest, type Outcome, type RecordedOutcome, type RecordOutcome } from '../idempotency.ts';
+import {
+  claimMany,
+  IDEMPOTENCY_WINDOW_HOURS,
+  isStoredRefusal,
+  keyRow,
+  requestHash,
+  runIdempotent,
+  storedOutcome,
+  storeMany,
+  storeRefusal,
+  type IdempotencyRequest,
+  type IdempotencyScope,
+  type Outcome,
+  type RecordedOutcome,
+  type RecordOutcome,
+} from '../idempotency.ts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/types.ts';
 import { OPERATIONS } from './operations.ts';
@@ -60,29 +75,36 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
   }
 
   /**
-   * Debit, generation, ledger line, links and job in one statement. On its own it needs no
-   * transaction: the debit goes last and a lost race for the last credits (the CHECK) is tried
-   * again. Inside one (an Idempotency-Key, a campaign batch), where the team row stays locked to
-   * the COMMIT whatever the order, the debit goes first and cannot fail on the CHECK, so the
-   * statement needs no savepoint either; and the response is stored under the key before it, so
-   * that the row stays locked only for the statement and the COMMIT.
+   * Debit, generation, ledger line, links and job in one statement, in one of three ways:
+   * - plain (no key): autocommit, the debit last; a lost race for the last credits (the CHECK) is
+   *   tried again.
+   * - claiming a key: the same, with the key's lock taken and its answer stored by the statement
+   *   itself, so an idempotent create is one round trip too. When the key already has an answer,
+   *   nothing is written and that answer is replayed (or a different body under it is a 400).
+   * - inside the key's transaction (when the body was refused and a replay had to be looked for
+   *   first): the debit first, which waits for the team's row and re-checks the limit, so it never
+   *   fails on the CHECK and needs no savepoint; the answer is stored under the key before it, so
+   *   the row stays locked only for the statement and the COMMIT.
+   * Throws the 402 when the credits do not fit.
    */
   async function createDebited(
     db: Db,
     p: Principal,
     operation: GenerationOperation,
     resolved: Resolved,
-    inTransaction: false | { record: RecordOutcome },
-  ): Promise<Outcome> {
+    mode: { plain: true } | { record: RecordOutcome } | { scope: IdempotencyScope; hash: Buffer },
+  ): Promise<RecordedOutcome> {
     const g = newGeneration(p, operation, resolved);
     const insufficient = (available: number) => insufficientCredits(g.credits, available);
-    const created = accepted(g);
+    const created: RecordedOutcome = { ...accepted(g), replayed: false };
+    const inTransaction = 'record' in mode;
+    const claim = 'scope' in mode ? { row: keyRow(mode.scope, mode.hash, created), windowHours: IDEMPOTENCY_WINDOW_HOURS } : undefined;
     // Undone with the transaction should the statement refuse: the refusal is stored instead.
-    if (inTransaction) await inTransaction.record(created);
+    if (inTransaction) await mode.record(created);
     for (let attempt = 1; ; attempt++) {
-      let out: { id: string | null; available: number };
+      let out: { id: string | null; available: number; claimed: boolean };
       try {
-        out = await insertGenerationDebited(db, g, job, inTransaction ? 'first' : 'last');
+        out = await insertGenerationDebited(db, g, job, inTransaction ? 'first' : 'last', claim);
       } catch (e) {
         const err = e as { code?: string; constraint?: string };
         if (inTransaction || err.code !== CHECK_VIOLATION || err.constraint !== 'credits_within_limit') throw e;
@@ -91,6 +113,13 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
         throw insufficient(await availableCredits(db, p.teamId));
       }
       if (out.id) return created;
+      if ('scope' in mode && !out.claimed && out.available >= g.credits) {
+        // The credits fitted but the key already had an answer (or a repeat's just committed).
+        const stored = await storedOutcome(db, mode.scope, mode.hash);
+        if (stored) return stored;
+        if (attempt < LOST_RACE_RETRIES) continue;
+        throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
+      }
       // With the debit first, a debit committed after the statement's snapshot refused it: read the balance it lost to.
       throw insufficient(out.available >= g.credits ? await availableCredits(db, p.teamId) : out.available);
     }
@@ -98,14 +127,30 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
 
   return {
     /**
-     * Without an Idempotency-Key: reads, then one statement in autocommit. With one: the same
-     * statement inside the key's transaction, the response stored under the key in the same commit.
-     * Bad input fails before any of it.
+     * Reads, then one statement in autocommit, which with an Idempotency-Key also claims the key
+     * and stores the response under it. Bad input fails before any of it.
      */
     async create(p: Principal, operation: GenerationOperation, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const params = parseInput(OPERATIONS[operation].schema, body ?? undefined);
-      if (!idem) return { ...(await createDebited(db, p, operation, await resolve(db, p, operation, params), false)), replayed: false };
-      return runIdempotent(db, { teamId: p.teamId, ...idem }, requestHash(body), async (trx, record) => createDebited(trx, p, operation, await resolve(trx, p, operation, params), { record }));
+      if (!idem) return createDebited(db, p, operation, await resolve(db, p, operation, params), { plain: true });
+      const scope = { teamId: p.teamId, ...idem };
+      const hash = requestHash(body);
+      let resolved: Resolved;
+      try {
+        resolved = await resolve(db, p, operation, params);
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        // A refused body may still have an answer under its key (a replay wins over a refusal):
+        // the key's transaction looks first, then resolves again and stores what it finds.
+        return runIdempotent(db, scope, hash, async (trx, record) => createDebited(trx, p, operation, await resolve(trx, p, operation, params), { record }));
+      }
+      try {
+        return await createDebited(db, p, operation, resolved, { scope, hash });
+      } catch (e) {
+        // The 402 is stored under the key in a transaction of its own, unless a repeat answered it meanwhile.
+        if (isStoredRefusal(e)) return storeRefusal(db, scope, hash, e);
+        throw e;
+      }
     },
 
     /**
