@@ -25,6 +25,7 @@ import { freePort } from '../src/adapters/net/ports.ts';
 import { createAuthService } from '../src/services/auth.ts';
 import { httpLoad, type LoadJob } from './http-load.ts';
 import { createLegacyCreator } from './legacy-create.ts';
+import { CREATE_BODY, CREATE_PATH, GRAPHQL_CREATE_BODY } from './support/create-request.ts';
 
 const num = (name: string, dflt: number) => {
   const v = process.env[name];
@@ -43,15 +44,9 @@ const EXTRA_SECONDS = num('BENCH_EXTRA_SECONDS', 15);
 const EXTRA_WARMUP = num('BENCH_EXTRA_WARMUP', 1_000);
 const MAX_SECONDS = num('BENCH_MAX_SECONDS', 540);
 const CREDITS = 10_000_000;
-const PATH = '/api/v1/images/text-to-image';
-const INPUT = { model: 'fast', prompt: 'bench', aspect_ratio: '1:1' };
-const BODY = JSON.stringify(INPUT);
-// The GraphQL create with the same input, asking back what REST answers.
-const GRAPHQL_BODY = JSON.stringify({
-  query:
-    'mutation Create($input: TextToImageInput!) { createTextToImage(input: $input) { __typename ... on MutationCreateTextToImageSuccess { data { generation_id type status } } ... on AppError { code message } } }',
-  variables: { input: INPUT },
-});
+const PATH = CREATE_PATH;
+const BODY = CREATE_BODY;
+const GRAPHQL_BODY = GRAPHQL_CREATE_BODY;
 
 interface TeamKey {
   teamId: string;
