@@ -42,7 +42,10 @@ const EXTRAS = num('BENCH_EXTRAS', 1) !== 0;
 const EXTRA_REQUESTS = num('BENCH_EXTRA_REQUESTS', 5_000);
 const EXTRA_SECONDS = num('BENCH_EXTRA_SECONDS', 15);
 const EXTRA_WARMUP = num('BENCH_EXTRA_WARMUP', 1_000);
-const MAX_SECONDS = num('BENCH_MAX_SECONDS', 540);
+// Rounds of every run, one after another: ratios are taken within a round and their median is
+// reported, so a slow spell of this shared machine moves both sides of a ratio, not just one.
+const ROUNDS = num('BENCH_ROUNDS', 1);
+const MAX_SECONDS = num('BENCH_MAX_SECONDS', 540 * ROUNDS);
 const CREDITS = 10_000_000;
 const PATH = CREATE_PATH;
 const BODY = CREATE_BODY;
@@ -569,15 +572,18 @@ async function main(): Promise<void> {
       return run;
     };
 
-    const pairs: { name: string; api: Run; ceiling: Run; before: Run; idempotent: Run; graphql: Run }[] = [];
+    const pairs: { name: string; scenario: string; api: Run; ceiling: Run; before: Run; idempotent: Run; graphql: Run }[] = [];
     console.log('\nMeasured runs (sequential; each after its own warm-up, ANALYZE and CHECKPOINT):');
-    for (const s of scenarios) {
-      const before = await apiRun(`before issue 14: API (HTTPS) — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, { origin: beforeOrigin, pool: legacyPool });
-      const api = await apiRun(`API (HTTPS) — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP);
-      const ceiling = await inProcessRun(`ceiling: same SQL via pg — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, cp, (t) => current.replay(cp, t));
-      const idempotent = await apiRun(`API (HTTPS) with Idempotency-Key — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, { idempotent: true });
-      const graphql = await apiRun(`GraphQL createTextToImage (HTTPS) — ${s.name}`, s.keys, REQUESTS, SECONDS, WARMUP, { graphql: true });
-      pairs.push({ name: s.name, api, ceiling, before, idempotent, graphql });
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const s of scenarios) {
+        const name = ROUNDS > 1 ? `${s.name}, round ${round}` : s.name;
+        const before = await apiRun(`before issue 14: API (HTTPS) — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP, { origin: beforeOrigin, pool: legacyPool });
+        const api = await apiRun(`API (HTTPS) — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP);
+        const ceiling = await inProcessRun(`ceiling: same SQL via pg — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP, cp, (t) => current.replay(cp, t));
+        const idempotent = await apiRun(`API (HTTPS) with Idempotency-Key — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP, { idempotent: true });
+        const graphql = await apiRun(`GraphQL createTextToImage (HTTPS) — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP, { graphql: true });
+        pairs.push({ name, scenario: s.name, api, ceiling, before, idempotent, graphql });
+      }
     }
 
     const extras: Run[] = [];
@@ -614,6 +620,16 @@ async function main(): Promise<void> {
       console.log(
         `| ${p.name} | ${p.api.rps.toFixed(0)}${mark(p.api)} | ${p.idempotent.rps.toFixed(0)}${mark(p.idempotent)} (${p.idempotent.p99.toFixed(1)}) | **${(p.idempotent.rps / p.api.rps).toFixed(2)}** | ${p.graphql.rps.toFixed(0)}${mark(p.graphql)} (${p.graphql.p99.toFixed(1)}) | **${(p.graphql.rps / p.api.rps).toFixed(2)}** |`,
       );
+    }
+    if (ROUNDS > 1) {
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+      console.log(`\nMedian over ${ROUNDS} rounds (each ratio taken within its round):`);
+      console.log('| scenario | today / before | today / ceiling | idempotent / REST | GraphQL / REST | REST p99 ms |\n|---|---:|---:|---:|---:|---:|');
+      for (const s of scenarios) {
+        const ps = pairs.filter((p) => p.scenario === s.name);
+        const m = (f: (p: (typeof ps)[number]) => number) => median(ps.map(f)).toFixed(2);
+        console.log(`| ${s.name} | **x${m((p) => p.api.rps / p.before.rps)}** | **${m((p) => p.api.rps / p.ceiling.rps)}** | **${m((p) => p.idempotent.rps / p.api.rps)}** | **${m((p) => p.graphql.rps / p.api.rps)}** | ${median(ps.map((p) => p.api.p99)).toFixed(1)} |`);
+      }
     }
     {
       console.log('\nEvery run (CPU per request: node = this process minus the load generator thread):');
