@@ -15,3 +15,15 @@ describe('GET /healthz', () => {
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
+
+describe('GET /api/v1/openapi.json', () => {
+  it('serves the OpenAPI document without a key, the same as schema/openapi.json', async () => {
+    const { openApiDocument } = await import('../../src/http/rest/openapi.ts');
+    const res = await svc.api('GET', '/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.body).toEqual(openApiDocument());
+    // The rest of /api/v1 still wants a key.
+    expect((await svc.api('GET', '/api/v1/products')).status).toBe(401);
+  });
+});

@@ -9,6 +9,7 @@ import { startHttpServer, type HttpServer } from '../../src/http/server.ts';
 import { loadTls } from '../../src/http/tls.ts';
 import { createLogger } from '../../src/log.ts';
 import { startWorker } from '../../src/worker.ts';
+import { checkAnswer } from './openapi-check.ts';
 import { cloneTemplateDatabase } from './database.ts';
 import { freePort } from './net.ts';
 import { spawnCli, type LongRunning } from './cli-run.ts';
@@ -91,6 +92,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     } catch {
       // not JSON: keep the text
     }
+    checkAnswer(method, p, res.statusCode, parsed);
     return { status: res.statusCode, headers: res.headers, body: parsed, text };
   };
 

@@ -13,7 +13,7 @@ import { takeRateLimitSlot } from '../../repositories/rate-limits.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from '../idempotency.ts';
 
-const scrapeInput = z.object({ url: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters') });
+export const scrapeInput = z.object({ url: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters') });
 
 export function createAdLibraryScraper({ db, config }: Pick<Deps, 'db' | 'config'>) {
   return {

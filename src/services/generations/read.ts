@@ -12,7 +12,7 @@ import { requireUuid } from '../ids.ts';
 import { paginated, type Paginated } from '../paging.ts';
 import { detailView, summaryView, upstreamAttemptView, type GenerationDetail, type GenerationSummary, type UpstreamAttempt } from './views.ts';
 
-const listQuery = pageQuery.extend({
+export const generationListQuery = pageQuery.extend({
   type: z.enum(['talking-avatar', 'ai-video', 'image'], { message: 'must be talking-avatar, ai-video or image' }).optional(),
   status: z.enum(GENERATION_STATUSES, { message: 'must be processing, completed or failed' }).optional(),
 });
@@ -50,14 +50,14 @@ export function createGenerationReader({ db, storage }: Pick<Deps, 'db' | 'stora
     },
 
     async list(p: Principal, query: unknown): Promise<Paginated<GenerationSummary>> {
-      const q = parseInput(listQuery, query);
+      const q = parseInput(generationListQuery, query);
       const { rows, total } = await listGenerations(db, p.teamId, { type: q.type, status: q.status }, q);
       return paginated(await Promise.all(rows.map((r) => summaryView(storage, r))), total, q);
     },
 
     /** The list with each item's details, for transports (GraphQL) that can ask for them. */
     async listDetailed(p: Principal, query: unknown): Promise<Paginated<GenerationDetail>> {
-      const q = parseInput(listQuery, query);
+      const q = parseInput(generationListQuery, query);
       const { rows, total } = await listGenerations(db, p.teamId, { type: q.type, status: q.status }, q);
       return paginated(await Promise.all(rows.map((r) => detailView(storage, r))), total, q);
     },

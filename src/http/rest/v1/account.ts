@@ -1,6 +1,15 @@
-import type { FastifyInstance } from 'fastify';
-import type { CreditService } from '../../../services/credits.ts';
+import { creditBalanceSchema } from './responses.ts';
+import { route } from './route.ts';
 
-export function accountRoutes(scope: FastifyInstance, credits: CreditService): void {
-  scope.get('/account/credits', (req) => credits.balance(req.principal));
-}
+export const accountRoutes = [
+  route({
+    method: 'GET',
+    path: '/account/credits',
+    operationId: 'getCredits',
+    tag: 'Account',
+    summary: "The team's credit balance",
+    responses: { 200: { description: 'The balance', schema: creditBalanceSchema } },
+    errors: [],
+    handler: (s, req) => s.credits.balance(req.principal),
+  }),
+];

@@ -1,32 +1,80 @@
-import type { FastifyInstance } from 'fastify';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import type { GenerationCreator } from '../../../services/generations/create.ts';
-import type { GenerationReader } from '../../../services/generations/read.ts';
-import type { TemplateService } from '../../../services/templates.ts';
+import { pageQuery } from '../../../domain/inputs.ts';
+import { OPERATIONS } from '../../../services/generations/operations.ts';
+import { generationListQuery } from '../../../services/generations/read.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
+import { captionTemplateSchema, generationCreated, generationSchema, generationSummarySchema, idParams, page, styleSchema } from './responses.ts';
+import { route } from './route.ts';
 
-const CREATE_ROUTES: Record<string, GenerationOperation> = {
-  '/videos/talking-avatar': 'talking-avatar',
-  '/videos/ai-video': 'ai-video',
-  '/videos/swap-avatar': 'swap-avatar',
-  '/videos/localize': 'localize',
-  '/videos/edit': 'video-edit',
-  '/images/text-to-image': 'text-to-image',
-  '/images/product-shots': 'product-shots',
-  '/images/edit': 'image-edit',
-};
+const CREATES: { path: string; operation: GenerationOperation; operationId: string; tag: string; summary: string }[] = [
+  { path: '/videos/talking-avatar', operation: 'talking-avatar', operationId: 'createTalkingAvatar', tag: 'Videos', summary: 'An avatar speaks a script or a voiceover' },
+  { path: '/videos/ai-video', operation: 'ai-video', operationId: 'createAiVideo', tag: 'Videos', summary: 'A video from a prompt (the model table decides ratios, durations and options)' },
+  { path: '/videos/swap-avatar', operation: 'swap-avatar', operationId: 'createSwapAvatar', tag: 'Videos', summary: "Swap the person in a video for an avatar" },
+  { path: '/videos/localize', operation: 'localize', operationId: 'createLocalize', tag: 'Videos', summary: 'Dub a video into another language' },
+  { path: '/videos/edit', operation: 'video-edit', operationId: 'createVideoEdit', tag: 'Videos', summary: 'Caption a video with a template' },
+  { path: '/images/text-to-image', operation: 'text-to-image', operationId: 'createTextToImage', tag: 'Images', summary: 'Images from a prompt' },
+  { path: '/images/product-shots', operation: 'product-shots', operationId: 'createProductShots', tag: 'Images', summary: 'Product shots in a style' },
+  { path: '/images/edit', operation: 'image-edit', operationId: 'createImageEdit', tag: 'Images', summary: 'Edit images from references' },
+];
 
-export function generationRoutes(
-  scope: FastifyInstance,
-  s: { creator: GenerationCreator; reader: GenerationReader; templates: TemplateService },
-): void {
-  for (const [path, operation] of Object.entries(CREATE_ROUTES)) {
-    scope.post(path, async (req, reply) =>
-      sendOutcome(reply, await s.creator.create(req.principal, operation, req.body, idempotencyOf(req))),
-    );
-  }
-  scope.get('/generations', (req) => s.reader.list(req.principal, req.query));
-  scope.get<{ Params: { id: string } }>('/generations/:id', (req) => s.reader.get(req.principal, req.params.id));
-  scope.get('/styles', (req) => s.templates.listStyles(req.query));
-  scope.get('/caption-templates', (req) => s.templates.listCaptionTemplates(req.query));
-}
+export const generationRoutes = [
+  ...CREATES.map((c) =>
+    route({
+      method: 'POST',
+      path: c.path,
+      operationId: c.operationId,
+      tag: c.tag,
+      summary: c.summary,
+      description: 'Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.',
+      body: OPERATIONS[c.operation].schema,
+      idempotent: true,
+      responses: { 202: { description: 'Accepted and charged', schema: generationCreated } },
+      errors: ['validation_error', 'insufficient_credits', 'not_found', 'conflict'],
+      handler: async (s, req, reply) => sendOutcome(reply, await s.generationCreator.create(req.principal, c.operation, req.body, idempotencyOf(req))),
+    }),
+  ),
+  route({
+    method: 'GET',
+    path: '/generations',
+    operationId: 'listGenerations',
+    tag: 'Generations',
+    summary: "List the team's generations, newest first",
+    query: generationListQuery,
+    responses: { 200: { description: 'A page of generations', schema: page(generationSummarySchema) } },
+    errors: ['validation_error'],
+    handler: (s, req) => s.generationReader.list(req.principal, req.query),
+  }),
+  route({
+    method: 'GET',
+    path: '/generations/:id',
+    operationId: 'getGeneration',
+    tag: 'Generations',
+    summary: 'One generation (for polling): each read signs fresh result links',
+    params: idParams,
+    responses: { 200: { description: 'The generation with its details', schema: generationSchema } },
+    errors: ['validation_error', 'not_found'],
+    handler: (s, req) => s.generationReader.get(req.principal, req.params.id),
+  }),
+  route({
+    method: 'GET',
+    path: '/styles',
+    operationId: 'listStyles',
+    tag: 'Catalogues',
+    summary: 'Styles for product shots',
+    query: pageQuery,
+    responses: { 200: { description: 'A page of styles', schema: page(styleSchema) } },
+    errors: ['validation_error'],
+    handler: (s, req) => s.templates.listStyles(req.query),
+  }),
+  route({
+    method: 'GET',
+    path: '/caption-templates',
+    operationId: 'listCaptionTemplates',
+    tag: 'Catalogues',
+    summary: 'Caption templates for video edits',
+    query: pageQuery,
+    responses: { 200: { description: 'A page of caption templates', schema: page(captionTemplateSchema) } },
+    errors: ['validation_error'],
+    handler: (s, req) => s.templates.listCaptionTemplates(req.query),
+  }),
+];

@@ -1,14 +1,44 @@
-import type { FastifyInstance } from 'fastify';
-import type { VoiceoverService } from '../../../services/voiceovers.ts';
-import type { VoiceService } from '../../../services/voices.ts';
+import { speechToSpeechInput, textToSpeechInput, voicesQuery } from '../../../domain/voiceover-inputs.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
+import { page, voiceoverSchema, voiceSchema } from './responses.ts';
+import { route } from './route.ts';
 
-export function voiceRoutes(scope: FastifyInstance, deps: { voices: VoiceService; voiceovers: VoiceoverService }): void {
-  scope.get('/voices', (req) => deps.voices.list(req.query));
-  scope.post('/voiceovers/text-to-speech', async (req, reply) =>
-    sendOutcome(reply, await deps.voiceovers.textToSpeech(req.principal, req.body, idempotencyOf(req))),
-  );
-  scope.post('/voiceovers/speech-to-speech', async (req, reply) =>
-    sendOutcome(reply, await deps.voiceovers.speechToSpeech(req.principal, req.body, idempotencyOf(req))),
-  );
-}
+const tag = 'Voiceovers';
+
+export const voiceRoutes = [
+  route({
+    method: 'GET',
+    path: '/voices',
+    operationId: 'listVoices',
+    tag,
+    summary: 'The voice catalogue',
+    query: voicesQuery,
+    responses: { 200: { description: 'A page of voices', schema: page(voiceSchema) } },
+    errors: ['validation_error'],
+    handler: (s, req) => s.voices.list(req.query),
+  }),
+  route({
+    method: 'POST',
+    path: '/voiceovers/text-to-speech',
+    operationId: 'createTextToSpeech',
+    tag,
+    summary: 'A voiceover read from text (synchronous)',
+    body: textToSpeechInput,
+    idempotent: true,
+    responses: { 201: { description: 'The finished voiceover', schema: voiceoverSchema } },
+    errors: ['validation_error', 'insufficient_credits', 'not_found', 'conflict', 'external_service_error'],
+    handler: async (s, req, reply) => sendOutcome(reply, await s.voiceovers.textToSpeech(req.principal, req.body, idempotencyOf(req))),
+  }),
+  route({
+    method: 'POST',
+    path: '/voiceovers/speech-to-speech',
+    operationId: 'createSpeechToSpeech',
+    tag,
+    summary: "A recording re-spoken in a catalogue voice (synchronous)",
+    body: speechToSpeechInput,
+    idempotent: true,
+    responses: { 201: { description: 'The finished voiceover', schema: voiceoverSchema } },
+    errors: ['validation_error', 'insufficient_credits', 'not_found', 'conflict', 'external_service_error'],
+    handler: async (s, req, reply) => sendOutcome(reply, await s.voiceovers.speechToSpeech(req.principal, req.body, idempotencyOf(req))),
+  }),
+];

@@ -1,0 +1,40 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { App } from '../../../app.ts';
+import type { ErrorCode } from '../../../domain/errors.ts';
+
+export type Services = App['services'];
+
+/** What a route takes and answers, as the OpenAPI document states it. */
+export interface RouteDoc {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Fastify's form, under /api/v1: `/products/:id`. */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  params?: z.ZodObject;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** Takes an Idempotency-Key (every POST that creates something). */
+  idempotent?: boolean;
+  /** The answers other than errors, by status. */
+  responses: Record<number, { description: string; schema?: z.ZodType; headers?: Record<string, string> }>;
+  /** The errors this route can answer besides those of every route (401, 403, 404 route, 400 body). */
+  errors: ErrorCode[];
+}
+
+export interface Route extends RouteDoc {
+  handler: (services: Services, request: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply) => unknown;
+}
+
+/** A route of /api/v1: its document and its handler in one place, so the two cannot drift. */
+export const route = (r: Route): Route => r;
+
+/** Registers routes, their handlers given the services. */
+export function mount(scope: FastifyInstance, services: Services, routes: readonly Route[]): void {
+  for (const r of routes) {
+    scope.route<{ Params: Record<string, string> }>({ method: r.method, url: r.path, handler: (request, reply) => r.handler(services, request, reply) });
+  }
+}
