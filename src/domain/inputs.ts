@@ -33,7 +33,9 @@ const queryInt = (min: number, max: number, dflt: number) =>
     .regex(/^\d{1,10}$/, `must be an integer between ${min} and ${max}`)
     .transform(Number)
     .pipe(z.number().min(min, `must be an integer between ${min} and ${max}`).max(max, `must be an integer between ${min} and ${max}`))
-    .default(dflt);
+    .default(dflt)
+    // As a document states a query integer (the text of one is what arrives).
+    .meta({ type: 'integer', minimum: min, maximum: max, default: dflt, pattern: undefined });
 
 export const pageQuery = z.object({
   limit: queryInt(1, 100, 20),

@@ -10,6 +10,12 @@ describe('the OpenAPI document of /api/v1', () => {
     expect(committed).toBe(printedOpenApi());
   });
 
+  it('clients/typescript/schema.d.ts is what openapi-typescript makes of it (run `npm run schema`)', async () => {
+    const { clientTypes } = await import('../../src/cli/client-types.ts');
+    const committed = await fs.readFile(new URL('../../clients/typescript/schema.d.ts', import.meta.url), 'utf8');
+    expect(committed).toBe(await clientTypes());
+  });
+
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
     const result = await validator.validate(openApiDocument());
