@@ -6,7 +6,7 @@ import type { LocalStorage } from '../adapters/storage/local.ts';
 import { createEdge } from './edge.ts';
 import { installErrorHandling } from './errors.ts';
 import { registerFileRoutes } from './files-route.ts';
-import { printedOpenApi } from './rest/openapi.ts';
+import { registerApiDocs } from './docs-route.ts';
 import { registerRestV1 } from './rest/v1/index.ts';
 import { registerVoicePreviewRoute } from './voice-preview-route.ts';
 import { registerProviderHooks } from './provider-hooks-route.ts';
@@ -45,9 +45,8 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
   }
   registerVoicePreviewRoute(fastify, app.services.voices);
   await registerProviderHooks(fastify, app.runners.upstream);
-  // The contract needs no key: outside the API's authenticated scope.
-  const openApi = printedOpenApi();
-  fastify.get('/api/v1/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(openApi));
+  // The contract and its reference page need no key: outside the API's authenticated scope.
+  registerApiDocs(fastify);
   await fastify.register(registerRestV1(app), { prefix: '/api/v1' });
   if (extra.graphql) await fastify.register(extra.graphql.register);
   await fastify.ready();

@@ -27,3 +27,24 @@ describe('GET /api/v1/openapi.json', () => {
     expect((await svc.api('GET', '/api/v1/products')).status).toBe(401);
   });
 });
+
+describe('GET /docs', () => {
+  it('is the API reference served from the npm package through this server: no third-party address, a strict policy', async () => {
+    const res = await svc.api('GET', '/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.headers['content-security-policy']).toMatch(/default-src 'none'; script-src 'self';/);
+    const sources = [...res.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources.length).toBeGreaterThanOrEqual(4);
+    expect(sources.every((s) => s.startsWith('/docs/assets/'))).toBe(true);
+    for (const s of sources) {
+      const asset = await svc.api('GET', s);
+      expect(asset.status, s).toBe(200);
+      expect(asset.text.length, s).toBeGreaterThan(20);
+    }
+    const start = await svc.api('GET', '/docs/assets/start.js');
+    expect(start.text).toContain("url: '/api/v1/openapi.json'");
+    expect((await svc.api('GET', '/docs/assets/package.json')).status).toBe(404);
+    expect((await svc.api('GET', '/docs/assets/..%2Fpackage.json')).status).toBe(404);
+  });
+});
