@@ -26,6 +26,7 @@ import { createCampaignService } from './services/campaigns/campaigns.ts';
 import { createRowChecker } from './services/campaigns/check.ts';
 import { createCampaignRunner } from './services/campaigns/runner.ts';
 import type { Deps } from './services/context.ts';
+import { createQuoteService } from './services/quotes.ts';
 import { createCreditService } from './services/credits.ts';
 import { createGenerationCreator } from './services/generations/create.ts';
 import { createGenerationLifecycle } from './services/generations/lifecycle.ts';
@@ -80,6 +81,8 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
   const voiceovers = createVoiceoverService(deps, voices, speech);
   const lifecycle = createGenerationLifecycle(deps);
   const keyCache = createKeyCache();
+  const credits = createCreditService(deps);
+  const generationCreator = createGenerationCreator({ ...deps, engines });
   return {
     speech,
     voices,
@@ -90,11 +93,12 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
     auth: createAuthService(deps, keyCache),
     teams: createTeamService(deps, keyCache),
     keyCache,
-    credits: createCreditService(deps),
+    credits,
     products: createProductService(deps),
     brands: createBrandService(deps),
     avatars: createAvatarService(deps),
-    generationCreator: createGenerationCreator({ ...deps, engines }),
+    generationCreator,
+    quotes: createQuoteService(generationCreator, voiceovers, credits),
     generationReader: createGenerationReader(deps),
     templates: createTemplateService(deps),
     webhooks: createWebhookService(deps),

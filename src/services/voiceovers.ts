@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
+import type { z } from 'zod';
 import type { CatalogueVoice } from '../domain/catalogue/voices.ts';
 import { AppError } from '../domain/errors.ts';
 import { SPEECH_TO_SPEECH_MAX_SECONDS, speechToSpeechCredits, TEXT_TO_SPEECH_CREDITS } from '../domain/pricing.ts';
@@ -143,6 +144,23 @@ export function createVoiceoverService(
     }
   }
 
+  async function pricedTextToSpeech(input: z.output<typeof textToSpeechInput>) {
+    return { voice: await voices.require(input.voice_id), credits: TEXT_TO_SPEECH_CREDITS };
+  }
+
+  /** Priced by the source's measured length, so the source is fetched and measured first. */
+  async function pricedSpeechToSpeech(input: z.output<typeof speechToSpeechInput>) {
+    const voice: CatalogueVoice = await voices.require(input.voice_id);
+    const source = await fetchSource(input.audio_url);
+    const credits = speechToSpeechCredits(withinFraming(source.seconds));
+    if (credits === null) {
+      // To the millisecond, 120.0004 s would read "lasts 120 s": say "more than" instead.
+      const shown = roundSeconds(source.seconds) > SPEECH_TO_SPEECH_MAX_SECONDS ? `${roundSeconds(source.seconds)} s` : `more than ${SPEECH_TO_SPEECH_MAX_SECONDS} s`;
+      throw new AppError('validation_error', `audio_url: the audio lasts ${shown}; speech-to-speech takes at most ${SPEECH_TO_SPEECH_MAX_SECONDS} s`);
+    }
+    return { voice, source, credits };
+  }
+
   return {
     // Batch reads for GraphQL relations: one query per batch, only the caller's team's rows.
     findByIds: (p: Principal, ids: readonly string[]): Promise<VoiceoverRow[]> => findTeamVoiceoversByIds(db, p.teamId, ids),
@@ -151,12 +169,12 @@ export function createVoiceoverService(
       const input = parseInput(textToSpeechInput, body ?? undefined);
       const replay = await replayOf(p, idem, body);
       if (replay) return replay;
-      const voice = await voices.require(input.voice_id);
+      const { voice, credits } = await pricedTextToSpeech(input);
       return record(
         p,
         idem,
         body,
-        TEXT_TO_SPEECH_CREDITS,
+        credits,
         () => runEngine((signal) => speech.textToSpeech({ text: input.text, voice, ...(input.model ? { model: input.model } : {}), ...(input.voice_settings ? { settings: input.voice_settings } : {}) }, signal)),
         {
           kind: 'text-to-speech',
@@ -176,14 +194,7 @@ export function createVoiceoverService(
       const input = parseInput(speechToSpeechInput, body ?? undefined);
       const replay = await replayOf(p, idem, body);
       if (replay) return replay;
-      const voice: CatalogueVoice = await voices.require(input.voice_id);
-      const source = await fetchSource(input.audio_url);
-      const credits = speechToSpeechCredits(withinFraming(source.seconds));
-      if (credits === null) {
-        // To the millisecond, 120.0004 s would read "lasts 120 s": say "more than" instead.
-        const shown = roundSeconds(source.seconds) > SPEECH_TO_SPEECH_MAX_SECONDS ? `${roundSeconds(source.seconds)} s` : `more than ${SPEECH_TO_SPEECH_MAX_SECONDS} s`;
-        throw new AppError('validation_error', `audio_url: the audio lasts ${shown}; speech-to-speech takes at most ${SPEECH_TO_SPEECH_MAX_SECONDS} s`);
-      }
+      const { voice, source, credits } = await pricedSpeechToSpeech(input);
       return record(
         p,
         idem,
@@ -198,6 +209,12 @@ export function createVoiceoverService(
           voice_settings: input.voice_settings ? JSON.stringify(input.voice_settings) : null,
         },
       );
+    },
+
+    /** What the create of this body would charge: the same validation and lookups (the source measured), nothing written. */
+    async price(kind: 'text-to-speech' | 'speech-to-speech', body: unknown): Promise<number> {
+      if (kind === 'text-to-speech') return (await pricedTextToSpeech(parseInput(textToSpeechInput, body ?? undefined))).credits;
+      return (await pricedSpeechToSpeech(parseInput(speechToSpeechInput, body ?? undefined))).credits;
     },
 
     /** The team's own voiceover (talking-avatar's voiceover_id, GraphQL); another team's is 404. */

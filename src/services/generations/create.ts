@@ -153,6 +153,12 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
       }
     },
 
+    /** What the create of this body would charge: the same validation, lookups and refusals, nothing written. */
+    async price(p: Principal, operation: GenerationOperation, body: unknown): Promise<number> {
+      const params = parseInput(OPERATIONS[operation].schema, body ?? undefined);
+      return (await resolve(db, p, operation, params)).r.credits;
+    },
+
     /**
      * Many creates of one team inside the caller's transaction (a batch of campaign rows), each
      * under its own Idempotency-Key and answered as its endpoint would answer it, written together:

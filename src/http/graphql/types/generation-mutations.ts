@@ -5,6 +5,7 @@ import { principalOf } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { GenerationRef } from './generation.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
+import { quoteField } from './quote.ts';
 import { enumNamesAcross, inputTypeFromZod } from './zod-inputs.ts';
 
 const MUTATIONS: ReadonlyArray<{ name: string; operation: GenerationOperation; input: string }> = [
@@ -43,6 +44,7 @@ const CreatedGeneration = builder.objectRef<Created>('CreatedGeneration').implem
 
 for (const m of MUTATIONS) {
   const Input = inputTypeFromZod(m.input, OPERATIONS[m.operation].schema, { enumName: enumNames(m.input) });
+  quoteField(m.name.replace(/^create/, 'quote'), m.operation, Input);
   builder.mutationField(m.name, (t) =>
     t.field({
       type: CreatedGeneration,

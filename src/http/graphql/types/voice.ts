@@ -2,6 +2,7 @@ import type { Voiceover } from '../../../services/voiceovers.ts';
 import type { Voice } from '../../../services/voices.ts';
 import { speechToSpeechInput, textToSpeechInput } from '../../../domain/voiceover-inputs.ts';
 import { builder } from '../builder.ts';
+import { quoteField } from './quote.ts';
 import { principalOf } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
@@ -81,6 +82,9 @@ builder.queryFields((t) => ({
     resolve: (_r, { id }, ctx) => notFoundAsNull(() => ctx.app.services.voiceovers.get(principalOf(ctx), String(id))),
   }),
 }));
+
+quoteField('quoteTextToSpeech', 'text-to-speech', TextToSpeechInput, (i) => compact(i as Record<string, unknown>));
+quoteField('quoteSpeechToSpeech', 'speech-to-speech', SpeechToSpeechInput, (i) => compact(i as Record<string, unknown>));
 
 builder.mutationFields((t) => ({
   createTextToSpeech: t.field({

@@ -6,7 +6,8 @@ import { idempotencyOf, sendOutcome } from './outcome.ts';
 import { captionTemplateSchema, generationCreated, generationSchema, generationSummarySchema, idParams, page, styleSchema } from './responses.ts';
 import { route } from './route.ts';
 
-const CREATES: { path: string; operation: GenerationOperation; operationId: string; tag: string; summary: string }[] = [
+/** The create endpoints of generations (their quotes mirror them under /quotes). */
+export const CREATES: { path: string; operation: GenerationOperation; operationId: string; tag: string; summary: string }[] = [
   { path: '/videos/talking-avatar', operation: 'talking-avatar', operationId: 'createTalkingAvatar', tag: 'Videos', summary: 'An avatar speaks a script or a voiceover' },
   { path: '/videos/ai-video', operation: 'ai-video', operationId: 'createAiVideo', tag: 'Videos', summary: 'A video from a prompt (the model table decides ratios, durations and options)' },
   { path: '/videos/swap-avatar', operation: 'swap-avatar', operationId: 'createSwapAvatar', tag: 'Videos', summary: "Swap the person in a video for an avatar" },

@@ -7,6 +7,7 @@ import { avatarRoutes } from './avatars.ts';
 import { brandRoutes } from './brands.ts';
 import { generationRoutes } from './generations.ts';
 import { productRoutes } from './products.ts';
+import { quoteRoutes } from './quotes.ts';
 import { mount, type Route } from './route.ts';
 import { voiceRoutes } from './voices.ts';
 
@@ -19,6 +20,7 @@ export const REST_V1_ROUTES: readonly Route[] = [
   ...avatarRoutes,
   ...accountRoutes,
   ...adLibraryRoutes,
+  ...quoteRoutes,
 ];
 
 /** The spec's /api/v1 contract: routes only translate HTTP to service calls. */

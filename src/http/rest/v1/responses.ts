@@ -199,3 +199,11 @@ export const scrapeJobSchema = z
     completed_at: timestamp.nullable(),
   })
   .meta({ id: 'ScrapeJob' });
+
+export const quoteSchema = z
+  .object({
+    credits: z.int().min(0).meta({ description: 'What the create of this body would charge' }),
+    credits_remaining: z.int().meta({ description: "The team's balance now" }),
+    affordable: z.boolean().meta({ description: 'credits <= credits_remaining: the create would pass its credits check now' }),
+  })
+  .meta({ id: 'Quote' });

@@ -1,0 +1,25 @@
+import type { Quote, Quotable } from '../../../services/quotes.ts';
+import { builder } from '../builder.ts';
+import { principalOf } from '../context.ts';
+import { errorTypes } from './errors.ts';
+
+export const QuoteRef = builder.objectRef<Quote>('Quote').implement({
+  description: 'What a create would charge now, before paying; nothing stored or charged',
+  fields: (t) => ({
+    credits: t.exposeInt('credits'),
+    credits_remaining: t.exposeInt('credits_remaining'),
+    affordable: t.exposeBoolean('affordable', { description: 'credits <= credits_remaining' }),
+  }),
+});
+
+/** A `quote<Name>(input)` query beside the mutation that creates with the same input. */
+export function quoteField(name: string, what: Quotable, input: unknown, prepare: (input: unknown) => unknown = (i) => i): void {
+  builder.queryField(name, (t) =>
+    t.field({
+      type: QuoteRef,
+      errors: errorTypes,
+      args: { input: t.arg({ type: input as never, required: true }) },
+      resolve: (_r, args, ctx) => ctx.app.services.quotes.quote(principalOf(ctx), what, prepare(args.input)),
+    }),
+  );
+}

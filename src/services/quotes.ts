@@ -1,0 +1,34 @@
+import type { GenerationOperation } from '../domain/generation-types.ts';
+import type { Principal } from './context.ts';
+import type { CreditService } from './credits.ts';
+import type { GenerationCreator } from './generations/create.ts';
+import type { VoiceoverService } from './voiceovers.ts';
+
+/** What can be priced before it is made: every generation create and both voiceovers. */
+export type Quotable = GenerationOperation | 'text-to-speech' | 'speech-to-speech';
+
+export interface Quote {
+  credits: number;
+  credits_remaining: number;
+  affordable: boolean;
+}
+
+/**
+ * A price before paying: exactly the create's body, its validation, lookups and refusals, and its
+ * pricing, with nothing stored or charged. The balance is read after the price, so `affordable`
+ * says whether the create would pass its credits check at this moment.
+ */
+export function createQuoteService(
+  creator: Pick<GenerationCreator, 'price'>,
+  voiceovers: Pick<VoiceoverService, 'price'>,
+  credits: Pick<CreditService, 'balance'>,
+) {
+  return {
+    async quote(p: Principal, what: Quotable, body: unknown): Promise<Quote> {
+      const price = what === 'text-to-speech' || what === 'speech-to-speech' ? await voiceovers.price(what, body) : await creator.price(p, what, body);
+      const { credits_remaining } = await credits.balance(p);
+      return { credits: price, credits_remaining, affordable: price <= credits_remaining };
+    },
+  };
+}
+export type QuoteService = ReturnType<typeof createQuoteService>;
