@@ -424,6 +424,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team's credit ledger, newest first
+         * @description Every debit and refund (and period resets and limit changes), each with the credits used after it. All lines sum to `credits_used`. Filters pick lines; they do not change `credits_used_after`.
+         */
+        get: operations["listLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ad-library/scrape": {
         parameters: {
             query?: never;
@@ -959,6 +979,27 @@ export interface components {
             /** @description every result (several images when quantity > 1) */
             result_urls: string[];
             error: string | null;
+        };
+        LedgerLine: {
+            /** @description Increasing in the order lines were written */
+            id: string;
+            /** @enum {string} */
+            kind: "debit" | "refund" | "period_reset" | "limit_set";
+            /** @description Credits: a debit is positive, a refund or a period reset negative, a limit change 0 */
+            amount: number;
+            /** @description The generation a debit or refund is for */
+            generation_id: string | null;
+            /** @description generation, voiceover or ad_library_scrape */
+            subject_type: string | null;
+            subject_id: string | null;
+            note: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 timestamp
+             */
+            created_at: string;
+            /** @description credits_used once this line (and every line before it) counted */
+            credits_used_after: number;
         };
         PlatformAvatar: {
             /**
@@ -3182,6 +3223,78 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreditBalance"];
+                };
+            };
+            /** @description `unauthorized`: Missing, malformed, unknown or revoked API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: The team’s tier has no API access */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLedger: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                generation_id?: string;
+                kind?: "debit" | "refund" | "period_reset" | "limit_set";
+                /** @description lines written at or after this instant */
+                since?: string;
+                /** @description lines written before this instant */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ledger lines */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LedgerLine"][];
+                        pagination: {
+                            total: number;
+                            limit: number;
+                            offset: number;
+                        };
+                    };
+                };
+            };
+            /** @description `validation_error`: Bad input: the message names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `unauthorized`: Missing, malformed, unknown or revoked API key */

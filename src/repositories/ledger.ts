@@ -1,7 +1,51 @@
+import { sql, type Insertable } from 'kysely';
 import type { Db } from '../db/pool.ts';
+import type { Page } from '../domain/inputs.ts';
 import type { CreditLedgerTable } from '../db/types.ts';
-import type { Insertable } from 'kysely';
+import type { PageOf } from './paging.ts';
 
 export async function appendLedger(db: Db, entry: Insertable<CreditLedgerTable>): Promise<void> {
   await db.insertInto('credit_ledger').values(entry).execute();
+}
+
+export interface LedgerFilter {
+  generationId?: string | undefined;
+  kind?: CreditLedgerTable['kind'] | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+}
+
+export interface LedgerLine {
+  id: string;
+  kind: CreditLedgerTable['kind'];
+  amount: number;
+  subject_type: string | null;
+  subject_id: string | null;
+  note: string | null;
+  created_at: Date;
+  used_after: number;
+}
+
+/**
+ * The team's ledger, newest first, each line with the credits used after it: the running sum of
+ * every line of the team up to it, in the order they were written (filters pick lines, they do
+ * not change the sums).
+ */
+export async function listLedger(db: Db, teamId: string, f: LedgerFilter, page: Page): Promise<PageOf<LedgerLine>> {
+  const running = db
+    .selectFrom('credit_ledger')
+    .select(['id', 'kind', 'amount', 'subject_type', 'subject_id', 'note', 'created_at'])
+    .select(sql<number>`sum(amount) over (order by id)`.as('used_after'))
+    .where('team_id', '=', teamId)
+    .as('l');
+  let q = db.selectFrom(running).selectAll();
+  if (f.generationId) q = q.where('subject_type', '=', 'generation').where('subject_id', '=', f.generationId);
+  if (f.kind) q = q.where('kind', '=', f.kind);
+  if (f.since) q = q.where('created_at', '>=', f.since);
+  if (f.until) q = q.where('created_at', '<', f.until);
+  const [rows, count] = await Promise.all([
+    q.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
+    q.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows.map((r) => ({ ...r, id: String(r.id), used_after: Number(r.used_after) })), total: Number(count.total) };
 }

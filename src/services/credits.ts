@@ -1,8 +1,10 @@
 import { AppError } from '../domain/errors.ts';
-import { creditsLimit } from '../domain/inputs.ts';
+import { z } from 'zod';
+import { creditsLimit, pageQuery, uuid } from '../domain/inputs.ts';
+import { paginated, type Paginated } from './paging.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { Team } from '../db/types.ts';
-import { appendLedger } from '../repositories/ledger.ts';
+import { appendLedger, listLedger } from '../repositories/ledger.ts';
 import { findTeam, lockTeam, resetPeriod, setCreditsLimit } from '../repositories/teams.ts';
 import type { Deps, Principal } from './context.ts';
 import { requireUuid } from './ids.ts';
@@ -21,12 +23,56 @@ export function balanceOf(team: Pick<Team, 'credits_used' | 'credits_limit'>): C
   };
 }
 
+const instant = (field: string) => z.iso.datetime({ offset: true, message: `must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z (${field})` }).transform((s) => new Date(s));
+
+export const ledgerQuery = pageQuery.extend({
+  generation_id: uuid.optional(),
+  kind: z.enum(['debit', 'refund', 'period_reset', 'limit_set'], { message: 'must be debit, refund, period_reset or limit_set' }).optional(),
+  since: instant('since').optional().meta({ description: 'lines written at or after this instant' }),
+  until: instant('until').optional().meta({ description: 'lines written before this instant' }),
+});
+
+/** A line of the ledger as the API shows it. */
+export interface LedgerEntry {
+  id: string;
+  kind: 'debit' | 'refund' | 'period_reset' | 'limit_set';
+  amount: number;
+  generation_id: string | null;
+  subject_type: string | null;
+  subject_id: string | null;
+  note: string | null;
+  created_at: string;
+  credits_used_after: number;
+}
+
 export function createCreditService({ db }: Pick<Deps, 'db'>) {
   return {
     async balance(p: Principal): Promise<CreditBalance> {
       const team = await findTeam(db, p.teamId);
       if (!team) throw new AppError('not_found', 'Team not found');
       return balanceOf(team);
+    },
+
+    /**
+     * The team's ledger, newest first: debits (positive), refunds (negative), period resets (what
+     * the period used, negative) and limit changes (0), each with the credits used after it. All
+     * lines sum to `credits_used`.
+     */
+    async ledger(p: Principal, query: unknown): Promise<Paginated<LedgerEntry>> {
+      const q = parseInput(ledgerQuery, query ?? {});
+      const { rows, total } = await listLedger(db, p.teamId, { generationId: q.generation_id, kind: q.kind, since: q.since, until: q.until }, q);
+      const lines = rows.map((r) => ({
+        id: r.id,
+        kind: r.kind,
+        amount: r.amount,
+        generation_id: r.subject_type === 'generation' ? r.subject_id : null,
+        subject_type: r.subject_type,
+        subject_id: r.subject_id,
+        note: r.note,
+        created_at: r.created_at.toISOString(),
+        credits_used_after: r.used_after,
+      }));
+      return paginated(lines, total, q);
     },
 
     /** Admin: a new limit for the current period. It cannot go below what is already used. */

@@ -1,4 +1,6 @@
-import type { CreditBalance } from '../../../services/credits.ts';
+import type { CreditBalance, LedgerEntry } from '../../../services/credits.ts';
+import { errorTypes } from './errors.ts';
+import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { builder } from '../builder.ts';
 import { principalOf } from '../context.ts';
 
@@ -26,7 +28,33 @@ const TeamRef = builder.objectRef<{ id: string; name: string; tier: string; cred
   }),
 });
 
+const LedgerLineRef = builder.objectRef<LedgerEntry>('LedgerLine').implement({
+  description: 'A line of the credit ledger, with the credits used after it',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    kind: t.exposeString('kind'),
+    amount: t.exposeInt('amount'),
+    generation_id: t.exposeID('generation_id', { nullable: true }),
+    subject_type: t.exposeString('subject_type', { nullable: true }),
+    subject_id: t.exposeID('subject_id', { nullable: true }),
+    note: t.exposeString('note', { nullable: true }),
+    created_at: t.exposeString('created_at'),
+    credits_used_after: t.exposeInt('credits_used_after'),
+  }),
+});
+
 builder.queryFields((t) => ({
+  ledger: t.field({
+    type: pageOf<LedgerEntry>('LedgerPage', LedgerLineRef),
+    errors: errorTypes,
+    description: "The team's credit ledger, newest first (the same as GET /account/ledger)",
+    args: { ...pageArgs(t), generation_id: t.arg.id(), kind: t.arg.string(), since: t.arg.string(), until: t.arg.string() },
+    resolve: (_r, args, ctx) =>
+      ctx.app.services.credits.ledger(principalOf(ctx), {
+        ...pageQuery(args),
+        ...Object.fromEntries(Object.entries({ generation_id: args.generation_id, kind: args.kind, since: args.since, until: args.until }).filter(([, v]) => v != null)),
+      }),
+  }),
   team: t.field({
     type: TeamRef,
     description: "The calling key's team",

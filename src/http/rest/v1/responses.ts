@@ -207,3 +207,17 @@ export const quoteSchema = z
     affordable: z.boolean().meta({ description: 'credits <= credits_remaining: the create would pass its credits check now' }),
   })
   .meta({ id: 'Quote' });
+
+export const ledgerLineSchema = z
+  .object({
+    id: z.string().meta({ description: 'Increasing in the order lines were written' }),
+    kind: z.enum(['debit', 'refund', 'period_reset', 'limit_set']),
+    amount: z.int().meta({ description: 'Credits: a debit is positive, a refund or a period reset negative, a limit change 0' }),
+    generation_id: id.nullable().meta({ description: 'The generation a debit or refund is for' }),
+    subject_type: z.string().nullable().meta({ description: 'generation, voiceover or ad_library_scrape' }),
+    subject_id: id.nullable(),
+    note: z.string().nullable(),
+    created_at: timestamp,
+    credits_used_after: z.int().meta({ description: 'credits_used once this line (and every line before it) counted' }),
+  })
+  .meta({ id: 'LedgerLine' });
