@@ -8,6 +8,13 @@ export const WEBHOOK_HEADERS = {
   timestamp: 'X-Service-Timestamp',
 } as const;
 
+/** Standard Webhooks (standardwebhooks.com) headers, sent beside ours so its libraries can verify. */
+export const STANDARD_WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
+
 export type WebhookEvent = 'generation.completed' | 'generation.failed';
 
 export interface GenerationCompletedBody {
@@ -108,4 +115,16 @@ export function verifySignature(
   // The format check fixes the length at 32 bytes; the comparison re-checks because
   // timingSafeEqual throws on a length mismatch.
   return given.length === expected.length && timingSafeEqual(expected, given);
+}
+
+/**
+ * The Standard Webhooks signature: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`, keyed
+ * with the secret's bytes (the part after `whsec_`, base64). The same secret as ours, so a receiver
+ * holding it can verify either header.
+ */
+export function standardWebhookSignature(id: string, timestamp: number, rawBody: string | Buffer, secret: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  if (key.length === 0) throw new RangeError('webhook secret must not be empty');
+  const signed = Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), Buffer.isBuffer(rawBody) ? rawBody : Buffer.from(rawBody, 'utf8')]);
+  return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
 }

@@ -71,7 +71,8 @@ export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache)
       if (!team) throw new AppError('not_found', 'Team not found');
       const { webhook_url } = parseInput(webhookUrl, opts);
       const key = generateApiKey();
-      const webhookSecret = `whsec_${randomBytes(32).toString('base64url')}`;
+      // Standard base64 after whsec_, as the Standard Webhooks libraries read a secret.
+      const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
       const row = await insertApiKey(db, {
         team_id: team.id,
         key_digest: digestApiKey(key),

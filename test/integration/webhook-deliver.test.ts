@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { deliverWebhook } from '../../src/adapters/webhook-sender/deliver.ts';
 import { webhookBody } from '../../src/domain/webhook-payload.ts';
@@ -109,6 +110,32 @@ describe('deliverWebhook', () => {
     expect(timestamp).toMatch(/^[0-9]+$/);
     expect(Number(timestamp)).toBeGreaterThanOrEqual(before);
     expect(Number(timestamp)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+  });
+
+  it('also signs by Standard Webhooks: the standardwebhooks package verifies what arrived with the key\'s secret, and refuses a tampered body', async () => {
+    const hook = await receiver((_req, res) => res.writeHead(200).end());
+    // A secret as keys get them: whsec_ and 32 random bytes in base64.
+    const keySecret = `whsec_${Buffer.from(Array.from({ length: 32 }, (_, i) => (i * 37 + 11) % 256)).toString('base64')}`;
+    const body = completedBody();
+    const eventId = randomUUID();
+    const result = await deliverWebhook({ url: hook.url, secret: keySecret, body, eventId, allowPrivate: true });
+    expect(result.ok).toBe(true);
+    const got = hook.requests[0]!;
+    const headers = {
+      'webhook-id': String(got.headers['webhook-id']),
+      'webhook-timestamp': String(got.headers['webhook-timestamp']),
+      'webhook-signature': String(got.headers['webhook-signature']),
+    };
+    expect(headers['webhook-id']).toBe(eventId);
+    expect(headers['webhook-timestamp']).toBe(String(got.headers['x-service-timestamp']));
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(new Webhook(keySecret).verify(got.raw.toString('utf8'), headers)).toEqual(body);
+    // Our own header is still the spec's: the body unchanged, signed as before.
+    expect(got.headers['x-service-signature']).toBe(createHmac('sha256', keySecret).update(got.raw).digest('hex'));
+    const tampered = got.raw.toString('utf8').replace('completed', 'failed');
+    expect(() => new Webhook(keySecret).verify(tampered, headers)).toThrow();
+    const otherSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+    expect(() => new Webhook(otherSecret).verify(got.raw.toString('utf8'), headers)).toThrow();
   });
 
   it('records a 500 as not ok, after exactly one request', async () => {

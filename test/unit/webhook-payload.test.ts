@@ -132,3 +132,18 @@ describe('signBody / verifySignature', () => {
     expect(verifySignature(raw, '', signature)).toBe(false);
   });
 });
+
+describe('standardWebhookSignature', () => {
+  it('matches the standardwebhooks package for the same id, timestamp, body and secret', async () => {
+    const { Webhook } = await import('standardwebhooks');
+    const { standardWebhookSignature } = await import('../../src/domain/webhook-payload.ts');
+    const keySecret = `whsec_${Buffer.from('a fixed 32-byte key for the test').toString('base64')}`;
+    for (const [id, ts, body] of [
+      ['msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}'],
+      ['0b6f1c2e-1a2b-4c3d-9e8f-001122334455', 1764000000, JSON.stringify({ event: 'generation.failed', error_message: 'Übersetzung — 🚫' })],
+    ] as const) {
+      expect(standardWebhookSignature(id, ts, body, keySecret)).toBe(new Webhook(keySecret).sign(id, new Date(ts * 1000), body));
+    }
+    expect(() => standardWebhookSignature('id', 1, '{}', 'whsec_')).toThrow(RangeError);
+  });
+});

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { request } from 'undici';
 import type { AddressPolicy } from '../net/address-policy.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
-import { signBody, WEBHOOK_HEADERS } from '../../domain/webhook-payload.ts';
+import { signBody, STANDARD_WEBHOOK_HEADERS, standardWebhookSignature, WEBHOOK_HEADERS } from '../../domain/webhook-payload.ts';
 
 export interface DeliverWebhookOptions {
   url: string;
@@ -52,9 +52,12 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Webho
 
   let raw: Buffer;
   let signature: string;
+  let standardSignature: string;
+  const timestamp = Math.floor(Date.now() / 1000);
   try {
     raw = Buffer.from(JSON.stringify(opts.body), 'utf8');
     signature = signBody(raw, opts.secret);
+    standardSignature = standardWebhookSignature(opts.eventId, timestamp, raw, opts.secret);
   } catch (e) {
     return result(null, e instanceof Error ? e.message : 'the body could not be signed');
   }
@@ -76,7 +79,10 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Webho
         'content-type': 'application/json',
         [WEBHOOK_HEADERS.signature]: signature,
         [WEBHOOK_HEADERS.eventId]: opts.eventId,
-        [WEBHOOK_HEADERS.timestamp]: String(Math.floor(Date.now() / 1000)),
+        [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+        [STANDARD_WEBHOOK_HEADERS.id]: opts.eventId,
+        [STANDARD_WEBHOOK_HEADERS.timestamp]: String(timestamp),
+        [STANDARD_WEBHOOK_HEADERS.signature]: standardSignature,
         'user-agent': WEBHOOK_USER_AGENT,
       },
     });
