@@ -149,7 +149,8 @@ export interface IdempotencyKeysTable {
 
 export interface WebhookDeliveriesTable {
   id: Generated<string>;
-  generation_id: string;
+  /** Null for a test event. */
+  generation_id: string | null;
   api_key_id: string | null;
   event: string;
   url: string;
@@ -158,6 +159,10 @@ export interface WebhookDeliveriesTable {
   latency_ms: number;
   error: string | null;
   attempted_at: CreatedAt;
+  /** Null on attempts recorded before bodies were kept. */
+  event_id: string | null;
+  body: string | null;
+  redelivery_of: string | null;
 }
 
 export interface WorkerHeartbeatsTable {

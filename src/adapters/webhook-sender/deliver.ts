@@ -8,8 +8,8 @@ import { signBody, STANDARD_WEBHOOK_HEADERS, standardWebhookSignature, WEBHOOK_H
 export interface DeliverWebhookOptions {
   url: string;
   secret: string;
-  /** Serialised here, once: the bytes we sign are the bytes we send. */
-  body: object;
+  /** The body, or its JSON text as recorded (a redelivery): the bytes we sign are the bytes we send. */
+  body: object | string;
   /** Stable across re-sends of the same event, so receivers can drop duplicates. */
   eventId: string;
   allowPrivate: boolean;
@@ -55,7 +55,7 @@ export async function deliverWebhook(opts: DeliverWebhookOptions): Promise<Webho
   let standardSignature: string;
   const timestamp = Math.floor(Date.now() / 1000);
   try {
-    raw = Buffer.from(JSON.stringify(opts.body), 'utf8');
+    raw = Buffer.from(typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body), 'utf8');
     signature = signBody(raw, opts.secret);
     standardSignature = standardWebhookSignature(opts.eventId, timestamp, raw, opts.secret);
   } catch (e) {

@@ -12,6 +12,7 @@ import './types/generation-mutations.ts';
 import './types/subscriptions.ts';
 import './types/ad-library.ts';
 import './types/campaign.ts';
+import './types/webhooks.ts';
 
 builder.queryType({});
 builder.mutationType({});

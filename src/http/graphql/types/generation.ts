@@ -1,4 +1,5 @@
-import type { ProductRow, WebhookDeliveryRow } from '../../../db/types.ts';
+import type { ProductRow } from '../../../db/types.ts';
+import { deliveryView, type WebhookDelivery as WebhookDeliveryView } from '../../../services/webhooks.ts';
 import { avatarView } from '../../../services/avatars.ts';
 import { brandView } from '../../../services/brands.ts';
 import type { GenerationDetail, UpstreamAttempt } from '../../../services/generations/views.ts';
@@ -87,17 +88,21 @@ const GenerationTypeFilter = builder.enumType('GenerationTypeFilter', {
 const IMAGE_TYPES = new Set(['text-to-image', 'image-edit', 'product-shots']);
 const kindOf = (g: GenerationDetail) => (IMAGE_TYPES.has(g.type) || (g.type === 'edit' && 'prompt' in g.details) ? 'image' : 'video');
 
-const WebhookDelivery = builder.objectRef<WebhookDeliveryRow>('WebhookDelivery').implement({
-  description: 'One attempt to notify the webhook URL of the key that made the generation',
+export const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryView>('WebhookDelivery').implement({
+  description: 'One attempt to notify the webhook URL of a key: what was sent, where, and what the receiver said',
   fields: (t) => ({
     id: t.exposeID('id'),
     event: t.exposeString('event'),
+    event_id: t.exposeString('event_id', { nullable: true }),
+    generation_id: t.exposeID('generation_id', { nullable: true }),
     url: t.exposeString('url'),
     ok: t.exposeBoolean('ok'),
     status_code: t.exposeInt('status_code', { nullable: true }),
     latency_ms: t.exposeInt('latency_ms'),
     error: t.exposeString('error', { nullable: true }),
-    attempted_at: t.field({ type: 'DateTime', resolve: (d) => d.attempted_at.toISOString() }),
+    attempted_at: t.field({ type: 'DateTime', resolve: (d) => d.attempted_at }),
+    body: t.exposeString('body', { nullable: true, description: 'The exact JSON text sent' }),
+    redelivery_of: t.exposeID('redelivery_of', { nullable: true }),
   }),
 });
 
@@ -157,8 +162,8 @@ export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').i
       },
     }),
     webhook_deliveries: t.field({
-      type: [WebhookDelivery],
-      resolve: (g, _a, ctx) => ctx.loaders.webhookDeliveriesOfGeneration.load(g.id),
+      type: [WebhookDeliveryRef],
+      resolve: async (g, _a, ctx) => (await ctx.loaders.webhookDeliveriesOfGeneration.load(g.id)).map(deliveryView),
     }),
     upstream_attempts: t.field({
       type: [UpstreamAttemptRef],

@@ -10,6 +10,7 @@ import { productRoutes } from './products.ts';
 import { quoteRoutes } from './quotes.ts';
 import { mount, type Route } from './route.ts';
 import { voiceRoutes } from './voices.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** Every route of /api/v1, in the order the document lists them. */
 export const REST_V1_ROUTES: readonly Route[] = [
@@ -21,6 +22,7 @@ export const REST_V1_ROUTES: readonly Route[] = [
   ...accountRoutes,
   ...adLibraryRoutes,
   ...quoteRoutes,
+  ...webhookRoutes,
 ];
 
 /** The spec's /api/v1 contract: routes only translate HTTP to service calls. */

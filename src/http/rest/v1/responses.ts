@@ -221,3 +221,20 @@ export const ledgerLineSchema = z
     credits_used_after: z.int().meta({ description: 'credits_used once this line (and every line before it) counted' }),
   })
   .meta({ id: 'LedgerLine' });
+
+export const webhookDeliverySchema = z
+  .object({
+    id,
+    event: z.string().meta({ description: 'generation.completed, generation.failed or webhook.test' }),
+    event_id: z.string().nullable().meta({ description: 'The id receivers drop duplicates by (X-Service-Event-Id, webhook-id); kept by a redelivery' }),
+    generation_id: id.nullable().meta({ description: 'null for a test event' }),
+    url: z.string(),
+    attempted_at: timestamp,
+    ok: z.boolean().meta({ description: 'The receiver answered 2xx in time' }),
+    status_code: z.int().nullable().meta({ description: "The receiver's status, null when none came" }),
+    error: z.string().nullable().meta({ description: 'Why the attempt failed (a status, a timeout, a refused address)' }),
+    latency_ms: z.int().min(0),
+    body: z.string().nullable().meta({ description: 'The exact JSON text sent (null for attempts recorded before bodies were kept)' }),
+    redelivery_of: id.nullable().meta({ description: 'The attempt this one sent again' }),
+  })
+  .meta({ id: 'WebhookDelivery' });

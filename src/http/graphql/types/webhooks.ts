@@ -1,0 +1,36 @@
+import { builder } from '../builder.ts';
+import { principalOf } from '../context.ts';
+import { errorTypes } from './errors.ts';
+import { WebhookDeliveryRef } from './generation.ts';
+import { pageArgs, pageOf, pageQuery } from './paging.ts';
+
+builder.queryFields((t) => ({
+  webhookDeliveries: t.field({
+    type: pageOf('WebhookDeliveryPage', WebhookDeliveryRef),
+    errors: errorTypes,
+    description: "The calling key's webhook attempts, newest first (the same as GET /webhooks/deliveries)",
+    args: { ...pageArgs(t), generation_id: t.arg.id(), outcome: t.arg.string({ description: 'succeeded or failed' }) },
+    resolve: (_r, args, ctx) =>
+      ctx.app.services.webhooks.list(principalOf(ctx), {
+        ...pageQuery(args),
+        ...(args.generation_id != null ? { generation_id: String(args.generation_id) } : {}),
+        ...(args.outcome != null ? { outcome: args.outcome } : {}),
+      }),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  redeliverWebhook: t.field({
+    type: WebhookDeliveryRef,
+    errors: errorTypes,
+    description: 'A recorded attempt sent again: same body and event id, new timestamp and signature',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, { id }, ctx) => ctx.app.services.webhooks.redeliver(principalOf(ctx), String(id)),
+  }),
+  sendTestWebhook: t.field({
+    type: WebhookDeliveryRef,
+    errors: errorTypes,
+    description: "A signed webhook.test event to the calling key's webhook URL",
+    resolve: (_r, _a, ctx) => ctx.app.services.webhooks.sendTest(principalOf(ctx)),
+  }),
+}));
