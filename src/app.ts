@@ -27,6 +27,7 @@ import { createRowChecker } from './services/campaigns/check.ts';
 import { createCampaignRunner } from './services/campaigns/runner.ts';
 import type { Deps } from './services/context.ts';
 import { createQuoteService } from './services/quotes.ts';
+import { createGenerationCanceller } from './services/generations/cancel.ts';
 import { createCreditService } from './services/credits.ts';
 import { createGenerationCreator } from './services/generations/create.ts';
 import { createGenerationLifecycle } from './services/generations/lifecycle.ts';
@@ -98,6 +99,7 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
     brands: createBrandService(deps),
     avatars: createAvatarService(deps),
     generationCreator,
+    generationCanceller: createGenerationCanceller(deps, lifecycle),
     quotes: createQuoteService(generationCreator, voiceovers, credits),
     generationReader: createGenerationReader(deps),
     templates: createTemplateService(deps),
@@ -110,7 +112,7 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
 }
 export type Services = ReturnType<typeof buildServices>;
 
-function buildRunners(deps: Deps, services: Services, engines: EngineRegistry) {
+function buildRunners(deps: Deps, services: Services, engines: EngineRegistry, events: EventBus) {
   const { config } = deps;
   const { adLibrary } = config;
   const adSource = createMetaAdSource({
@@ -123,7 +125,7 @@ function buildRunners(deps: Deps, services: Services, engines: EngineRegistry) {
   const upstream = createUpstreamCore({ ...deps, engines, lifecycle: services.lifecycle, speech: services.speech });
   return {
     upstream,
-    generations: createGenerationRunner({ ...deps, engines, lifecycle: services.lifecycle, upstream }),
+    generations: createGenerationRunner({ ...deps, engines, lifecycle: services.lifecycle, upstream, events }),
     scrapes: createScrapeRunner(deps, adSource),
     campaigns: createCampaignRunner(deps, services.generationCreator, services.voiceovers),
   };
@@ -150,7 +152,8 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       await seedVoices(deps);
     }
     const services = buildServices(deps, engines);
-    const runners = buildRunners(deps, services, engines);
+    const events = createPgEventBus({ connectionString: database.url, log });
+    const runners = buildRunners(deps, services, engines, events);
     const jobs: JobContext = {
       generationRunner: runners.generations,
       scrapeRunner: runners.scrapes,
@@ -159,7 +162,6 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       maintenance: services.maintenance,
       upstream: runners.upstream,
     };
-    const events = createPgEventBus({ connectionString: database.url, log });
     const close = async () => {
       await events.close();
       await database.close();

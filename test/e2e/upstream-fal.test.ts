@@ -173,6 +173,32 @@ describe('ai-video on fal (Veo 3.1)', () => {
     expect(fal.requests.get(sent!.requestId)!.downloads).toBe(2);
   });
 
+  it('a cancelled generation is cancelled at fal (PUT .../cancel), refunded, and a result that comes anyway is discarded', async () => {
+    fal.holdCompletion(true);
+    try {
+      const before = await used();
+      const res = await create({ model: 'veo-3.1', prompt: 'cancel me at fal', aspect_ratio: '16:9', duration: 4 });
+      const id = res.body.generation_id;
+      for (let i = 0; i < 100 && submitsFor('cancel me at fal').length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      const [sent] = submitsFor('cancel me at fal');
+      // Submitted and being polled.
+      for (let i = 0; i < 100 && (fal.requests.get(sent!.requestId)?.polls ?? 0) === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      const cancelled = await svc.api('POST', `/api/v1/generations/${id}/cancel`, { key: t.key });
+      expect(cancelled.body).toMatchObject({ status: 'failed', error: 'cancelled' });
+      expect(await used()).toBe(before);
+      for (let i = 0; i < 100 && !fal.cancels.includes(sent!.requestId); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(fal.cancels).toContain(sent!.requestId);
+      const attempt = await svc.app.db.selectFrom('upstream_jobs').select('state').where('generation_id', '=', id).executeTakeFirstOrThrow();
+      expect(attempt.state).toBe('cancelled');
+      fal.holdCompletion(false);
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await svc.api('GET', `/api/v1/generations/${id}`, { key: t.key })).body).toMatchObject({ status: 'failed', error: 'cancelled', result_url: null });
+      expect(await used()).toBe(before);
+    } finally {
+      fal.holdCompletion(false);
+    }
+  });
+
   it('never shows the fal key: not in a log line, a stored attempt or an error', async () => {
     const attempts = await svc.app.db.selectFrom('upstream_jobs').selectAll().execute();
     const events = await svc.app.db.selectFrom('upstream_job_events').selectAll().execute();

@@ -8,6 +8,9 @@ import { buildEngineJob } from './engine-job.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';
 import type { UpstreamCore } from './upstream.ts';
+import { GENERATION_EVENTS_CHANNEL } from '../../events/channels.ts';
+import { isGenerationEvent, type GenerationEvent } from '../../events/generation-events.ts';
+import type { EventBus } from '../../events/pg-events.ts';
 
 export interface Attempt {
   number: number;
@@ -27,9 +30,31 @@ export class RetryLater extends Error {
  * transaction. Running it twice is harmless: an ended generation is left alone.
  */
 export function createGenerationRunner(
-  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle; upstream: Pick<UpstreamCore, 'start'> },
+  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle; upstream: Pick<UpstreamCore, 'start'>; events?: EventBus },
 ) {
-  const { db, storage, config, log, engines, lifecycle, upstream } = deps;
+  const { db, storage, config, log, engines, lifecycle, upstream, events } = deps;
+
+  /**
+   * Aborts `stop` when the generation ends while it renders (a cancel, the sweeper's deadline),
+   * heard on the event bus from whichever node ended it. Answers the function that stops watching.
+   */
+  async function watchEnd(g: { id: string; team_id: string }, stop: AbortController): Promise<() => Promise<void>> {
+    if (!events) return async () => {};
+    const ended = events.subscribe(GENERATION_EVENTS_CHANNEL, (e): e is GenerationEvent => isGenerationEvent(e) && e.id === g.id && e.status !== 'processing');
+    await ended.ready;
+    void (async () => {
+      for await (const _ of ended) {
+        stop.abort(new Error('the generation ended while it rendered'));
+        break;
+      }
+    })();
+    // An end committed before the watch listened is read instead.
+    const now = await findGenerationById(db, g.id);
+    if (now && now.status !== 'processing') stop.abort(new Error('the generation ended before it rendered'));
+    return async () => {
+      await ended.return();
+    };
+  }
 
   return {
     async run(generationId: string, attempt: Attempt): Promise<void> {
@@ -42,18 +67,27 @@ export function createGenerationRunner(
       if (!engine || isUpstreamEngine(engine)) return;
       const lastAttempt = attempt.number >= attempt.max;
       let result: EngineResult;
+      const ended = new AbortController();
+      const unwatch = await watchEnd(g, ended);
       try {
         const job = await buildEngineJob(
           { db, storage, allowPrivate: config.allowPrivateNetworkUrls, maxVideoBytes: config.maxInputVideoBytes },
           g,
         );
-        result = await engine.run(job, AbortSignal.timeout(config.engineAttemptTimeoutSeconds * 1000));
+        result = await engine.run(job, AbortSignal.any([AbortSignal.timeout(config.engineAttemptTimeoutSeconds * 1000), ended.signal]));
       } catch (e) {
+        // Ended elsewhere (cancelled): its render is stopped and there is nothing left to record.
+        if (ended.signal.aborted) {
+          log.info({ generation_id: g.id }, 'render stopped: the generation ended');
+          return;
+        }
         const verdict = classify(e);
         log.warn({ err: e, generation_id: g.id, attempt: attempt.number, transient: verdict.transient }, 'generation attempt failed');
         if (verdict.transient && !lastAttempt) throw new RetryLater(verdict.message, { cause: e });
         await lifecycle.fail(g.id, verdict.message);
         return;
+      } finally {
+        await unwatch();
       }
 
       const { keys, meta } = await storeResults(storage, g, result.files);

@@ -57,3 +57,13 @@ for (const m of MUTATIONS) {
     }),
   );
 }
+
+builder.mutationField('cancelGeneration', (t) =>
+  t.field({
+    type: GenerationRef,
+    errors: errorTypes,
+    description: 'A processing generation fails with error "cancelled" and is refunded (the same as POST /generations/{id}/cancel)',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_r, { id }, ctx) => ctx.app.services.generationCanceller.cancel(principalOf(ctx), String(id)),
+  }),
+);

@@ -57,6 +57,19 @@ export const generationRoutes = [
     handler: (s, req) => s.generationReader.get(req.principal, req.params.id),
   }),
   route({
+    method: 'POST',
+    path: '/generations/:id/cancel',
+    operationId: 'cancelGeneration',
+    tag: 'Generations',
+    summary: 'Cancel a processing generation: it fails with error `cancelled` and is refunded',
+    description:
+      'The generation becomes `failed` with `error: "cancelled"` and its credits are refunded in the same transaction; the `generation.failed` webhook is sent once. Its work stops (a local render is killed; a provider job is cancelled where the provider allows, otherwise its late result is discarded). Cancelling it again answers the same; a generation that ended otherwise is 409.',
+    params: idParams,
+    responses: { 200: { description: 'The cancelled generation', schema: generationSchema } },
+    errors: ['validation_error', 'not_found', 'conflict'],
+    handler: (s, req) => s.generationCanceller.cancel(req.principal, req.params.id),
+  }),
+  route({
     method: 'GET',
     path: '/styles',
     operationId: 'listStyles',
