@@ -449,6 +449,8 @@ async function main(): Promise<void> {
       PORT: String(port),
       PUBLIC_BASE_URL: `https://127.0.0.1:${port}`,
       LOG_LEVEL: 'warn',
+      // The bench is the flood a limit exists to refuse: measured without one.
+      RATE_LIMIT_TIERS: 'starter=1000000:1000000,pro=1000000:1000000',
     });
     app = await buildApp(config, createLogger('warn')); // applies the migrations
     const a = app;
@@ -501,7 +503,7 @@ async function main(): Promise<void> {
     const beforeApp: App = {
       ...app,
       db: legacyDb,
-      services: { ...app.services, auth: createAuthService({ db: legacyDb }), generationCreator: { ...app.services.generationCreator, ...createLegacyCreator({ db: legacyDb, config: app.config }) } },
+      services: { ...app.services, auth: createAuthService({ db: legacyDb, config: app.config }), generationCreator: { ...app.services.generationCreator, ...createLegacyCreator({ db: legacyDb, config: app.config }) } },
     };
     const beforeServer = await startHttpServer(beforeApp, { port: 0, host: '127.0.0.1' });
     servers.push(beforeServer);

@@ -84,7 +84,7 @@ try {
   legacyPool.on('error', () => {});
   const legacyDb = createDb(legacyPool);
   const legacy = createLegacyCreator({ db: legacyDb, config: a.config });
-  const legacyAuth = createAuthService({ db: legacyDb });
+  const legacyAuth = createAuthService({ db: legacyDb, config: a.config });
   const variants: [string, (p: Principal) => Promise<unknown>, typeof legacyAuth][] = [
     ['before issue 14: BEGIN; debit; generation; ledger; add_job; COMMIT (unnamed)', (p) => legacy.create(p, 'text-to-image', BODY), legacyAuth],
     ['today: one statement, debit last; the key lookup and the create statement prepared', (p) => a.services.generationCreator.create(p, 'text-to-image', BODY), a.services.auth],

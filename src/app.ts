@@ -27,6 +27,7 @@ import { createRowChecker } from './services/campaigns/check.ts';
 import { createCampaignRunner } from './services/campaigns/runner.ts';
 import type { Deps } from './services/context.ts';
 import { createQuoteService } from './services/quotes.ts';
+import { createRateLimiter } from './services/rate-limiter.ts';
 import { createGenerationCanceller } from './services/generations/cancel.ts';
 import { createCreditService } from './services/credits.ts';
 import { createGenerationCreator } from './services/generations/create.ts';
@@ -94,6 +95,7 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
     auth: createAuthService(deps, keyCache),
     teams: createTeamService(deps, keyCache),
     keyCache,
+    rateLimiter: createRateLimiter(),
     credits,
     products: createProductService(deps),
     brands: createBrandService(deps),

@@ -2,6 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { VOICES } from './domain/catalogue/voices.ts';
+import { parseTierRateLimits, type BucketRule } from './domain/rate-limit.ts';
+import type { Tier } from './domain/tiers.ts';
 
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
@@ -32,6 +34,14 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: flag,
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   WORKER_LOCAL_QUEUE: z.coerce.number().int().min(0).max(1000).default(32),
+  RATE_LIMIT_TIERS: z.string().optional().transform((raw, ctx) => {
+    try {
+      return parseTierRateLimits(raw);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  }),
   WORKER_COMPLETE_BATCH_MS: z.coerce.number().int().min(-1).max(10_000).default(0),
   ENGINE_ROUTES: z.string().optional(),
   LOCAL_ENGINE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
@@ -108,6 +118,8 @@ export interface Config {
   workerConcurrency: number;
   /** Jobs a worker process fetches and locks in one query (0: one per fetch); completions batched within this many ms (-1: each on its own). */
   workerLocalQueue: number;
+  /** Per-key token buckets by tier (a key's own limit overrides its tier's). */
+  rateLimits: Record<Tier, BucketRule>;
   workerCompleteBatchMs: number;
   engineRoutes: string | undefined;
   localEngineDelayMs: number;
@@ -222,6 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     s3,
     workerConcurrency: e.WORKER_CONCURRENCY,
     workerLocalQueue: e.WORKER_LOCAL_QUEUE,
+    rateLimits: e.RATE_LIMIT_TIERS,
     workerCompleteBatchMs: e.WORKER_COMPLETE_BATCH_MS,
     engineRoutes: e.ENGINE_ROUTES,
     localEngineDelayMs: e.LOCAL_ENGINE_DELAY_MS,

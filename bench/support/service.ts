@@ -35,7 +35,7 @@ export async function startBenchService(name: string): Promise<BenchService> {
   };
   try {
     const port = await freePort();
-    const config = loadConfig({ DATABASE_URL: pg.url('postgres'), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent' });
+    const config = loadConfig({ DATABASE_URL: pg.url('postgres'), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', RATE_LIMIT_TIERS: 'pro=1000000:1000000' });
     const app = await buildApp(config, createLogger('silent'));
     stops.push(() => app.close());
     const http = await startHttpServer(app);

@@ -1353,6 +1353,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -1460,6 +1471,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -1555,6 +1577,17 @@ export interface operations {
             /** @description `conflict`: In use, or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1663,6 +1696,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -1754,6 +1798,17 @@ export interface operations {
             /** @description `conflict`: In use, or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1862,6 +1917,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -1958,6 +2024,17 @@ export interface operations {
             /** @description `conflict`: In use, or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2067,6 +2144,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -2135,6 +2223,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -2197,6 +2296,17 @@ export interface operations {
             /** @description `not_found`: No such resource of the team (or a referenced id is not found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2280,6 +2390,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -2340,6 +2461,17 @@ export interface operations {
             /** @description `forbidden`: The team’s tier has no API access */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2412,6 +2544,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -2476,6 +2619,17 @@ export interface operations {
             /** @description `forbidden`: The team’s tier has no API access */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2575,6 +2729,17 @@ export interface operations {
             /** @description `conflict`: In use, or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2689,6 +2854,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -2758,6 +2934,17 @@ export interface operations {
             /** @description `forbidden`: The team’s tier has no API access */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2854,6 +3041,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -2916,6 +3114,17 @@ export interface operations {
             /** @description `not_found`: No such resource of the team (or a referenced id is not found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2997,6 +3206,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -3057,6 +3277,17 @@ export interface operations {
             /** @description `forbidden`: The team’s tier has no API access */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3131,6 +3362,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -3180,6 +3422,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -3223,6 +3476,17 @@ export interface operations {
             /** @description `forbidden`: The team’s tier has no API access */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3308,6 +3572,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -3383,6 +3658,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -3424,6 +3710,17 @@ export interface operations {
             /** @description `forbidden`: The team’s tier has no API access */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3496,6 +3793,17 @@ export interface operations {
             /** @description `forbidden`: The team’s tier has no API access */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3675,6 +3983,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -3735,6 +4054,17 @@ export interface operations {
             /** @description `forbidden`: The team’s tier has no API access */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3803,6 +4133,17 @@ export interface operations {
             /** @description `not_found`: No such resource of the team (or a referenced id is not found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3887,6 +4228,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -3949,6 +4301,17 @@ export interface operations {
             /** @description `not_found`: No such resource of the team (or a referenced id is not found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4035,6 +4398,17 @@ export interface operations {
             /** @description `conflict`: In use, or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4135,6 +4509,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -4217,6 +4602,17 @@ export interface operations {
             /** @description `conflict`: In use, or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4312,6 +4708,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -4390,6 +4797,17 @@ export interface operations {
             /** @description `conflict`: In use, or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4485,6 +4903,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -4568,6 +4997,17 @@ export interface operations {
             /** @description `conflict`: In use, or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4664,6 +5104,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -4735,6 +5186,17 @@ export interface operations {
             /** @description `not_found`: No such resource of the team (or a referenced id is not found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4818,6 +5280,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -4889,6 +5362,17 @@ export interface operations {
             /** @description `forbidden`: The team’s tier has no API access */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,6 +5456,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_error`: A fault of the service; the message carries the request id it is logged under */
             500: {
                 headers: {
@@ -5031,6 +5526,17 @@ export interface operations {
             /** @description `conflict`: In use, or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests: retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

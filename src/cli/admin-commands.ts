@@ -44,6 +44,19 @@ export function registerAdminCommands(program: Command): void {
       withAdmin(o, async (admin) => print({ ...(await admin.teams.setWebhook(id, url === 'none' ? null : url)) }, o)),
     );
 
+  key
+    .command('set-limit <key_id>')
+    .description("a key's own rate limit, a token bucket: tokens per minute and the burst (a read takes 1, a write 5); --tier goes back to its tier's")
+    .option('--per-minute <n>', 'tokens refilled per minute')
+    .option('--burst <n>', 'tokens the bucket holds')
+    .option('--tier', "use the key's tier limit again")
+    .option('--json', 'print one JSON object')
+    .action((id: string, o: Json & { perMinute?: string; burst?: string; tier?: boolean }) =>
+      withAdmin(o, async (admin) =>
+        print({ ...(await admin.teams.setRateLimit(id, o.tier ? null : { per_minute: o.perMinute, burst: o.burst })) }, o),
+      ),
+    );
+
   const generation = program.command('generation').description('generations, as operators see them');
   generation
     .command('show <generation_id>')

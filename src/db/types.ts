@@ -22,6 +22,9 @@ export interface ApiKeysTable {
   webhook_secret: string;
   created_at: CreatedAt;
   revoked_at: Date | null;
+  /** The key's own token bucket; null = its tier's. */
+  rate_per_minute: Generated<number | null>;
+  rate_burst: Generated<number | null>;
 }
 
 export interface CreditLedgerTable {

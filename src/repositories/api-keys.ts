@@ -11,11 +11,11 @@ export async function insertApiKey(
 export async function findActiveKeyByDigest(
   db: Db,
   digest: Buffer,
-): Promise<{ key_id: string; team_id: string; tier: Team['tier'] } | undefined> {
+): Promise<{ key_id: string; team_id: string; tier: Team['tier']; rate_per_minute: number | null; rate_burst: number | null } | undefined> {
   const q = db
     .selectFrom('api_keys')
     .innerJoin('teams', 'teams.id', 'api_keys.team_id')
-    .select(['api_keys.id as key_id', 'api_keys.team_id', 'teams.tier'])
+    .select(['api_keys.id as key_id', 'api_keys.team_id', 'teams.tier', 'api_keys.rate_per_minute', 'api_keys.rate_burst'])
     .where('api_keys.key_digest', '=', digest)
     .where('api_keys.revoked_at', 'is', null);
   // Every request runs it: compiled here once per call and prepared once per connection.
@@ -38,4 +38,13 @@ export async function setWebhookUrl(db: Db, id: string, url: string | null): Pro
 /** Where and how a live key's webhooks go; a revoked key has none. */
 export function findActiveWebhook(db: Db, keyId: string): Promise<{ webhook_url: string | null; webhook_secret: string } | undefined> {
   return db.selectFrom('api_keys').select(['webhook_url', 'webhook_secret']).where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
+}
+
+export async function setKeyRateLimit(db: Db, id: string, rule: { perMinute: number; burst: number } | null): Promise<ApiKeyRow | undefined> {
+  return db
+    .updateTable('api_keys')
+    .set({ rate_per_minute: rule?.perMinute ?? null, rate_burst: rule?.burst ?? null })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
 }

@@ -1,5 +1,6 @@
 import { AppError } from '../domain/errors.ts';
 import { digestApiKey, isWellFormedApiKey } from '../domain/api-keys.ts';
+import type { BucketRule } from '../domain/rate-limit.ts';
 import { hasApiAccess } from '../domain/tiers.ts';
 import { findActiveKeyByDigest } from '../repositories/api-keys.ts';
 import type { Deps, Principal } from './context.ts';
@@ -8,20 +9,27 @@ import type { CachedKey, KeyCache } from './key-cache.ts';
 // One message for every 401, so a caller cannot tell a revoked key from a mistyped one.
 const UNAUTHORIZED = 'Missing or invalid API key';
 
-export function createAuthService({ db }: Pick<Deps, 'db'>, cache?: KeyCache) {
+export function createAuthService({ db, config }: Pick<Deps, 'db' | 'config'>, cache?: KeyCache) {
   async function lookup(digest: Buffer): Promise<CachedKey | undefined> {
     const id = cache ? digest.toString('hex') : '';
     const hit = cache?.get(id);
     if (hit) return hit;
     const row = await findActiveKeyByDigest(db, digest);
     if (!row) return undefined;
-    const key = { keyId: row.key_id, teamId: row.team_id, tier: row.tier };
+    const rate = row.rate_per_minute && row.rate_burst ? { perMinute: row.rate_per_minute, burst: row.rate_burst } : null;
+    const key = { keyId: row.key_id, teamId: row.team_id, tier: row.tier, rate };
     cache?.set(id, key);
     return key;
   }
   return {
     /** Resolves `Authorization: Bearer service_sk_...` to its team, or throws 401/403. */
     async authenticate(authorization: string | undefined): Promise<Principal> {
+      const { principal } = await this.authorize(authorization);
+      return principal;
+    },
+
+    /** authenticate, with the token bucket the key's requests draw from (its own, else its tier's). */
+    async authorize(authorization: string | undefined): Promise<{ principal: Principal; rate: BucketRule }> {
       const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
       const key = match?.[1];
       if (!key || !isWellFormedApiKey(key)) throw new AppError('unauthorized', UNAUTHORIZED);
@@ -30,7 +38,7 @@ export function createAuthService({ db }: Pick<Deps, 'db'>, cache?: KeyCache) {
       if (!hasApiAccess(row.tier)) {
         throw new AppError('forbidden', 'API access requires a Starter subscription or above');
       }
-      return { teamId: row.teamId, keyId: row.keyId };
+      return { principal: { teamId: row.teamId, keyId: row.keyId }, rate: row.rate ?? config.rateLimits[row.tier] };
     },
   };
 }

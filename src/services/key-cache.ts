@@ -4,6 +4,8 @@ export interface CachedKey {
   keyId: string;
   teamId: string;
   tier: Team['tier'];
+  /** The key's own token bucket, when it has one. */
+  rate: { perMinute: number; burst: number } | null;
 }
 
 /**

@@ -6,7 +6,7 @@ import { httpUrl, teamCreate } from '../domain/inputs.ts';
 import { DEFAULT_CREDITS } from '../domain/tiers.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { Team } from '../db/types.ts';
-import { insertApiKey, revokeApiKey, setWebhookUrl } from '../repositories/api-keys.ts';
+import { insertApiKey, revokeApiKey, setKeyRateLimit, setWebhookUrl } from '../repositories/api-keys.ts';
 import { findTeam, insertTeam } from '../repositories/teams.ts';
 import { notifyKeyRevoked } from '../repositories/notifications.ts';
 import type { KeyCache } from './key-cache.ts';
@@ -45,6 +45,8 @@ const teamView = (t: Team): TeamView => ({
 });
 
 const webhookUrl = z.object({ webhook_url: httpUrl.nullish() });
+const bucketNumber = z.coerce.number({ message: 'must be a whole number from 1 to 1000000' }).int('must be a whole number from 1 to 1000000').min(1, 'must be a whole number from 1 to 1000000').max(1_000_000, 'must be a whole number from 1 to 1000000');
+const keyRateLimit = z.object({ per_minute: bucketNumber, burst: bucketNumber });
 
 /** Administration of teams and keys: the CLI's side of what the spec calls "the dashboard". */
 export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache) {
@@ -90,6 +92,19 @@ export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache)
       keyCache?.forgetKey(row.id);
       await notifyKeyRevoked(db, row.id);
       return keyView(row);
+    },
+
+    /**
+     * A key's own token bucket (`null`: back to its tier's). Every node's cache forgets the key at
+     * once (the revocation notice), so the new limit holds everywhere within a second.
+     */
+    async setRateLimit(keyId: string, limit: { per_minute?: unknown; burst?: unknown } | null): Promise<KeyView & { rate_limit: { per_minute: number; burst: number } | null }> {
+      const rule = limit === null ? null : parseInput(keyRateLimit, limit);
+      const row = await setKeyRateLimit(db, requireUuid(keyId, 'key'), rule && { perMinute: rule.per_minute, burst: rule.burst });
+      if (!row) throw new AppError('not_found', 'API key not found');
+      keyCache?.forgetKey(row.id);
+      await notifyKeyRevoked(db, row.id);
+      return { ...keyView(row), rate_limit: row.rate_per_minute && row.rate_burst ? { per_minute: row.rate_per_minute, burst: row.rate_burst } : null };
     },
 
     async setWebhook(keyId: string, url: string | null): Promise<KeyView> {

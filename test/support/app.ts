@@ -14,6 +14,9 @@ import { cloneTemplateDatabase } from './database.ts';
 import { freePort } from './net.ts';
 import { spawnCli, type LongRunning } from './cli-run.ts';
 
+/** Buckets no test empties, except those that set their own. */
+export const UNLIMITED_RATE = 'free=1000000:1000000,starter=1000000:1000000,pro=1000000:1000000,business=1000000:1000000';
+
 export interface ApiResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -59,6 +62,8 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     PORT: String(port),
     PUBLIC_BASE_URL: `https://127.0.0.1:${port}`,
     ALLOW_PRIVATE_NETWORK_URLS: 'true',
+    // Tests send bursts no key of a real team would; test/e2e/rate-limits.test.ts sets its own.
+    RATE_LIMIT_TIERS: UNLIMITED_RATE,
     ...env,
   });
   const logLines: string[] = [];

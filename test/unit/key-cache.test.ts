@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createKeyCache } from '../../src/services/key-cache.ts';
 
-const key = (n: number) => ({ keyId: `k${n}`, teamId: `t${n}`, tier: 'starter' as const });
+const key = (n: number) => ({ keyId: `k${n}`, teamId: `t${n}`, tier: 'starter' as const, rate: null });
 
 describe('key cache', () => {
   afterEach(() => vi.useRealTimers());

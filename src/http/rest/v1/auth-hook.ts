@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../../domain/errors.ts';
+import { bucketHeaders, REQUEST_COST } from '../../../domain/rate-limit.ts';
 import type { AuthService } from '../../../services/auth.ts';
 import type { Principal } from '../../../services/context.ts';
+import type { RateLimiter } from '../../../services/rate-limiter.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -8,10 +11,22 @@ declare module 'fastify' {
   }
 }
 
-/** Runs before the body is parsed, so an unauthenticated caller learns nothing about its payload. */
-export function requireApiKey(scope: FastifyInstance, auth: AuthService): void {
+/**
+ * Runs before the body is parsed, so an unauthenticated caller learns nothing about its payload
+ * and a refused one (429) costs nothing: the key's token bucket is drawn from here, by the route's
+ * cost, and every answer says where the bucket stands (RateLimit-*).
+ */
+export function requireApiKey(scope: FastifyInstance, auth: AuthService, limiter: RateLimiter): void {
   scope.decorateRequest('principal', null as unknown as Principal);
-  scope.addHook('onRequest', async (request) => {
-    request.principal = await auth.authenticate(request.headers.authorization);
+  scope.addHook('onRequest', async (request, reply) => {
+    const { principal, rate } = await auth.authorize(request.headers.authorization);
+    request.principal = principal;
+    const cost = (request.routeOptions.config as { cost?: number } | undefined)?.cost ?? REQUEST_COST.read;
+    const decision = limiter.take(principal.keyId, rate, cost);
+    const headers = bucketHeaders(rate, decision);
+    if (!decision.allowed) {
+      throw new AppError('rate_limited', `Too many requests with this API key: retry in ${decision.retryAfterSeconds} s`, headers);
+    }
+    reply.headers(headers);
   });
 }

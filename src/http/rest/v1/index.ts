@@ -28,7 +28,7 @@ export const REST_V1_ROUTES: readonly Route[] = [
 /** The spec's /api/v1 contract: routes only translate HTTP to service calls. */
 export function registerRestV1(app: App) {
   return async function restV1(scope: FastifyInstance): Promise<void> {
-    requireApiKey(scope, app.services.auth);
+    requireApiKey(scope, app.services.auth, app.services.rateLimiter);
     mount(scope, app.services, REST_V1_ROUTES);
   };
 }

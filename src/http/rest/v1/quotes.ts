@@ -21,6 +21,7 @@ export const quoteRoutes = QUOTABLE.map((q) =>
     path: `/quotes${q.path}`,
     operationId: `quote${q.name}`,
     tag: 'Quotes',
+    cost: 'read',
     summary: `The price of POST ${q.path}, before paying`,
     description: `Takes exactly the body of \`POST ${q.path}\`, runs the same validation and lookups, and answers what that create would charge now. Nothing is stored or charged.`,
     body: q.body,

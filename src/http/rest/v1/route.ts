@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { App } from '../../../app.ts';
 import type { ErrorCode } from '../../../domain/errors.ts';
+import { REQUEST_COST } from '../../../domain/rate-limit.ts';
 
 export type Services = App['services'];
 
@@ -19,6 +20,8 @@ export interface RouteDoc {
   body?: z.ZodType;
   /** Takes an Idempotency-Key (every POST that creates something). */
   idempotent?: boolean;
+  /** What it draws from the key's token bucket: GETs are reads, the rest writes unless said otherwise. */
+  cost?: keyof typeof REQUEST_COST;
   /** The answers other than errors, by status. */
   responses: Record<number, { description: string; schema?: z.ZodType; headers?: Record<string, string> }>;
   /** The errors this route can answer besides those of every route (401, 403, 404 route, 400 body). */
@@ -35,6 +38,7 @@ export const route = (r: Route): Route => r;
 /** Registers routes, their handlers given the services. */
 export function mount(scope: FastifyInstance, services: Services, routes: readonly Route[]): void {
   for (const r of routes) {
-    scope.route<{ Params: Record<string, string> }>({ method: r.method, url: r.path, handler: (request, reply) => r.handler(services, request, reply) });
+    const cost = REQUEST_COST[r.cost ?? (r.method === 'GET' ? 'read' : 'write')];
+    scope.route<{ Params: Record<string, string> }>({ method: r.method, url: r.path, config: { cost }, handler: (request, reply) => r.handler(services, request, reply) });
   }
 }
