@@ -27,7 +27,7 @@ async function allLines(key: string, query = '') {
 }
 
 describe('GET /account/ledger', () => {
-  it('after concurrent creates, refusals, a failure, a voiceover, a period reset and a limit change: every line, newest first, summing to credits_used', async () => {
+  it('after concurrent creates, refusals, a failure, a cancel, a voiceover, a period reset and a limit change: every line, newest first, summing to credits_used', async () => {
     const t = await svc.team({ credits: 60 });
     const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: image(i, 1 + (i % 3)) })));
     const made = answers.filter((a) => a.status === 202);
@@ -35,6 +35,8 @@ describe('GET /account/ledger', () => {
     expect(answers.some((a) => a.status === 402)).toBe(true);
     const failed = made[0]!.body.generation_id;
     await svc.app.services.lifecycle.fail(failed, 'stopped by the test');
+    const cancelled = made[1]!.body.generation_id;
+    expect((await svc.api('POST', `/api/v1/generations/${cancelled}/cancel`, { key: t.key })).body.error).toBe('cancelled');
     await svc.app.services.credits.setLimit(t.teamId, 200);
     const tts = await svc.api('POST', '/api/v1/voiceovers/text-to-speech', { key: t.key, body: { text: 'Big sale today.', voice_id: VOICES[0]!.id } });
     expect(tts.status).toBe(201);
@@ -66,6 +68,7 @@ describe('GET /account/ledger', () => {
     expect(own.lines[0].amount).toBe(-own.lines[1].amount);
     // Filters pick lines without changing their balances.
     const refunds = await allLines(t.key, '&kind=refund');
+    expect(refunds.lines.map((l) => l.generation_id).sort()).toEqual([failed, cancelled].sort());
     expect(refunds.lines.map((l) => l.credits_used_after)).toEqual(lines.filter((l) => l.kind === 'refund').map((l) => l.credits_used_after));
 
     // A period reset brings credits_used to 0: the ledger still sums to it.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/app.ts';
 import { runCli, stdoutJson } from '../support/cli-run.ts';
+import { graphqlClient } from '../support/graphql-client.ts';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -79,5 +80,31 @@ describe('rate limits per API key (a token bucket; reads take 1, writes 5)', () 
     expect(stdoutJson(back)).toMatchObject({ rate_limit: null });
     await new Promise((r) => setTimeout(r, 300));
     expect((await svc.api('GET', '/api/v1/products', { key: t.key })).headers['ratelimit-limit']).toBe('30');
+  });
+
+  it('GraphQL draws from the same bucket: a mutation a write, a query a read; an empty bucket is 429 with a rate_limited error and nothing done', async () => {
+    const t = await svc.team({ credits: 1000 });
+    const gql = await graphqlClient(svc);
+    try {
+      const q = await gql.gql('{ credits { credits_used } }', {}, t.key);
+      expect(q.headers.get('ratelimit-remaining')).toBe('29');
+      const mutation = `mutation ($input: TextToImageInput!) { createTextToImage(input: $input) { __typename } }`;
+      const answers = [];
+      for (let i = 0; i < 8; i++) answers.push(await gql.gql(mutation, { input: image(i) }, t.key));
+      const refused = answers.filter((a) => a.status === 429);
+      const accepted = answers.filter((a) => a.status === 200).length;
+      // 29 tokens, 5 a mutation, 10 a second coming back meanwhile.
+      expect(accepted).toBeGreaterThanOrEqual(5);
+      expect(accepted).toBeLessThanOrEqual(6);
+      expect(refused.length).toBe(8 - accepted);
+      expect(refused[0]!.body.errors[0]).toMatchObject({ message: expect.stringMatching(/^Too many requests with this API key/), extensions: { code: 'rate_limited' } });
+      expect(Number(refused[0]!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // REST sees the same empty bucket; nothing refused was charged.
+      expect((await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: image(9) })).status).toBe(429);
+      const used = (await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow()).credits_used;
+      expect(used).toBe(accepted);
+    } finally {
+      await gql.close();
+    }
   });
 });

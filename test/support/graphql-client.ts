@@ -10,13 +10,13 @@ export async function graphqlClient(svc: TestService) {
   const dispatcher = new Agent({ connect: { ca: tls.cert } });
   const fetchFn = ((input: any, init: any = {}) => undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch;
   const url = `${svc.baseUrl}/graphql`;
-  async function gql(query: string, variables: Record<string, unknown> = {}, key?: string): Promise<{ status: number; body: any }> {
+  async function gql(query: string, variables: Record<string, unknown> = {}, key?: string): Promise<{ status: number; body: any; headers: Headers }> {
     const res = await fetchFn(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
       body: JSON.stringify({ query, variables }),
     });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: await res.json(), headers: res.headers };
   }
   function ws(key: string | undefined): Client {
     class TrustingWebSocket extends WebSocket {

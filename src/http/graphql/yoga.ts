@@ -9,6 +9,7 @@ import type { App } from '../../app.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import { buildContext, type GraphQLContext } from './context.ts';
+import { rateLimitPlugin } from './rate-limit-plugin.ts';
 import { graphqlSchema } from './schema.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -37,8 +38,9 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     maskedErrors: { maskError: mask },
     batching: { limit: 5 },
     context: (init) =>
-      buildContext(app, events, init.authorization ?? init.request?.headers.get('authorization') ?? undefined),
+      buildContext(app, events, init.authorization ?? init.request?.headers.get('authorization') ?? undefined, init.reply),
     plugins: [
+      rateLimitPlugin(),
       EnvelopArmorPlugin({
         maxDepth: { n: GRAPHQL_LIMITS.maxDepth },
         maxAliases: { n: GRAPHQL_LIMITS.maxAliases },

@@ -1,0 +1,34 @@
+import type { FastifyReply } from 'fastify';
+import { getOperationAST, GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { bucketHeaders, REQUEST_COST } from '../../domain/rate-limit.ts';
+import type { GraphQLContext } from './context.ts';
+
+/**
+ * The key's token bucket for GraphQL, the same one REST draws from: each operation of a request
+ * (a batch counts each) takes a read's tokens, a mutation a write's. Over HTTP the answer carries
+ * RateLimit-*; an empty bucket answers 429 with Retry-After and a `rate_limited` error, nothing
+ * executed. Subscriptions are not counted (they cost nothing until an event).
+ */
+export function rateLimitPlugin(): Plugin<GraphQLContext & { reply?: FastifyReply }> {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      const ctx = args.contextValue;
+      if (!('principal' in ctx.auth)) return; // the fields answer the 401/403 themselves
+      const operation = getOperationAST(args.document, args.operationName ?? undefined);
+      const cost = operation?.operation === 'mutation' ? REQUEST_COST.write : REQUEST_COST.read;
+      const decision = ctx.app.services.rateLimiter.take(ctx.auth.principal.keyId, ctx.auth.rate, cost);
+      const headers = bucketHeaders(ctx.auth.rate, decision);
+      ctx.reply?.headers(headers);
+      if (!decision.allowed) {
+        setResultAndStopExecution({
+          errors: [
+            new GraphQLError(`Too many requests with this API key: retry in ${decision.retryAfterSeconds} s`, {
+              extensions: { code: 'rate_limited', http: { status: 429, headers } },
+            }),
+          ],
+        });
+      }
+    },
+  };
+}
