@@ -85,12 +85,13 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
   const keyCache = createKeyCache();
   const credits = createCreditService(deps);
   const generationCreator = createGenerationCreator({ ...deps, engines });
+  const adLibraryScraper = createAdLibraryScraper(deps);
   return {
     speech,
     voices,
     voiceovers,
     adLibrary: createAdLibraryReader(deps),
-    adLibraryScraper: createAdLibraryScraper(deps),
+    adLibraryScraper,
     campaigns: createCampaignService(deps, createRowChecker(deps.db, voices, engines)),
     auth: createAuthService(deps, keyCache),
     teams: createTeamService(deps, keyCache),
@@ -102,7 +103,7 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
     avatars: createAvatarService(deps),
     generationCreator,
     generationCanceller: createGenerationCanceller(deps, lifecycle),
-    quotes: createQuoteService(generationCreator, voiceovers, credits),
+    quotes: createQuoteService(generationCreator, voiceovers, adLibraryScraper, credits),
     generationReader: createGenerationReader(deps),
     templates: createTemplateService(deps),
     webhooks: createWebhookService(deps),

@@ -3,9 +3,10 @@ import type { Principal } from './context.ts';
 import type { CreditService } from './credits.ts';
 import type { GenerationCreator } from './generations/create.ts';
 import type { VoiceoverService } from './voiceovers.ts';
+import type { AdLibraryScraper } from './ad-library/scrape.ts';
 
-/** What can be priced before it is made: every generation create and both voiceovers. */
-export type Quotable = GenerationOperation | 'text-to-speech' | 'speech-to-speech';
+/** What can be priced before it is made: every generation create, both voiceovers and a scrape. */
+export type Quotable = GenerationOperation | 'text-to-speech' | 'speech-to-speech' | 'ad-library-scrape';
 
 export interface Quote {
   credits: number;
@@ -21,11 +22,17 @@ export interface Quote {
 export function createQuoteService(
   creator: Pick<GenerationCreator, 'price'>,
   voiceovers: Pick<VoiceoverService, 'price'>,
+  scraper: Pick<AdLibraryScraper, 'price'>,
   credits: Pick<CreditService, 'balance'>,
 ) {
   return {
     async quote(p: Principal, what: Quotable, body: unknown): Promise<Quote> {
-      const price = what === 'text-to-speech' || what === 'speech-to-speech' ? await voiceovers.price(what, body) : await creator.price(p, what, body);
+      const price =
+        what === 'ad-library-scrape'
+          ? await scraper.price(body)
+          : what === 'text-to-speech' || what === 'speech-to-speech'
+            ? await voiceovers.price(what, body)
+            : await creator.price(p, what, body);
       const { credits_remaining } = await credits.balance(p);
       return { credits: price, credits_remaining, affordable: price <= credits_remaining };
     },

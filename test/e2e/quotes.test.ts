@@ -91,6 +91,23 @@ describe('POST /quotes/<create path>', () => {
     expect(await state(poor.teamId)).toMatchObject({ used: 0, generations: 0, voiceovers: 0, keys: 0, ledger: 0 });
   });
 
+  it('a scrape: its price for a new page, nothing for a page being scraped, as the scrape then charges', async () => {
+    const t = await svc.team({ credits: 100 });
+    const body = { url: 'https://www.facebook.com/ads/library/?active_status=all&ad_type=all&country=ALL&view_all_page_id=918273645' };
+    const first = await svc.api('POST', '/api/v1/quotes/ad-library/scrape', { key: t.key, body });
+    expect(first.body).toEqual({ credits: 10, credits_remaining: 100, affordable: true });
+    expect((await svc.api('POST', '/api/v1/ad-library/scrape', { key: t.key, body })).status).toBe(202);
+    expect((await state(t.teamId)).used).toBe(10);
+    const again = await svc.api('POST', '/api/v1/quotes/ad-library/scrape', { key: t.key, body });
+    expect(again.body).toEqual({ credits: 0, credits_remaining: 90, affordable: true });
+    expect((await svc.api('POST', '/api/v1/ad-library/scrape', { key: t.key, body })).body.status).toBe('processing');
+    expect((await state(t.teamId)).used).toBe(10);
+    const bad = await svc.api('POST', '/api/v1/quotes/ad-library/scrape', { key: t.key, body: { url: 'https://example.com/x' } });
+    expect(bad.status).toBe(400);
+    const gq = await gql.gql(`query ($url: String!) { quoteAdLibraryScrape(url: $url) { ... on QueryQuoteAdLibraryScrapeSuccess { data { credits } } } }`, { url: body.url }, t.key);
+    expect(gq.body.data.quoteAdLibraryScrape.data.credits).toBe(0);
+  });
+
   it('GraphQL quote<Name>(input) answers the same as REST', async () => {
     const input = bodies['/images/text-to-image'];
     const res = await gql.gql(

@@ -18,6 +18,20 @@ export const scrapeInput = z.object({ url: z.string({ error: 'is required' }).tr
 export function createAdLibraryScraper({ db, config }: Pick<Deps, 'db' | 'config'>) {
   return {
     /**
+     * What the scrape of this body would charge now: nothing for a page scraped recently (its
+     * brand is answered) or being scraped (its job is answered), else a new scrape's price. It takes
+     * no rate-limit slot and stores nothing.
+     */
+    async price(body: unknown): Promise<number> {
+      const { url } = parseInput(scrapeInput, body ?? undefined);
+      const parsed = parseAdLibraryUrl(url);
+      if (!parsed.ok) throw new AppError('validation_error', parsed.message);
+      if (await findFreshBrand(db, parsed.pageId, config.adLibrary.freshHours)) return 0;
+      if (await findRunningJob(db, parsed.pageId)) return 0;
+      return AD_LIBRARY_SCRAPE_CREDITS;
+    },
+
+    /**
      * One transaction: the rate limit slot, then `existing` (a fresh brand), or the running job of
      * the page (whoever started it), or a new job paid with 10 credits. A transaction lock per page
      * keeps two teams from starting the same page at once. Returns the rate-limit headers too.

@@ -4,6 +4,7 @@ import { eventsOrTicks, subscribeScrapeEvents } from '../../../events/scrape-eve
 import { adListItemView, brandView, type AdLibraryAd, type AdLibraryAdListItem, type AdLibraryBrand, type ScrapeJob } from '../../../services/ad-library/views.ts';
 import { paginated } from '../../../services/paging.ts';
 import { builder } from '../builder.ts';
+import { QuoteRef } from './quote.ts';
 import { principalOf, type GraphQLContext } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
@@ -230,6 +231,16 @@ builder.mutationFields((t) => ({
       unwrapOutcome<Started>(
         await ctx.app.services.adLibraryScraper.scrape(principalOf(ctx), { url }, idempotencyFor('scrapeAdLibrary', idempotencyKey)),
       ),
+  }),
+}));
+
+builder.queryFields((t) => ({
+  quoteAdLibraryScrape: t.field({
+    type: QuoteRef,
+    errors: errorTypes,
+    description: 'What scrapeAdLibrary(url) would charge now: 0 for a page scraped recently or being scraped',
+    args: { url: t.arg.string({ required: true }) },
+    resolve: (_r, { url }, ctx) => ctx.app.services.quotes.quote(principalOf(ctx), 'ad-library-scrape', { url }),
   }),
 }));
 

@@ -1,4 +1,5 @@
 import { speechToSpeechInput, textToSpeechInput } from '../../../domain/voiceover-inputs.ts';
+import { scrapeInput } from '../../../services/ad-library/scrape.ts';
 import { OPERATIONS } from '../../../services/generations/operations.ts';
 import type { Quotable } from '../../../services/quotes.ts';
 import type { z } from 'zod';
@@ -13,6 +14,7 @@ const QUOTABLE: Quoted[] = [
   ...CREATES.map((c): Quoted => ({ path: c.path, what: c.operation, name: c.operationId.replace(/^create/, ''), body: OPERATIONS[c.operation].schema, errors: ['not_found', 'conflict'] })),
   { path: '/voiceovers/text-to-speech', what: 'text-to-speech', name: 'TextToSpeech', body: textToSpeechInput, errors: ['not_found'] },
   { path: '/voiceovers/speech-to-speech', what: 'speech-to-speech', name: 'SpeechToSpeech', body: speechToSpeechInput, errors: ['not_found', 'external_service_error'] },
+  { path: '/ad-library/scrape', what: 'ad-library-scrape', name: 'AdLibraryScrape', body: scrapeInput, errors: [] },
 ];
 
 export const quoteRoutes = QUOTABLE.map((q) =>
