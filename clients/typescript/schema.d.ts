@@ -11,7 +11,7 @@ export interface paths {
         put?: never;
         /**
          * An avatar speaks a script or a voiceover
-         * @description Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
+         * @description Generates a lip-synced talking avatar video. Either `script` + `voice_id` (new voiceover) or `voiceover_id` (existing) is required; when both are given, `voiceover_id` takes precedence. Credit cost: 20 credits per 250 characters of script, minimum 20, maximum 160. Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
          */
         post: operations["createTalkingAvatar"];
         delete?: never;
@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * A video from a prompt (the model table decides ratios, durations and options)
-         * @description Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
+         * @description Text-to-video. Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
          */
         post: operations["createAiVideo"];
         delete?: never;
@@ -51,7 +51,7 @@ export interface paths {
         put?: never;
         /**
          * Swap the person in a video for an avatar
-         * @description Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
+         * @description Replaces the face in a video. Provide `avatar_id` + `avatar_type`, or `image_url`. Credit cost: 1 credit per second in `standard` mode, 2 per second in `pro` mode. Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
          */
         post: operations["createSwapAvatar"];
         delete?: never;
@@ -71,7 +71,7 @@ export interface paths {
         put?: never;
         /**
          * Dub a video into another language
-         * @description Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
+         * @description Translates and dubs a video; lip movements are adjusted. Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
          */
         post: operations["createLocalize"];
         delete?: never;
@@ -91,7 +91,7 @@ export interface paths {
         put?: never;
         /**
          * Caption a video with a template
-         * @description Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
+         * @description Adds captions and effects using a caption template. Provide `video_url` or `generation_id`. Credit cost: 2 credits. Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
          */
         post: operations["createVideoEdit"];
         delete?: never;
@@ -111,7 +111,7 @@ export interface paths {
         put?: never;
         /**
          * Images from a prompt
-         * @description Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
+         * @description Images from a prompt; a brand or products bring their reference images (the answer type is then `image-edit`). Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
          */
         post: operations["createTextToImage"];
         delete?: never;
@@ -131,7 +131,7 @@ export interface paths {
         put?: never;
         /**
          * Product shots in a style
-         * @description Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
+         * @description Shared fields plus `product_id` (a product of the team), `style_id` (a style template) and an optional `additional_prompt` appended to the template prompt. A missing product or style yields 404. Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
          */
         post: operations["createProductShots"];
         delete?: never;
@@ -151,7 +151,7 @@ export interface paths {
         put?: never;
         /**
          * Edit images from references
-         * @description Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
+         * @description Edits or combines reference images (at most 5 in all, from `reference_image_urls`, the brand and the products) as the prompt says. Asynchronous: answers at once with `status: processing`; poll `GET /generations/{id}` or wait for the webhook.
          */
         post: operations["createImageEdit"];
         delete?: never;
@@ -274,7 +274,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A voiceover read from text (synchronous) */
+        /**
+         * A voiceover read from text (synchronous)
+         * @description Synchronous: answers the finished voiceover, whose `id` can be passed as `voiceover_id` to a talking avatar. Cost: 1 credit.
+         */
         post: operations["createTextToSpeech"];
         delete?: never;
         options?: never;
@@ -291,7 +294,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A recording re-spoken in a catalogue voice (synchronous) */
+        /**
+         * A recording re-spoken in a catalogue voice (synchronous)
+         * @description Synchronous. The cost depends on the source audio duration (the spec's brackets, at most 120 s); the audio is fetched and measured.
+         */
         post: operations["createSpeechToSpeech"];
         delete?: never;
         options?: never;
@@ -1297,6 +1303,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "avatar_id": "3f1c2a9e-7b4d-4e21-9a0f-5c6d7e8f9a0b",
+                 *       "avatar_type": "platform",
+                 *       "script": "Meet the trail shoe that grips wet rock.",
+                 *       "voice_id": "21m00Tcm4TlvDq8ikWAM"
+                 *     }
+                 */
                 "application/json": {
                     avatar_id: string;
                     /** @enum {string} */
@@ -1407,6 +1421,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "veo-3.1-fast",
+                 *       "prompt": "A trail shoe splashing through a stream at dawn",
+                 *       "aspect_ratio": "16:9",
+                 *       "duration": 8
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     model: "sora-2" | "sora-2-pro" | "veo-3.1" | "veo-3.1-fast" | "kling-2.6" | "kling-o3" | "seedance-2.0" | "seedance-2.0-fast" | "seedance-2.0-frames" | "seedance-2.0-frames-fast";
@@ -1525,6 +1547,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "video_url": "https://example.com/ad.mp4",
+                 *       "duration": 10,
+                 *       "width": 720,
+                 *       "height": 1280,
+                 *       "image_url": "https://example.com/face.png",
+                 *       "mode": "standard"
+                 *     }
+                 */
                 "application/json": {
                     video_url: string;
                     /** @enum {string} */
@@ -1637,6 +1669,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "video_url": "https://example.com/ad.mp4",
+                 *       "output_language": "es",
+                 *       "width": 1280,
+                 *       "height": 720,
+                 *       "duration": 30,
+                 *       "mode": "speed"
+                 *     }
+                 */
                 "application/json": {
                     video_url: string;
                     /** @enum {string} */
@@ -1750,6 +1792,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "template_id": "bold-pop",
+                 *       "video_url": "https://example.com/ad.mp4"
+                 *     }
+                 */
                 "application/json": {
                     template_id: string;
                     video_url?: string | null;
@@ -1858,6 +1906,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "fast",
+                 *       "prompt": "A trail shoe on wet rock, morning light",
+                 *       "aspect_ratio": "4:5",
+                 *       "quantity": 2
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     model: "fast" | "pro" | "gpt-2" | "gpt-2.5";
@@ -1971,6 +2027,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "fast",
+                 *       "aspect_ratio": "1:1",
+                 *       "product_id": "3f1c2a9e-7b4d-4e21-9a0f-5c6d7e8f9a0b",
+                 *       "style_id": "studio-white"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     model: "fast" | "pro" | "gpt-2" | "gpt-2.5";
@@ -2084,6 +2148,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "fast",
+                 *       "prompt": "Make the light warmer",
+                 *       "aspect_ratio": "1:1",
+                 *       "reference_image_urls": [
+                 *         "https://example.com/shot.png"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     model: "fast" | "pro" | "gpt-2" | "gpt-2.5";
@@ -2679,6 +2753,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "Big sale today: every trail shoe 20 % off.",
+                 *       "voice_id": "21m00Tcm4TlvDq8ikWAM",
+                 *       "voice_settings": {
+                 *         "stability": 0.5,
+                 *         "similarity_boost": 0.75
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     text: string;
                     voice_id: string;
@@ -2798,6 +2882,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "audio_url": "https://example.com/read.wav",
+                 *       "voice_id": "21m00Tcm4TlvDq8ikWAM"
+                 *     }
+                 */
                 "application/json": {
                     audio_url: string;
                     voice_id: string;
@@ -4358,6 +4448,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "avatar_id": "3f1c2a9e-7b4d-4e21-9a0f-5c6d7e8f9a0b",
+                 *       "avatar_type": "platform",
+                 *       "script": "Meet the trail shoe that grips wet rock.",
+                 *       "voice_id": "21m00Tcm4TlvDq8ikWAM"
+                 *     }
+                 */
                 "application/json": {
                     avatar_id: string;
                     /** @enum {string} */
@@ -4455,6 +4553,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "veo-3.1-fast",
+                 *       "prompt": "A trail shoe splashing through a stream at dawn",
+                 *       "aspect_ratio": "16:9",
+                 *       "duration": 8
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     model: "sora-2" | "sora-2-pro" | "veo-3.1" | "veo-3.1-fast" | "kling-2.6" | "kling-o3" | "seedance-2.0" | "seedance-2.0-fast" | "seedance-2.0-frames" | "seedance-2.0-frames-fast";
@@ -4560,6 +4666,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "video_url": "https://example.com/ad.mp4",
+                 *       "duration": 10,
+                 *       "width": 720,
+                 *       "height": 1280,
+                 *       "image_url": "https://example.com/face.png",
+                 *       "mode": "standard"
+                 *     }
+                 */
                 "application/json": {
                     video_url: string;
                     /** @enum {string} */
@@ -4659,6 +4775,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "video_url": "https://example.com/ad.mp4",
+                 *       "output_language": "es",
+                 *       "width": 1280,
+                 *       "height": 720,
+                 *       "duration": 30,
+                 *       "mode": "speed"
+                 *     }
+                 */
                 "application/json": {
                     video_url: string;
                     /** @enum {string} */
@@ -4759,6 +4885,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "template_id": "bold-pop",
+                 *       "video_url": "https://example.com/ad.mp4"
+                 *     }
+                 */
                 "application/json": {
                     template_id: string;
                     video_url?: string | null;
@@ -4854,6 +4986,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "fast",
+                 *       "prompt": "A trail shoe on wet rock, morning light",
+                 *       "aspect_ratio": "4:5",
+                 *       "quantity": 2
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     model: "fast" | "pro" | "gpt-2" | "gpt-2.5";
@@ -4954,6 +5094,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "fast",
+                 *       "aspect_ratio": "1:1",
+                 *       "product_id": "3f1c2a9e-7b4d-4e21-9a0f-5c6d7e8f9a0b",
+                 *       "style_id": "studio-white"
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     model: "fast" | "pro" | "gpt-2" | "gpt-2.5";
@@ -5054,6 +5202,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "model": "fast",
+                 *       "prompt": "Make the light warmer",
+                 *       "aspect_ratio": "1:1",
+                 *       "reference_image_urls": [
+                 *         "https://example.com/shot.png"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     model: "fast" | "pro" | "gpt-2" | "gpt-2.5";
@@ -5155,6 +5313,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "Big sale today: every trail shoe 20 % off.",
+                 *       "voice_id": "21m00Tcm4TlvDq8ikWAM",
+                 *       "voice_settings": {
+                 *         "stability": 0.5,
+                 *         "similarity_boost": 0.75
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     text: string;
                     voice_id: string;
@@ -5243,6 +5411,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "audio_url": "https://example.com/read.wav",
+                 *       "voice_id": "21m00Tcm4TlvDq8ikWAM"
+                 *     }
+                 */
                 "application/json": {
                     audio_url: string;
                     voice_id: string;

@@ -52,3 +52,14 @@ describe('the e2e suite checks every /api/v1 answer against it', () => {
     expect(() => checkAnswer('GET', '/healthz', 200, { status: 'ok' })).not.toThrow();
   });
 });
+
+describe('the examples in it', () => {
+  it('every request example is a body its route accepts (the route\'s own schema)', () => {
+    const withExamples = REST_V1_ROUTES.filter((r) => r.example !== undefined);
+    expect(withExamples.length).toBeGreaterThanOrEqual(20);
+    for (const r of withExamples) {
+      const parsed = r.body!.safeParse(r.example);
+      expect(parsed.success, `${r.method} ${r.path}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+    }
+  });
+});

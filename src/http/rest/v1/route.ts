@@ -18,6 +18,8 @@ export interface RouteDoc {
   params?: z.ZodObject;
   query?: z.ZodType;
   body?: z.ZodType;
+  /** A request body the route accepts, shown in the document. */
+  example?: unknown;
   /** Takes an Idempotency-Key (every POST that creates something). */
   idempotent?: boolean;
   /** What it draws from the key's token bucket: GETs are reads, the rest writes unless said otherwise. */
