@@ -315,6 +315,23 @@ describe('a mixed campaign of every type, end to end', () => {
   });
 });
 
+describe('a key with a tight rate limit', () => {
+  it('the run waits out each 429 (Retry-After) and finishes every row, charged once', async () => {
+    const { key, keyId, teamId } = await svc.team({ credits: 1000 });
+    // 12 tokens and 10 a second: each mutation (5) and query (1) soon waits for the bucket.
+    await svc.app.services.teams.setRateLimit(keyId, { per_minute: 600, burst: 12 });
+    const rows = [['type', 'row_key', 'prompt', 'model', 'aspect_ratio'], ...Array.from({ length: 6 }, (_, i) => ['text-to-image', `r-${i}`, `poster ${i}`, 'fast', '1:1'])];
+    const file = await writeFile('limited.csv', toCsv(rows));
+    const refusedBefore = svc.logLines.filter((l) => l.includes('"statusCode":429')).length;
+    const r = await campaign([file, '--yes', '--name', 'limited', '--out', path.join(dir, 'limited-out.csv')], key, { timeoutMs: 60_000 });
+    expect(r.code, show(r)).toBe(0);
+    expect(r.stdout).toMatch(/^finished: 6 completed, 0 failed; 6 credits spent$/m);
+    expect(await creditsUsed(teamId)).toBe(6);
+    // It did meet the limit on the way.
+    expect(svc.logLines.filter((l) => l.includes('"statusCode":429')).length).toBeGreaterThan(refusedBefore);
+  }, 90_000);
+});
+
 describe('a run killed halfway and started again with the same --name', () => {
   it('continues the same campaign: each row charged exactly once, results for every row', async () => {
     const { key, teamId } = await svc.team({ credits: 1000 });

@@ -63,6 +63,8 @@ const CERT_ERRORS = new Set([
 ]);
 const RETRY_STATUS = new Set([429, 502, 503, 504]);
 const RETRY_DELAYS_MS = [500, 1000, 2000];
+/** How often one operation waits out the key's rate limit (Retry-After) before the run gives up. */
+const MAX_RATE_LIMIT_WAITS = 30;
 
 const codeOf = (e: unknown): string | undefined => (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
 
@@ -83,7 +85,7 @@ type GraphqlErrors = { message: string; extensions?: { code?: string } }[];
 
 export interface ApiClient {
   endpoint: URL;
-  /** One GraphQL operation over HTTPS; network failures, 429 and 5xx gateways are retried a few times. */
+  /** One GraphQL operation over HTTPS; network failures and 5xx gateways are retried a few times, a 429 after its Retry-After. */
   gql: <T>(query: string, variables?: Record<string, unknown>) => Promise<T>;
   /** A graphql-ws subscription on the same URL; returns a function that ends it. */
   subscribe: <T>(
@@ -99,7 +101,7 @@ export function createApiClient(opts: { endpoint: URL; key: string; ca: string[]
   const dispatcher = new Agent({ connect: ca ? { ca } : {} });
   const clients = new Set<Client>();
 
-  async function once<T>(body: string): Promise<{ retry: boolean; result?: T; error?: ApiError }> {
+  async function once<T>(body: string): Promise<{ retry: boolean; result?: T; error?: ApiError; waitMs?: number }> {
     let res: Awaited<ReturnType<typeof request>>;
     try {
       res = await request(endpoint, {
@@ -119,6 +121,12 @@ export function createApiClient(opts: { endpoint: URL; key: string; ca: string[]
     } catch {
       // not JSON: reported below
     }
+    // The key's rate limit: wait as long as the server says, then send the same operation again.
+    if (res.statusCode === 429) {
+      const seconds = Number(res.headers['retry-after']);
+      const error = new ApiError('rate_limited', parsed?.errors?.[0]?.message ?? `${endpoint.href} answered HTTP 429`);
+      return { retry: true, error, waitMs: Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds, 60) * 1000 : 1000 };
+    }
     if (parsed?.errors?.length) {
       const first = parsed.errors[0]!;
       const code = first.extensions?.code ?? (res.statusCode === 401 ? 'unauthorized' : 'graphql_error');
@@ -132,11 +140,19 @@ export function createApiClient(opts: { endpoint: URL; key: string; ca: string[]
 
   async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
     const body = JSON.stringify({ query, variables });
-    for (let attempt = 0; ; attempt++) {
+    let waits = 0;
+    for (let attempt = 0; ; ) {
       const r = await once<T>(body);
       if (!r.error) return r.result as T;
+      if (r.waitMs !== undefined && waits < MAX_RATE_LIMIT_WAITS) {
+        // Paced by the server: these waits are not failures and do not use up the retries.
+        waits++;
+        await new Promise((done) => setTimeout(done, r.waitMs));
+        continue;
+      }
       if (!r.retry || attempt >= RETRY_DELAYS_MS.length) throw r.error;
       await new Promise((done) => setTimeout(done, RETRY_DELAYS_MS[attempt]));
+      attempt++;
     }
   }
 
