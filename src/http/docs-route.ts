@@ -37,10 +37,11 @@ const START = `window.ui = SwaggerUIBundle({ url: '/api/v1/openapi.json', dom_id
 const POLICY = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 export function registerApiDocs(fastify: FastifyInstance): void {
-  const openApi = printedOpenApi();
+  // Built on the first request (about 100 ms), not at every start.
+  let openApi: string | undefined;
   const dir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
-  fastify.get('/api/v1/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send(openApi));
+  fastify.get('/api/v1/openapi.json', (_req, reply) => reply.type('application/json; charset=utf-8').send((openApi ??= printedOpenApi())));
   fastify.get('/docs', (_req, reply) => reply.header('content-security-policy', POLICY).type('text/html; charset=utf-8').send(PAGE));
   fastify.get('/docs/assets/start.js', (_req, reply) => reply.type('text/javascript; charset=utf-8').send(START));
   fastify.get<{ Params: { file: string } }>('/docs/assets/:file', async (req, reply) => {

@@ -1,3 +1,4 @@
+import type { BucketRule } from '../domain/rate-limit.ts';
 import { prepareHot, type Db } from '../db/pool.ts';
 import type { ApiKeyRow, Team } from '../db/types.ts';
 
@@ -40,7 +41,7 @@ export function findActiveWebhook(db: Db, keyId: string): Promise<{ webhook_url:
   return db.selectFrom('api_keys').select(['webhook_url', 'webhook_secret']).where('id', '=', keyId).where('revoked_at', 'is', null).executeTakeFirst();
 }
 
-export async function setKeyRateLimit(db: Db, id: string, rule: { perMinute: number; burst: number } | null): Promise<ApiKeyRow | undefined> {
+export async function setKeyRateLimit(db: Db, id: string, rule: BucketRule | null): Promise<ApiKeyRow | undefined> {
   return db
     .updateTable('api_keys')
     .set({ rate_per_minute: rule?.perMinute ?? null, rate_burst: rule?.burst ?? null })

@@ -110,18 +110,20 @@ export interface GenerationJob {
  * makes it wait and re-check the limit on the new row, so it never fails on the CHECK and needs
  * no savepoint: it simply writes nothing when the credits no longer fit.
  *
+ * `{ claim }`: the debit last, with an Idempotency-Key claimed by the same statement (claimKeyCte).
+ *
  * Answers the new id, or null and the balance read at the statement's start.
  */
 export async function insertGenerationDebited(
   db: Db,
   g: DebitedGeneration,
   job: GenerationJob,
-  debit: 'first' | 'last' = 'last',
-  claim?: KeyClaim,
+  mode: 'first' | 'last' | { claim: KeyClaim } = 'last',
 ): Promise<{ id: string | null; available: number; claimed: boolean }> {
+  const debit = mode === 'first' ? 'first' : 'last';
   const fits = sql`fits as (select credits_limit - credits_used as available from teams where id = ${g.teamId}::uuid)`;
-  // With a key to claim (debit last only), its row is what the generation is written from.
-  const key = claim && debit === 'last' && claimKeyCte(claim, sql`fits where fits.available >= ${g.credits}::int`);
+  // Claiming a key (the debit last): its row is what the generation is written from.
+  const key = typeof mode === 'object' && claimKeyCte(mode.claim, sql`fits where fits.available >= ${g.credits}::int`);
   const insert = (from: RawBuilder<unknown>) => sql`generation as (
       insert into generations (id, team_id, api_key_id, operation, type, kind, params, credits, source_generation_id, deadline_at)
       select ${g.id}::uuid, ${g.teamId}::uuid, ${g.apiKeyId}::uuid, ${g.operation}, ${g.type}, ${g.kind}, ${JSON.stringify(g.params)}::jsonb,
@@ -163,7 +165,7 @@ export async function insertGenerationDebited(
         job_key => ${job.jobKeyPrefix}::text || generation.id
       ) as job
     ) as queued on true`;
-  const name = claim ? 'adforge_create_generation_claiming_key' : `adforge_create_generation_debit_${debit}`;
+  const name = key ? 'adforge_create_generation_claiming_key' : `adforge_create_generation_debit_${debit}`;
   const { rows } = await db.executeQuery(prepareHot(name, query.compile(db)));
   const row = rows[0];
   if (!row) return { id: null, available: 0, claimed: false };
@@ -204,8 +206,8 @@ function claimKeyCte(claim: KeyClaim, from: RawBuilder<unknown>) {
  * `add_jobs`), and one debit of their sum. The caller holds the team's row (lockTeam) and has
  * checked that the sum fits; the `credits_within_limit` CHECK still refuses anything that does not.
  */
-export async function insertGenerationsDebited(trx: Db, teamId: string, gs: DebitedGeneration[], job: GenerationJob): Promise<number> {
-  if (!gs.length) return 0;
+export async function insertGenerationsDebited(trx: Db, teamId: string, gs: DebitedGeneration[], job: GenerationJob): Promise<void> {
+  if (!gs.length) return;
   const input = JSON.stringify(
     gs.map((g) => ({
       id: g.id,
@@ -221,7 +223,7 @@ export async function insertGenerationsDebited(trx: Db, teamId: string, gs: Debi
       avatar_ids: g.avatarIds,
     })),
   );
-  const { rows } = await sql<{ queued: number }>`
+  await sql`
     with input as (
       select * from jsonb_to_recordset(${input}::jsonb) as x(
         id uuid, api_key_id uuid, operation text, type text, kind text, params jsonb, credits int,
@@ -243,14 +245,13 @@ export async function insertGenerationsDebited(trx: Db, teamId: string, gs: Debi
       insert into generation_avatars (generation_id, avatar_id)
       select input.id, a from input, unnest(input.avatar_ids) as a
     )
-    select count(*)::int as queued from graphile_worker.add_jobs(array(
+    select from graphile_worker.add_jobs(array(
       select json_populate_record(null::graphile_worker.job_spec, json_build_object(
         'identifier', ${job.identifier}::text,
         'payload', json_build_object('generation_id', generation.id),
         'max_attempts', ${job.maxAttempts}::int,
         'job_key', ${job.jobKeyPrefix}::text || generation.id))
       from generation))`.execute(trx);
-  return rows[0]?.queued ?? 0;
 }
 
 /** What the team can still spend (a plain read, after a lost race for the last credits). */

@@ -2,7 +2,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { Page } from '../domain/inputs.ts';
 import type { CreditLedgerTable } from '../db/types.ts';
-import type { PageOf } from './paging.ts';
+import { fetchPage, type PageOf } from './paging.ts';
 
 export async function appendLedger(db: Db, entry: Insertable<CreditLedgerTable>): Promise<void> {
   await db.insertInto('credit_ledger').values(entry).execute();
@@ -38,14 +38,11 @@ export async function listLedger(db: Db, teamId: string, f: LedgerFilter, page: 
     .select(sql<number>`sum(amount) over (order by id)`.as('used_after'))
     .where('team_id', '=', teamId)
     .as('l');
-  let q = db.selectFrom(running).selectAll();
-  if (f.generationId) q = q.where('subject_type', '=', 'generation').where('subject_id', '=', f.generationId);
-  if (f.kind) q = q.where('kind', '=', f.kind);
-  if (f.since) q = q.where('created_at', '>=', f.since);
-  if (f.until) q = q.where('created_at', '<', f.until);
-  const [rows, count] = await Promise.all([
-    q.orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    q.clearSelect().select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map((r) => ({ ...r, id: String(r.id), used_after: Number(r.used_after) })), total: Number(count.total) };
+  let base = db.selectFrom(running);
+  if (f.generationId) base = base.where('subject_type', '=', 'generation').where('subject_id', '=', f.generationId);
+  if (f.kind) base = base.where('kind', '=', f.kind);
+  if (f.since) base = base.where('created_at', '>=', f.since);
+  if (f.until) base = base.where('created_at', '<', f.until);
+  const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('id', 'desc'), page);
+  return { rows: rows.map((r) => ({ ...r, id: String(r.id), used_after: Number(r.used_after) })), total };
 }

@@ -21,24 +21,23 @@ export function createAuthService({ db, config }: Pick<Deps, 'db' | 'config'>, c
     cache?.set(id, key);
     return key;
   }
+  /** Resolves `Authorization: Bearer service_sk_...` to its team and the token bucket its requests draw from (its own, else its tier's), or throws 401/403. */
+  async function authorize(authorization: string | undefined): Promise<{ principal: Principal; rate: BucketRule }> {
+    const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
+    const key = match?.[1];
+    if (!key || !isWellFormedApiKey(key)) throw new AppError('unauthorized', UNAUTHORIZED);
+    const row = await lookup(digestApiKey(key));
+    if (!row) throw new AppError('unauthorized', UNAUTHORIZED);
+    if (!hasApiAccess(row.tier)) {
+      throw new AppError('forbidden', 'API access requires a Starter subscription or above');
+    }
+    return { principal: { teamId: row.teamId, keyId: row.keyId }, rate: row.rate ?? config.rateLimits[row.tier] };
+  }
   return {
-    /** Resolves `Authorization: Bearer service_sk_...` to its team, or throws 401/403. */
+    authorize,
+    /** authorize, for callers that need only the team and key. */
     async authenticate(authorization: string | undefined): Promise<Principal> {
-      const { principal } = await this.authorize(authorization);
-      return principal;
-    },
-
-    /** authenticate, with the token bucket the key's requests draw from (its own, else its tier's). */
-    async authorize(authorization: string | undefined): Promise<{ principal: Principal; rate: BucketRule }> {
-      const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
-      const key = match?.[1];
-      if (!key || !isWellFormedApiKey(key)) throw new AppError('unauthorized', UNAUTHORIZED);
-      const row = await lookup(digestApiKey(key));
-      if (!row) throw new AppError('unauthorized', UNAUTHORIZED);
-      if (!hasApiAccess(row.tier)) {
-        throw new AppError('forbidden', 'API access requires a Starter subscription or above');
-      }
-      return { principal: { teamId: row.teamId, keyId: row.keyId }, rate: row.rate ?? config.rateLimits[row.tier] };
+      return (await authorize(authorization)).principal;
     },
   };
 }

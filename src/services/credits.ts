@@ -23,13 +23,13 @@ export function balanceOf(team: Pick<Team, 'credits_used' | 'credits_limit'>): C
   };
 }
 
-const instant = (field: string) => z.iso.datetime({ offset: true, message: `must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z (${field})` }).transform((s) => new Date(s));
+const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' }).transform((s) => new Date(s));
 
 export const ledgerQuery = pageQuery.extend({
   generation_id: uuid.optional(),
   kind: z.enum(['debit', 'refund', 'period_reset', 'limit_set'], { message: 'must be debit, refund, period_reset or limit_set' }).optional(),
-  since: instant('since').optional().meta({ description: 'lines written at or after this instant' }),
-  until: instant('until').optional().meta({ description: 'lines written before this instant' }),
+  since: instant.optional().meta({ description: 'lines written at or after this instant' }),
+  until: instant.optional().meta({ description: 'lines written before this instant' }),
 });
 
 /** A line of the ledger as the API shows it. */

@@ -144,9 +144,7 @@ export async function claimMany(
   teamId: string,
   claims: { scope: IdempotencyRequest; hash: Buffer }[],
 ): Promise<(RecordedOutcome | AppError | undefined)[]> {
-  if (!(await lockKeys(trx, claims.map((c) => ({ teamId, ...c.scope })), IDEMPOTENCY_WAIT_MS))) {
-    throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
-  }
+  if (!(await lockKeys(trx, claims.map((c) => ({ teamId, ...c.scope })), IDEMPOTENCY_WAIT_MS))) throw keyInUse();
   const found = await findStoredOutcomes(trx, teamId, claims.map((c) => c.scope));
   const byScope = new Map(found.map((f) => [JSON.stringify([f.method, f.path, f.key]), f]));
   return claims.map(({ scope, hash }) => {
@@ -160,11 +158,12 @@ export function storeMany(trx: Transaction<Database>, teamId: string, entries: {
   return storeOutcomes(trx, entries.map(({ scope, hash, outcome }) => keyRow({ teamId, ...scope }, hash, outcome)));
 }
 
+/** The 409 of a key whose first request is still running after the wait. */
+export const keyInUse = () => new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
+
 /** Takes the key's lock (a 409 when a first request holds it too long), then answers its stored outcome if any. */
 async function claim(trx: Transaction<Database>, scope: IdempotencyScope, hash: Buffer): Promise<RecordedOutcome | undefined> {
-  if (!(await lockKey(trx, scope, IDEMPOTENCY_WAIT_MS))) {
-    throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
-  }
+  if (!(await lockKey(trx, scope, IDEMPOTENCY_WAIT_MS))) throw keyInUse();
   return storedOutcome(trx, scope, hash);
 }
 

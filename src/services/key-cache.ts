@@ -1,3 +1,4 @@
+import type { BucketRule } from '../domain/rate-limit.ts';
 import type { Team } from '../db/types.ts';
 
 export interface CachedKey {
@@ -5,7 +6,7 @@ export interface CachedKey {
   teamId: string;
   tier: Team['tier'];
   /** The key's own token bucket, when it has one. */
-  rate: { perMinute: number; burst: number } | null;
+  rate: BucketRule | null;
 }
 
 /**

@@ -50,6 +50,12 @@ const keyRateLimit = z.object({ per_minute: bucketNumber, burst: bucketNumber })
 
 /** Administration of teams and keys: the CLI's side of what the spec calls "the dashboard". */
 export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache) {
+  /** A key that changed (revoked, a new limit): this node's cache forgets it now, the other nodes' on the notice. */
+  async function forgetEverywhere(keyId: string): Promise<void> {
+    keyCache?.forgetKey(keyId);
+    await notifyKeyRevoked(db, keyId);
+  }
+
   return {
     async createTeam(input: unknown): Promise<TeamView> {
       const t = parseInput(teamCreate, input);
@@ -88,9 +94,7 @@ export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache)
     async revokeKey(keyId: string): Promise<KeyView> {
       const row = await revokeApiKey(db, requireUuid(keyId, 'key'));
       if (!row) throw new AppError('not_found', 'API key not found');
-      // This node forgets it now; the others on the notice.
-      keyCache?.forgetKey(row.id);
-      await notifyKeyRevoked(db, row.id);
+      await forgetEverywhere(row.id);
       return keyView(row);
     },
 
@@ -102,8 +106,7 @@ export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache)
       const rule = limit === null ? null : parseInput(keyRateLimit, limit);
       const row = await setKeyRateLimit(db, requireUuid(keyId, 'key'), rule && { perMinute: rule.per_minute, burst: rule.burst });
       if (!row) throw new AppError('not_found', 'API key not found');
-      keyCache?.forgetKey(row.id);
-      await notifyKeyRevoked(db, row.id);
+      await forgetEverywhere(row.id);
       return { ...keyView(row), rate_limit: row.rate_per_minute && row.rate_burst ? { per_minute: row.rate_per_minute, burst: row.rate_burst } : null };
     },
 

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { getOperationAST, GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { bucketHeaders, REQUEST_COST } from '../../domain/rate-limit.ts';
+import { REQUEST_COST } from '../../domain/rate-limit.ts';
 import type { GraphQLContext } from './context.ts';
 
 /**
@@ -17,17 +17,10 @@ export function rateLimitPlugin(): Plugin<GraphQLContext & { reply?: FastifyRepl
       if (!('principal' in ctx.auth)) return; // the fields answer the 401/403 themselves
       const operation = getOperationAST(args.document, args.operationName ?? undefined);
       const cost = operation?.operation === 'mutation' ? REQUEST_COST.write : REQUEST_COST.read;
-      const decision = ctx.app.services.rateLimiter.take(ctx.auth.principal.keyId, ctx.auth.rate, cost);
-      const headers = bucketHeaders(ctx.auth.rate, decision);
+      const { headers, refusal } = ctx.app.services.rateLimiter.draw(ctx.auth.principal.keyId, ctx.auth.rate, cost);
       ctx.reply?.headers(headers);
-      if (!decision.allowed) {
-        setResultAndStopExecution({
-          errors: [
-            new GraphQLError(`Too many requests with this API key: retry in ${decision.retryAfterSeconds} s`, {
-              extensions: { code: 'rate_limited', http: { status: 429, headers } },
-            }),
-          ],
-        });
+      if (refusal) {
+        setResultAndStopExecution({ errors: [new GraphQLError(refusal.message, { extensions: { code: refusal.code, http: { status: 429, headers } } })] });
       }
     },
   };

@@ -23,13 +23,15 @@ export function createGenerationCanceller({ db, storage }: Pick<Deps, 'db' | 'st
     async cancel(p: Principal, id: unknown): Promise<GenerationDetail> {
       const g = await findGeneration(db, p.teamId, requireUuid(id));
       if (!g) throw new AppError('not_found', 'Generation not found');
+      let now = g;
       if (g.status === 'processing') {
-        await lifecycle.fail(g.id, CANCELLED, async (trx) => {
+        const ended = await lifecycle.fail(g.id, CANCELLED, async (trx) => {
           const live = await findLiveUpstreamJob(trx, g.id);
           if (live?.state === 'submitted') await queueJob(trx, pollUpstreamJob, { upstream_job_id: live.id });
         });
+        // Undefined when it ended otherwise meanwhile: read how.
+        now = ended ?? (await findGenerationById(db, g.id))!;
       }
-      const now = (await findGenerationById(db, g.id))!;
       // Cancelling again answers the same; a generation that ended otherwise cannot be cancelled.
       if (now.status === 'failed' && now.error === CANCELLED) return detailView(storage, now);
       throw new AppError('conflict', `Generation already ${now.status}: only a processing generation can be cancelled`);

@@ -12,6 +12,7 @@ import {
   claimMany,
   IDEMPOTENCY_WINDOW_HOURS,
   isStoredRefusal,
+  keyInUse,
   keyRow,
   requestHash,
   runIdempotent,
@@ -45,6 +46,10 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
   };
 
   type Resolved = Awaited<ReturnType<typeof resolve>>;
+
+  /** The body checked by its endpoint's schema, then resolved: reads only. */
+  const resolveBody = (db: Db, p: Principal, operation: GenerationOperation, body: unknown) =>
+    resolve(db, p, operation, parseInput(OPERATIONS[operation].schema, body ?? undefined));
 
   /** Check ids, price, refuse what the route cannot make: reads only. */
   async function resolve(db: Db, p: Principal, operation: GenerationOperation, params: unknown) {
@@ -98,13 +103,13 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
     const insufficient = (available: number) => insufficientCredits(g.credits, available);
     const created: RecordedOutcome = { ...accepted(g), replayed: false };
     const inTransaction = 'record' in mode;
-    const claim = 'scope' in mode ? { row: keyRow(mode.scope, mode.hash, created), windowHours: IDEMPOTENCY_WINDOW_HOURS } : undefined;
+    const statement = inTransaction ? 'first' : 'scope' in mode ? { claim: { row: keyRow(mode.scope, mode.hash, created), windowHours: IDEMPOTENCY_WINDOW_HOURS } } : 'last';
     // Undone with the transaction should the statement refuse: the refusal is stored instead.
     if (inTransaction) await mode.record(created);
     for (let attempt = 1; ; attempt++) {
       let out: { id: string | null; available: number; claimed: boolean };
       try {
-        out = await insertGenerationDebited(db, g, job, inTransaction ? 'first' : 'last', claim);
+        out = await insertGenerationDebited(db, g, job, statement);
       } catch (e) {
         const err = e as { code?: string; constraint?: string };
         if (inTransaction || err.code !== CHECK_VIOLATION || err.constraint !== 'credits_within_limit') throw e;
@@ -118,7 +123,7 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
         const stored = await storedOutcome(db, mode.scope, mode.hash);
         if (stored) return stored;
         if (attempt < LOST_RACE_RETRIES) continue;
-        throw new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry when it has finished');
+        throw keyInUse();
       }
       // With the debit first, a debit committed after the statement's snapshot refused it: read the balance it lost to.
       throw insufficient(out.available >= g.credits ? await availableCredits(db, p.teamId) : out.available);
@@ -155,8 +160,7 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
 
     /** What the create of this body would charge: the same validation, lookups and refusals, nothing written. */
     async price(p: Principal, operation: GenerationOperation, body: unknown): Promise<number> {
-      const params = parseInput(OPERATIONS[operation].schema, body ?? undefined);
-      return (await resolve(db, p, operation, params)).r.credits;
+      return (await resolveBody(db, p, operation, body)).r.credits;
     },
 
     /**
@@ -176,7 +180,7 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
         items.map(async (it, i): Promise<RecordedOutcome | AppError | Resolved> => {
           if (replays[i]) return replays[i];
           try {
-            return await resolve(trx, p, it.operation, parseInput(OPERATIONS[it.operation].schema, it.body ?? undefined));
+            return await resolveBody(trx, p, it.operation, it.body);
           } catch (e) {
             if (e instanceof AppError && e.status < 500) return e;
             throw e;

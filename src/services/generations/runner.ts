@@ -8,8 +8,7 @@ import { buildEngineJob } from './engine-job.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';
 import type { UpstreamCore } from './upstream.ts';
-import { GENERATION_EVENTS_CHANNEL } from '../../events/channels.ts';
-import { isGenerationEvent, type GenerationEvent } from '../../events/generation-events.ts';
+import { subscribeGenerationEvents } from '../../events/generation-events.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 
 export interface Attempt {
@@ -40,10 +39,11 @@ export function createGenerationRunner(
    */
   async function watchEnd(g: { id: string; team_id: string }, stop: AbortController): Promise<() => Promise<void>> {
     if (!events) return async () => {};
-    const ended = events.subscribe(GENERATION_EVENTS_CHANNEL, (e): e is GenerationEvent => isGenerationEvent(e) && e.id === g.id && e.status !== 'processing');
-    await ended.ready;
+    const changes = subscribeGenerationEvents(events, { teamId: g.team_id, generationId: g.id });
+    await changes.ready;
     void (async () => {
-      for await (const _ of ended) {
+      for await (const change of changes) {
+        if (change.status === 'processing') continue;
         stop.abort(new Error('the generation ended while it rendered'));
         break;
       }
@@ -52,7 +52,7 @@ export function createGenerationRunner(
     const now = await findGenerationById(db, g.id);
     if (now && now.status !== 'processing') stop.abort(new Error('the generation ended before it rendered'));
     return async () => {
-      await ended.return();
+      await changes.return();
     };
   }
 

@@ -52,7 +52,10 @@ builder.queryFields((t) => ({
     resolve: (_r, args, ctx) =>
       ctx.app.services.credits.ledger(principalOf(ctx), {
         ...pageQuery(args),
-        ...Object.fromEntries(Object.entries({ generation_id: args.generation_id, kind: args.kind, since: args.since, until: args.until }).filter(([, v]) => v != null)),
+        ...(args.generation_id != null ? { generation_id: String(args.generation_id) } : {}),
+        ...(args.kind != null ? { kind: args.kind } : {}),
+        ...(args.since != null ? { since: args.since } : {}),
+        ...(args.until != null ? { until: args.until } : {}),
       }),
   }),
   team: t.field({

@@ -4,11 +4,6 @@ import { builder } from '../builder.ts';
 import { principalOf } from '../context.ts';
 import { GenerationRef } from './generation.ts';
 
-/**
- * Events carry ids only (Postgres NOTIFY from the transaction that changed the row); each one is
- * read fresh here, so a subscriber sees what a query would, links signed anew.
- */
-
 // The bus hands the same event object to every subscription it matches, and those are all of the
 // event's team: one read serves them all (a thousand open subscriptions cost one read, not a thousand).
 const reads = new WeakMap<object, Promise<GenerationDetail>>();
@@ -21,6 +16,10 @@ function readOnce(event: object, read: () => Promise<GenerationDetail>): Promise
   return pending;
 }
 
+/**
+ * Events carry ids only (Postgres NOTIFY from the transaction that changed the row); each one is
+ * read fresh here, so a subscriber sees what a query would, links signed anew.
+ */
 builder.subscriptionType({
   fields: (t) => ({
     generationUpdated: t.field({

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../../../domain/errors.ts';
-import { bucketHeaders, REQUEST_COST } from '../../../domain/rate-limit.ts';
+import { REQUEST_COST } from '../../../domain/rate-limit.ts';
 import type { AuthService } from '../../../services/auth.ts';
 import type { Principal } from '../../../services/context.ts';
 import type { RateLimiter } from '../../../services/rate-limiter.ts';
@@ -22,11 +21,8 @@ export function requireApiKey(scope: FastifyInstance, auth: AuthService, limiter
     const { principal, rate } = await auth.authorize(request.headers.authorization);
     request.principal = principal;
     const cost = (request.routeOptions.config as { cost?: number } | undefined)?.cost ?? REQUEST_COST.read;
-    const decision = limiter.take(principal.keyId, rate, cost);
-    const headers = bucketHeaders(rate, decision);
-    if (!decision.allowed) {
-      throw new AppError('rate_limited', `Too many requests with this API key: retry in ${decision.retryAfterSeconds} s`, headers);
-    }
+    const { headers, refusal } = limiter.draw(principal.keyId, rate, cost);
+    if (refusal) throw refusal;
     reply.headers(headers);
   });
 }

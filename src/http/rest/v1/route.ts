@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { App } from '../../../app.ts';
+import type { Services } from '../../../app.ts';
 import type { ErrorCode } from '../../../domain/errors.ts';
 import { REQUEST_COST } from '../../../domain/rate-limit.ts';
-
-export type Services = App['services'];
 
 /** What a route takes and answers, as the OpenAPI document states it. */
 export interface RouteDoc {
