@@ -4,10 +4,11 @@ import { migrateIfBehind } from './db/migrate.ts';
 import { createBrandService } from './services/brands.ts';
 import { createCreditService } from './services/credits.ts';
 import { createTeamService } from './services/teams.ts';
+import { createMemberService } from './services/members.ts';
 
 /**
  * The composition root of the admin CLI's team, key, brand and credits commands: the database and
- * the three services they call, nothing else. No engines, storage, speech, event bus or worker
+ * the services they call, nothing else. No engines, storage, speech, event bus or worker
  * modules are loaded, so a command answers in a few hundred milliseconds (bench/RESULTS.md).
  * A revocation still reaches every server at once: the teams service sends the NOTIFY.
  */
@@ -15,6 +16,7 @@ export interface AdminApp {
   teams: ReturnType<typeof createTeamService>;
   brands: ReturnType<typeof createBrandService>;
   credits: ReturnType<typeof createCreditService>;
+  members: ReturnType<typeof createMemberService>;
   close: () => Promise<void>;
 }
 
@@ -24,7 +26,7 @@ export async function openAdminApp(config: Readonly<Config>, log: (line: string)
   try {
     await migrateIfBehind(database.pool, log);
     const { db } = database;
-    return { teams: createTeamService({ db }), brands: createBrandService({ db }), credits: createCreditService({ db }), close: database.close };
+    return { teams: createTeamService({ db }), brands: createBrandService({ db }), credits: createCreditService({ db }), members: createMemberService({ db, config }), close: database.close };
   } catch (e) {
     await database.close().catch(() => {});
     throw e;

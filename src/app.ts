@@ -40,6 +40,10 @@ import { createEngineStatus } from './services/engine-status.ts';
 import { createProductService } from './services/products.ts';
 import { createImageFetcher } from './services/remote-images.ts';
 import { createTeamService } from './services/teams.ts';
+import { createTeamKeyService } from './services/team-keys.ts';
+import { createKeyUsage } from './services/key-usage.ts';
+import { createSessionService } from './services/sessions.ts';
+import { createMemberService } from './services/members.ts';
 import { createTemplateService } from './services/templates.ts';
 import { createVoiceoverService } from './services/voiceovers.ts';
 import { createVoiceService, seedVoices } from './services/voices.ts';
@@ -86,6 +90,8 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
   const credits = createCreditService(deps);
   const generationCreator = createGenerationCreator({ ...deps, engines });
   const adLibraryScraper = createAdLibraryScraper(deps);
+  const keyUsage = createKeyUsage(deps);
+  const teams = createTeamService(deps, keyCache);
   return {
     speech,
     voices,
@@ -93,8 +99,12 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
     adLibrary: createAdLibraryReader(deps),
     adLibraryScraper,
     campaigns: createCampaignService(deps, createRowChecker(deps.db, voices, engines)),
-    auth: createAuthService(deps, keyCache),
-    teams: createTeamService(deps, keyCache),
+    auth: createAuthService(deps, keyCache, keyUsage),
+    teams,
+    teamKeys: createTeamKeyService(deps, teams, keyUsage),
+    keyUsage,
+    sessions: createSessionService(deps),
+    members: createMemberService(deps),
     keyCache,
     rateLimiter: createRateLimiter(),
     credits,

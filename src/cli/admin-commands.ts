@@ -57,6 +57,24 @@ export function registerAdminCommands(program: Command): void {
       ),
     );
 
+  const user = program.command('user').description("the dashboard's people");
+  user
+    .command('create')
+    .description('a person of a team, and the one-time link (24 h) with which they sign in and choose a password')
+    .requiredOption('--team <team_id>')
+    .requiredOption('--email <email>')
+    .option('--role <role>', 'owner | member', 'member')
+    .option('--json', 'print one JSON object')
+    .action((o: Json & { team: string; email: string; role: string }) =>
+      withAdmin(o, async (admin) => print({ ...(await admin.members.createUser(o.team, { email: o.email, role: o.role })) }, o)),
+    );
+  user
+    .command('link')
+    .description('a new one-time sign-in link for a person who lost theirs or their password')
+    .requiredOption('--email <email>')
+    .option('--json', 'print one JSON object')
+    .action((o: Json & { email: string }) => withAdmin(o, async (admin) => print({ ...(await admin.members.newSignInLink({ email: o.email })) }, o)));
+
   const generation = program.command('generation').description('generations, as operators see them');
   generation
     .command('show <generation_id>')

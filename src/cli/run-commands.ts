@@ -46,7 +46,7 @@ async function runService(role: Role): Promise<void> {
   if (http) {
     const base = `https://localhost:${http.port}`;
     log.info({ port: http.port }, 'listening');
-    process.stdout.write(`\nadforge is running\n  REST     ${base}/api/v1\n  health   ${base}/healthz\n`);
+    process.stdout.write(`\nadforge is running\n  dashboard ${base}/\n  REST      ${base}/api/v1\n  GraphQL   ${base}/graphql\n  health    ${base}/healthz\n`);
     if (!config.tlsCertFile) process.stdout.write(`  TLS      self-signed certificate in ${config.dataDir}/tls (curl -k)\n`);
   }
   if (role.demo) {
@@ -55,7 +55,9 @@ async function runService(role: Role): Promise<void> {
       process.stdout.write(
         `\nA demo team was created (Starter tier). Its API key is shown only this once:\n\n  ${demo.key}\n\n` +
           `  team id         ${demo.team_id}\n  webhook secret  ${demo.webhook_secret}\n\n` +
-          `Try: curl -k -H "Authorization: Bearer ${demo.key}" https://localhost:${http?.port ?? config.port}/api/v1/products\n\n`,
+          `Try: curl -k -H "Authorization: Bearer ${demo.key}" https://localhost:${http?.port ?? config.port}/api/v1/products\n\n` +
+          `The dashboard: open this one-time link to sign in as the demo team's owner (${demo.owner.user.email})\n` +
+          `and choose a password (valid until ${demo.owner.expires_at}; a new one: adforge user link --email ${demo.owner.user.email}):\n\n  ${demo.owner.url}\n\n`,
       );
     }
   }

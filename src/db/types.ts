@@ -25,6 +25,43 @@ export interface ApiKeysTable {
   /** The key's own token bucket; null = its tier's. */
   rate_per_minute: Generated<number | null>;
   rate_burst: Generated<number | null>;
+  name: Generated<string>;
+  last_used_at: Generated<Date | null>;
+  created_by: Generated<string | null>;
+}
+
+export interface UsersTable {
+  id: Generated<string>;
+  team_id: string;
+  email: string;
+  role: 'owner' | 'member';
+  password_hash: string | null;
+  created_at: CreatedAt;
+}
+
+export interface SessionsTable {
+  id_digest: Buffer;
+  user_id: string;
+  created_at: CreatedAt;
+  last_seen_at: Generated<Date>;
+  expires_at: Date;
+}
+
+export interface SignInLinksTable {
+  token_digest: Buffer;
+  user_id: string;
+  purpose: 'sign_in' | 'invite';
+  created_by: string | null;
+  created_at: CreatedAt;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface SignInFailuresTable {
+  id: Generated<string>;
+  email: string;
+  ip: string;
+  at: CreatedAt;
 }
 
 export interface CreditLedgerTable {
@@ -325,6 +362,10 @@ export interface UpstreamJobEventsTable {
 export interface Database {
   teams: TeamsTable;
   api_keys: ApiKeysTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  sign_in_links: SignInLinksTable;
+  sign_in_failures: SignInFailuresTable;
   credit_ledger: CreditLedgerTable;
   products: ProductsTable;
   brands: BrandsTable;
@@ -353,6 +394,7 @@ export interface Database {
 
 export type Team = Selectable<TeamsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type UserRow = Selectable<UsersTable>;
 export type ProductRow = Selectable<ProductsTable>;
 export type BrandRow = Selectable<BrandsTable>;
 export type AvatarRow = Selectable<AvatarsTable>;

@@ -7,6 +7,7 @@ import { createEdge } from './edge.ts';
 import { installErrorHandling } from './errors.ts';
 import { registerFileRoutes } from './files-route.ts';
 import { registerApiDocs } from './docs-route.ts';
+import { registerAuthRoutes } from './dashboard/auth-routes.ts';
 import { registerRestV1 } from './rest/v1/index.ts';
 import { registerVoicePreviewRoute } from './voice-preview-route.ts';
 import { registerProviderHooks } from './provider-hooks-route.ts';
@@ -47,6 +48,7 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
   await registerProviderHooks(fastify, app.runners.upstream);
   // The contract and its reference page need no key: outside the API's authenticated scope.
   registerApiDocs(fastify);
+  registerAuthRoutes(fastify, app.services.sessions);
   await fastify.register(registerRestV1(app), { prefix: '/api/v1' });
   if (extra.graphql) await fastify.register(extra.graphql.register);
   await fastify.ready();
@@ -68,11 +70,15 @@ export async function startHttpServer(app: App, opts: { port?: number; host?: st
   const port = await edge.listen(opts.port ?? app.config.port, opts.host ?? app.config.host);
   // Keys revoked on any node leave this one's key cache at once.
   const stopFollowing = await followKeyRevocations(app.events, app.services.keyCache);
+  const flushKeyUsage = () => app.services.keyUsage.flush().catch((err: unknown) => app.log.warn({ err }, 'could not record when keys were last used'));
+  const usageTimer = setInterval(flushKeyUsage, 10_000).unref();
   return {
     port,
     fastify,
     close: async () => {
       await stopFollowing();
+      clearInterval(usageTimer);
+      await flushKeyUsage();
       await ws.close();
       await edge.close();
       await fastify.close();

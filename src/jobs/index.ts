@@ -2,14 +2,14 @@ import type { TaskList } from 'graphile-worker';
 import type { JobContext } from './context.ts';
 import type { CronDefinition, JobDefinition } from './define.ts';
 import { deliverWebhookJob } from './deliver-webhook.ts';
-import { purgeIdempotencyKeysCron, purgeRateLimitHitsCron, sweepGenerationsCron } from './maintenance.ts';
+import { pruneSignInStateCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, sweepGenerationsCron } from './maintenance.ts';
 import { runCampaignJob } from './run-campaign.ts';
 import { pollUpstreamJob } from './poll-upstream.ts';
 import { runGenerationJob } from './run-generation.ts';
 import { scrapeAdLibraryJob } from './scrape-ad-library.ts';
 
 export const JOBS: readonly JobDefinition[] = [runGenerationJob, pollUpstreamJob, deliverWebhookJob, runCampaignJob, scrapeAdLibraryJob];
-export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron];
+export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, pruneSignInStateCron];
 
 /** graphile-worker's crontab, from the cron definitions. */
 export const crontab = (): string => CRONS.map((c) => `${c.schedule} ${c.name}`).join('\n');

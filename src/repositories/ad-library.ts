@@ -118,7 +118,7 @@ export async function upsertAd(db: Db, brandId: string, ad: SourceAd, media: AdL
     .execute();
 }
 
-export function insertScrapeJob(db: Db, j: { team_id: string; api_key_id: string; meta_page_id: string; page_url: string; credits: number }): Promise<{ id: string }> {
+export function insertScrapeJob(db: Db, j: { team_id: string; api_key_id: string | null; meta_page_id: string; page_url: string; credits: number }): Promise<{ id: string }> {
   return db.insertInto('ad_library_scrape_jobs').values(j).returning('id').executeTakeFirstOrThrow();
 }
 

@@ -1,10 +1,11 @@
+import { sql } from 'kysely';
 import type { BucketRule } from '../domain/rate-limit.ts';
 import { prepareHot, type Db } from '../db/pool.ts';
 import type { ApiKeyRow, Team } from '../db/types.ts';
 
 export async function insertApiKey(
   db: Db,
-  k: { team_id: string; key_digest: Buffer; key_hint: string; webhook_url: string | null; webhook_secret: string },
+  k: { team_id: string; key_digest: Buffer; key_hint: string; webhook_url: string | null; webhook_secret: string; name?: string; created_by?: string | null },
 ): Promise<ApiKeyRow> {
   return db.insertInto('api_keys').values(k).returningAll().executeTakeFirstOrThrow();
 }
@@ -48,4 +49,27 @@ export async function setKeyRateLimit(db: Db, id: string, rule: BucketRule | nul
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirst();
+}
+
+export async function touchKeysLastUsed(db: Db, uses: { id: string; at: Date }[]): Promise<void> {
+  await sql`
+    update api_keys k set last_used_at = greatest(k.last_used_at, u.at)
+    from unnest(${uses.map((u) => u.id)}::uuid[], ${uses.map((u) => u.at.toISOString())}::timestamptz[]) as u(id, at)
+    where k.id = u.id`.execute(db);
+}
+
+export function listTeamKeys(db: Db, teamId: string): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().where('team_id', '=', teamId).orderBy('created_at', 'desc').orderBy('id').execute();
+}
+
+export function findTeamKey(db: Db, teamId: string, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+}
+
+export function renameApiKey(db: Db, id: string, name: string): Promise<ApiKeyRow | undefined> {
+  return db.updateTable('api_keys').set({ name }).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+export function setWebhookSecret(db: Db, id: string, secret: string): Promise<ApiKeyRow | undefined> {
+  return db.updateTable('api_keys').set({ webhook_secret: secret }).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst();
 }

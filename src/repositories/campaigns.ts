@@ -75,7 +75,7 @@ export function findTeamCampaign(db: Db, teamId: string, id: string): Promise<Ca
 }
 
 /** The team's campaign of that name, made if new. */
-export async function openCampaign(db: Db, c: { team_id: string; api_key_id: string; name: string }): Promise<CampaignRow> {
+export async function openCampaign(db: Db, c: { team_id: string; api_key_id: string | null; name: string }): Promise<CampaignRow> {
   await db.insertInto('campaigns').values(c).onConflict((oc) => oc.columns(['team_id', 'name']).doNothing()).execute();
   return db.selectFrom('campaigns').selectAll().where('team_id', '=', c.team_id).where('name', '=', c.name).executeTakeFirstOrThrow();
 }
@@ -95,7 +95,7 @@ export async function pendingNeed(db: Db, campaignId: string): Promise<{ rows: n
   return { rows: Number(r.rows), credits: Number(r.credits) };
 }
 
-export function markCampaignRunning(trx: Db, id: string, apiKeyId: string): Promise<CampaignRow> {
+export function markCampaignRunning(trx: Db, id: string, apiKeyId: string | null): Promise<CampaignRow> {
   return trx
     .updateTable('campaigns')
     .set({ status: 'running', started_at: sql`coalesce(started_at, now())`, submitted_at: null, api_key_id: apiKeyId })

@@ -4,6 +4,7 @@ import { renderPortraitPng } from '../adapters/media/portrait.ts';
 import { upsertPlatformAvatar } from '../repositories/avatars.ts';
 import { claimSetting, setSetting, settingOnce } from '../repositories/settings.ts';
 import type { Deps } from './context.ts';
+import { createMemberService, type SignInLink } from './members.ts';
 import { createTeamService, type CreatedKey } from './teams.ts';
 
 /** Idempotent: runs at every start, so a wiped file store gets its thumbnails back. */
@@ -29,14 +30,18 @@ export async function filesSigningSecret({ db, config }: Pick<Deps, 'db' | 'conf
 }
 
 /**
- * The first start of a new installation makes a demo team (Starter tier) and one key.
+ * The first start of a new installation makes a demo team (Starter tier), one key and the
+ * team's owner, who signs in to the dashboard through a one-time link.
  * Returns the key only to the process that made it; later starts get null.
  */
-export async function ensureDemoTeam({ db }: Pick<Deps, 'db'>): Promise<(CreatedKey & { team_name: string }) | null> {
+export const DEMO_OWNER_EMAIL = 'owner@demo.adforge.local';
+
+export async function ensureDemoTeam({ db, config }: Pick<Deps, 'db' | 'config'>): Promise<(CreatedKey & { team_name: string; owner: SignInLink }) | null> {
   const teams = createTeamService({ db });
   if (!(await claimSetting(db, 'demo_team', 'pending'))) return null;
   const team = await teams.createTeam({ name: 'Demo team', tier: 'starter' });
-  const key = await teams.createKey(team.id);
+  const key = await teams.createKey(team.id, { name: 'Demo key' });
+  const owner = await createMemberService({ db, config }).createUser(team.id, { email: DEMO_OWNER_EMAIL, role: 'owner' });
   await setSetting(db, 'demo_team', team.id);
-  return { ...key, team_name: team.name };
+  return { ...key, team_name: team.name, owner };
 }

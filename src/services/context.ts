@@ -13,8 +13,17 @@ export interface Deps {
   fetchImage: (url: string, field: string) => Promise<FetchedImage>;
 }
 
-/** Who is calling: resolved from an API key by the auth service, passed to every team-scoped call. */
+/**
+ * Who is calling, passed to every team-scoped call: an API key (REST, GraphQL clients) or a
+ * dashboard user's session (keyId null: what a session makes sends no key's webhooks).
+ */
 export interface Principal {
   teamId: string;
+  keyId: string | null;
+  userId?: string;
+}
+
+/** A caller that came with an API key. */
+export interface KeyPrincipal extends Principal {
   keyId: string;
 }

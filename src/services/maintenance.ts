@@ -1,5 +1,7 @@
 import { overdueGenerationIds } from '../repositories/generations.ts';
 import { purgeRateLimitHits } from '../repositories/rate-limits.ts';
+import { pruneSignInState } from '../repositories/sessions.ts';
+import { SIGN_IN_WINDOW_MS } from '../domain/dashboard-users.ts';
 import type { Deps } from './context.ts';
 import type { GenerationLifecycle } from './generations/lifecycle.ts';
 import { purgeExpiredIdempotencyKeys } from './idempotency.ts';
@@ -17,6 +19,7 @@ export function createMaintenanceService({ db }: Pick<Deps, 'db'>, lifecycle: Pi
     },
     purgeIdempotencyKeys: (): Promise<number> => purgeExpiredIdempotencyKeys(db),
     purgeRateLimitHits: (): Promise<number> => purgeRateLimitHits(db),
+    pruneSignInState: (): Promise<void> => pruneSignInState(db, new Date(Date.now() - SIGN_IN_WINDOW_MS)),
   };
 }
 export type MaintenanceService = ReturnType<typeof createMaintenanceService>;

@@ -48,6 +48,9 @@ const webhookUrl = z.object({ webhook_url: httpUrl.nullish() });
 const bucketNumber = z.coerce.number({ message: 'must be a whole number from 1 to 1000000' }).int('must be a whole number from 1 to 1000000').min(1, 'must be a whole number from 1 to 1000000').max(1_000_000, 'must be a whole number from 1 to 1000000');
 const keyRateLimit = z.object({ per_minute: bucketNumber, burst: bucketNumber });
 
+// Standard base64 after whsec_, as the Standard Webhooks libraries read a secret.
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
 /** Administration of teams and keys: the CLI's side of what the spec calls "the dashboard". */
 export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache) {
   /** A key that changed (revoked, a new limit): this node's cache forgets it now, the other nodes' on the notice. */
@@ -74,19 +77,20 @@ export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache)
     },
 
     /** The only moment the key exists in clear text: only its SHA-256 digest is stored. */
-    async createKey(teamId: string, opts: { webhook_url?: string | null } = {}): Promise<CreatedKey> {
+    async createKey(teamId: string, opts: { webhook_url?: string | null; name?: string; created_by?: string | null } = {}): Promise<CreatedKey> {
       const team = await findTeam(db, requireUuid(teamId, 'team'));
       if (!team) throw new AppError('not_found', 'Team not found');
       const { webhook_url } = parseInput(webhookUrl, opts);
       const key = generateApiKey();
-      // Standard base64 after whsec_, as the Standard Webhooks libraries read a secret.
-      const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
+      const webhookSecret = newWebhookSecret();
       const row = await insertApiKey(db, {
         team_id: team.id,
         key_digest: digestApiKey(key),
         key_hint: apiKeyHint(key),
         webhook_url: webhook_url ?? null,
         webhook_secret: webhookSecret,
+        name: opts.name ?? '',
+        created_by: opts.created_by ?? null,
       });
       return { id: row.id, key, webhook_secret: webhookSecret, team_id: team.id };
     },

@@ -75,9 +75,15 @@ export function createWebhookService({ db, storage, config, log }: Pick<Deps, 'd
     return row;
   }
 
+  /** The deliveries of a webhook belong to a key: the dashboard names the key it shows. */
+  function keyOf(p: Principal): string {
+    if (!p.keyId) throw new AppError('validation_error', 'Webhooks belong to an API key: choose the key whose webhook to use');
+    return p.keyId;
+  }
+
   /** The calling key's webhook, or the 409 that says it has none to send to. */
   async function hookOf(p: Principal) {
-    const hook = await findActiveWebhook(db, p.keyId);
+    const hook = await findActiveWebhook(db, keyOf(p));
     if (!hook?.webhook_url) throw new AppError('conflict', 'This API key has no webhook URL: set one first (adforge key set-webhook)');
     return { webhook_url: hook.webhook_url, webhook_secret: hook.webhook_secret };
   }
@@ -110,7 +116,7 @@ export function createWebhookService({ db, storage, config, log }: Pick<Deps, 'd
     async list(p: Principal, query: unknown): Promise<Paginated<WebhookDelivery>> {
       const q = parseInput(deliveriesQuery, query ?? {});
       const ok = q.outcome === undefined ? undefined : q.outcome === 'succeeded';
-      const { rows, total } = await listKeyDeliveries(db, p.keyId, { generationId: q.generation_id, ok }, q);
+      const { rows, total } = await listKeyDeliveries(db, keyOf(p), { generationId: q.generation_id, ok }, q);
       return paginated(rows.map(deliveryView), total, q);
     },
 
@@ -119,13 +125,13 @@ export function createWebhookService({ db, storage, config, log }: Pick<Deps, 'd
      * duplicates by id drop it), a new timestamp and signature, to the key's webhook URL now.
      */
     async redeliver(p: Principal, id: unknown): Promise<WebhookDelivery> {
-      const original = await findKeyDelivery(db, p.keyId, requireUuid(id));
+      const original = await findKeyDelivery(db, keyOf(p), requireUuid(id));
       if (!original) throw new AppError('not_found', 'Webhook delivery not found');
       if (original.body === null || original.event_id === null) {
         throw new AppError('conflict', 'This attempt was recorded before bodies were kept, so it cannot be sent again');
       }
       const hook = await hookOf(p);
-      const row = await attempt(p.keyId, hook, { event: original.event, eventId: original.event_id, body: original.body, generationId: original.generation_id, redeliveryOf: original.id });
+      const row = await attempt(keyOf(p), hook, { event: original.event, eventId: original.event_id, body: original.body, generationId: original.generation_id, redeliveryOf: original.id });
       return deliveryView(row);
     },
 
@@ -134,7 +140,7 @@ export function createWebhookService({ db, storage, config, log }: Pick<Deps, 'd
       const hook = await hookOf(p);
       const eventId = `test:${randomUUID()}`;
       const body = JSON.stringify({ event: 'webhook.test', event_id: eventId, sent_at: new Date().toISOString(), message: 'A test event from adforge: this URL receives the webhooks of this API key.' });
-      return deliveryView(await attempt(p.keyId, hook, { event: 'webhook.test', eventId, body, generationId: null }));
+      return deliveryView(await attempt(keyOf(p), hook, { event: 'webhook.test', eventId, body, generationId: null }));
     },
   };
 }

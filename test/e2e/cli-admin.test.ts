@@ -409,3 +409,32 @@ describe('keys made by the CLI, used against a running service on the same datab
     expect(res.body).toEqual({ credits_used: 0, credits_limit: 42, credits_remaining: 42 });
   });
 });
+
+describe('adforge user create and user link', () => {
+  it('makes a person of the team and prints a one-time link that signs them in to the dashboard', async () => {
+    const svc = await startTestService();
+    try {
+      const on = { databaseUrl: svc.databaseUrl };
+      const team = await svc.team();
+      const made = await ok(['user', 'create', '--team', team.teamId, '--email', 'Boss@Example.com', '--role', 'owner'], on);
+      expect(made).toMatchObject({ user: { email: 'boss@example.com', role: 'owner', active: false }, url: expect.stringMatching(/\/welcome#[A-Za-z0-9_-]{43}$/) });
+      const welcome = await svc.api('POST', '/auth/welcome', { body: { token: made.url.split('#')[1], password: 'the boss password' } });
+      expect(welcome.status).toBe(200);
+      expect(welcome.body.user.role).toBe('owner');
+
+      expectFailure(await adforge(['user', 'create', '--team', team.teamId, '--email', 'boss@example.com', '--json'], {}, on), 'conflict');
+      expectFailure(await adforge(['user', 'create', '--team', team.teamId, '--email', 'not-an-email', '--json'], {}, on), 'validation_error', /^email: /);
+      expectFailure(await adforge(['user', 'create', '--team', team.teamId, '--email', 'x@example.com', '--role', 'admin', '--json'], {}, on), 'validation_error', /^role: /);
+      expectFailure(await adforge(['user', 'create', '--team', MISSING_TEAM, '--email', 'y@example.com', '--json'], {}, on), 'not_found');
+
+      // A new link replaces a lost password; the old password stops working.
+      const again = await ok(['user', 'link', '--email', 'boss@example.com'], on);
+      expect((await svc.api('POST', '/auth/welcome', { body: { token: again.url.split('#')[1], password: 'a brand new password' } })).status).toBe(200);
+      expect((await svc.api('POST', '/auth/sign-in', { body: { email: 'boss@example.com', password: 'the boss password' } })).status).toBe(401);
+      expect((await svc.api('POST', '/auth/sign-in', { body: { email: 'boss@example.com', password: 'a brand new password' } })).status).toBe(200);
+      expectFailure(await adforge(['user', 'link', '--email', 'nobody@example.com', '--json'], {}, on), 'not_found');
+    } finally {
+      await svc.close();
+    }
+  });
+});

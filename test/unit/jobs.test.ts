@@ -19,6 +19,7 @@ function context() {
       sweepOverdueGenerations: vi.fn(async () => [ID]),
       purgeIdempotencyKeys: vi.fn(async () => 0),
       purgeRateLimitHits: vi.fn(async () => 0),
+      pruneSignInState: vi.fn(async () => {}),
     },
     upstream: { poll: vi.fn(async () => {}) },
   } satisfies JobContext;
@@ -29,7 +30,7 @@ describe('job definitions', () => {
   it('have unique names, and the crontab is read off the cron definitions', () => {
     const names = [...JOBS, ...CRONS].map((j) => j.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(crontab().split('\n')).toEqual(['* * * * * sweep_generations', '17 * * * * purge_idempotency_keys', '23 * * * * purge_rate_limit_hits']);
+    expect(crontab().split('\n')).toEqual(['* * * * * sweep_generations', '17 * * * * purge_idempotency_keys', '23 * * * * purge_rate_limit_hits', '29 * * * * prune_sign_in_state']);
   });
 
   it('the task list checks each payload against its definition before the handler runs', async () => {
@@ -45,6 +46,8 @@ describe('job definitions', () => {
     expect(ctx.campaignRunner.run).toHaveBeenCalledWith(ID);
     await tasks.sweep_generations!({ _cron: {} }, helpers());
     expect(ctx.maintenance.sweepOverdueGenerations).toHaveBeenCalled();
+    await tasks.prune_sign_in_state!({ _cron: {} }, helpers());
+    expect(ctx.maintenance.pruneSignInState).toHaveBeenCalled();
   });
 
   it('a producer cannot queue a payload its definition refuses, and attempts come from the config where the definition says so', async () => {

@@ -1,15 +1,29 @@
 import type { FastifyReply } from 'fastify';
+import { parse as parseCookies } from 'cookie';
 import type { App } from '../../app.ts';
 import type { BucketRule } from '../../domain/rate-limit.ts';
+import { canManage, SESSION_COOKIE } from '../../domain/dashboard-users.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import type { Principal } from '../../services/context.ts';
+import type { DashboardPrincipal, SessionView } from '../../services/sessions.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
+
+/** How a request or a WebSocket connection presents itself: an API key, or a dashboard session with its CSRF token. */
+export interface Credentials {
+  authorization?: string | undefined;
+  cookie?: string | undefined;
+  csrfToken?: string | undefined;
+}
+
+export type GraphQLAuth =
+  | { principal: Principal; rate: BucketRule; bucket: string; session?: DashboardPrincipal & { view: SessionView } }
+  | { error: AppError };
 
 export interface GraphQLContext {
   app: App;
-  /** The caller's key, checked once per request (HTTP) or connection (WebSocket). */
-  auth: { principal: Principal; rate: BucketRule } | { error: AppError };
+  /** The caller, checked once per request (HTTP) or connection (WebSocket). */
+  auth: GraphQLAuth;
   /** The HTTP reply (not over WebSocket): where RateLimit-* go. */
   reply?: FastifyReply | undefined;
   loaders: Loaders;
@@ -17,19 +31,58 @@ export interface GraphQLContext {
   events: EventBus;
 }
 
-export async function buildContext(app: App, events: EventBus, authorization: string | undefined, reply?: FastifyReply): Promise<GraphQLContext> {
-  let auth: GraphQLContext['auth'];
+export const sessionSecretOf = (cookieHeader: string | undefined): string | undefined =>
+  cookieHeader ? parseCookies(cookieHeader)[SESSION_COOKIE] : undefined;
+
+/**
+ * Two doors to one schema (DESIGN decision 17). An Authorization header is an API key, as in
+ * REST, and then a cookie is ignored. Without one, the dashboard's session cookie counts only
+ * with its CSRF token: a page of another site can make the browser send the cookie, never the token.
+ */
+export async function authenticate(app: App, c: Credentials): Promise<GraphQLAuth> {
   try {
-    auth = await app.services.auth.authorize(authorization);
+    if (c.authorization !== undefined || !c.cookie) {
+      const { principal, rate } = await app.services.auth.authorize(c.authorization);
+      return { principal, rate, bucket: principal.keyId };
+    }
+    const secret = sessionSecretOf(c.cookie);
+    const session = await app.services.sessions.authenticate(secret);
+    if (!session || !secret) throw new AppError('unauthorized', 'Your session has ended: sign in again');
+    if (!(await app.services.sessions.csrfMatches(secret, c.csrfToken))) {
+      throw new AppError('forbidden', 'Missing or wrong CSRF token: reload the page');
+    }
+    return {
+      principal: { teamId: session.teamId, keyId: null, userId: session.userId },
+      rate: app.config.rateLimits[session.tier],
+      bucket: `user:${session.userId}`,
+      session,
+    };
   } catch (e) {
     if (!(e instanceof AppError)) throw e;
-    auth = { error: e };
+    return { error: e };
   }
+}
+
+export async function buildContext(app: App, events: EventBus, credentials: Credentials, reply?: FastifyReply): Promise<GraphQLContext> {
+  const auth = await authenticate(app, credentials);
   return { app, events, auth, reply, loaders: createLoaders(app, 'principal' in auth ? auth.principal : undefined) };
 }
 
-/** Every field but the introspection ones needs a valid key: the same 401/403 rules as REST. */
+/** Every field but the introspection ones needs a valid key or session: the same 401/403 rules as REST. */
 export function principalOf(ctx: GraphQLContext): Principal {
   if ('error' in ctx.auth) throw ctx.auth.error;
   return ctx.auth.principal;
+}
+
+/** The dashboard's own fields (keys, members, sign-out) answer a signed-in person, never an API key. */
+export function sessionOf(ctx: GraphQLContext): DashboardPrincipal & { view: SessionView } {
+  if ('error' in ctx.auth) throw ctx.auth.error;
+  if (!ctx.auth.session) throw new AppError('forbidden', 'This is for the dashboard: sign in there; an API key cannot manage keys, webhooks or members');
+  return ctx.auth.session;
+}
+
+export function ownerOf(ctx: GraphQLContext): DashboardPrincipal & { view: SessionView } {
+  const s = sessionOf(ctx);
+  if (!canManage(s.role)) throw new AppError('forbidden', 'Only a team owner can do this');
+  return s;
 }

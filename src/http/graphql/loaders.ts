@@ -13,7 +13,7 @@ const byId = <T extends { id: string }>(rows: T[], ids: readonly string[]) => {
 const groupedBy = <T, K extends keyof T>(rows: T[], key: K, ids: readonly T[K][]) => ids.map((id) => rows.filter((r) => r[key] === id));
 
 // Anonymous requests (introspection, the schema's public parts) see no team's rows.
-const NO_TEAM: Principal = { teamId: '00000000-0000-0000-0000-000000000000', keyId: '' };
+const NO_TEAM: Principal = { teamId: '00000000-0000-0000-0000-000000000000', keyId: null };
 
 /**
  * Per-request batching for relations: a page of generations with their avatars, products and

@@ -13,6 +13,7 @@ import './types/subscriptions.ts';
 import './types/ad-library.ts';
 import './types/campaign.ts';
 import './types/webhooks.ts';
+import './types/dashboard.ts';
 
 builder.queryType({});
 builder.mutationType({});

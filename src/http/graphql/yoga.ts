@@ -8,7 +8,7 @@ import { WebSocketServer } from 'ws';
 import type { App } from '../../app.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { EventBus } from '../../events/pg-events.ts';
-import { buildContext, type GraphQLContext } from './context.ts';
+import { authenticate, buildContext, type Credentials, type GraphQLContext } from './context.ts';
 import { rateLimitPlugin } from './rate-limit-plugin.ts';
 import { graphqlSchema } from './schema.ts';
 
@@ -17,6 +17,12 @@ export const GRAPHQL_BODY_LIMIT = 8 * 1024 * 1024;
 
 // Limits against abusive queries; an over-limit query is a GraphQL error before execution.
 export const GRAPHQL_LIMITS = { maxDepth: 10, maxAliases: 15, maxTokens: 2000, maxDirectives: 20, maxCost: 5000 };
+
+const credentialsOf = (headers: Headers): Credentials => ({
+  authorization: headers.get('authorization') ?? undefined,
+  cookie: headers.get('cookie') ?? undefined,
+  csrfToken: headers.get('x-csrf-token') ?? undefined,
+});
 
 const isStreamed = (type: string | null) => !!type && /^(text\/event-stream|multipart\/mixed)/i.test(type);
 
@@ -30,15 +36,14 @@ function mask(error: unknown, message: string, isDev?: boolean): Error {
 }
 
 export function createGraphqlHandler(app: App, events: EventBus) {
-  const yoga = createYoga<{ req?: FastifyRequest; reply?: FastifyReply; authorization?: string }, GraphQLContext>({
+  const yoga = createYoga<{ req?: FastifyRequest; reply?: FastifyReply; credentials?: Credentials }, GraphQLContext>({
     schema: graphqlSchema(),
     graphqlEndpoint: GRAPHQL_PATH,
     graphiql: process.env.NODE_ENV !== 'production',
     logging: false,
     maskedErrors: { maskError: mask },
     batching: { limit: 5 },
-    context: (init) =>
-      buildContext(app, events, init.authorization ?? init.request?.headers.get('authorization') ?? undefined, init.reply),
+    context: (init) => buildContext(app, events, init.credentials ?? credentialsOf(init.request.headers), init.reply),
     plugins: [
       rateLimitPlugin(),
       EnvelopArmorPlugin({
@@ -77,26 +82,27 @@ export function createGraphqlHandler(app: App, events: EventBus) {
   /** graphql-ws on the same path; the API key travels in connectionParams.authorization. */
   function websocket(): { handleUpgrade: (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => void; close: () => Promise<void> } {
     const wss = new WebSocketServer({ noServer: true });
-    const authorizationOf = (params: Record<string, unknown> | undefined): string | undefined => {
+    // The key travels in connectionParams.authorization (or apiKey); a dashboard session as the
+    // upgrade's cookie with its CSRF token in connectionParams.csrfToken.
+    const credentialsOfConnection = (ctx: { connectionParams?: Record<string, unknown> | undefined; extra: unknown }): Credentials => {
+      const params = ctx.connectionParams;
       const raw = params?.authorization ?? params?.Authorization ?? (params?.apiKey ? `Bearer ${String(params.apiKey)}` : undefined);
-      return typeof raw === 'string' ? raw : undefined;
+      const request = (ctx.extra as { request?: http.IncomingMessage }).request;
+      return {
+        authorization: typeof raw === 'string' ? raw : undefined,
+        cookie: request?.headers.cookie,
+        csrfToken: typeof params?.csrfToken === 'string' ? params.csrfToken : undefined,
+      };
     };
     // Operations over WebSocket run through Yoga's own pipeline: the same limits, masking and context.
     const server = useServer<Record<string, unknown>>(
       {
-        onConnect: async (ctx) => {
-          try {
-            await app.services.auth.authenticate(authorizationOf(ctx.connectionParams));
-            return true;
-          } catch {
-            return false;
-          }
-        },
+        onConnect: async (ctx) => !('error' in (await authenticate(app, credentialsOfConnection(ctx)))),
         execute: (args: any) => args.rootValue.execute(args),
         subscribe: (args: any) => args.rootValue.subscribe(args),
         onSubscribe: async (ctx, _id, payload) => {
           const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
-            authorization: authorizationOf(ctx.connectionParams),
+            credentials: credentialsOfConnection(ctx),
             params: payload,
           } as never);
           const args = {

@@ -70,7 +70,7 @@ export function createCampaignRunner(
     async run(campaignId: string): Promise<void> {
       const campaign = await findCampaign(db, campaignId);
       if (!campaign || campaign.status !== 'running') return;
-      const p: Principal = { teamId: campaign.team_id, keyId: campaign.api_key_id ?? '' };
+      const p: Principal = { teamId: campaign.team_id, keyId: campaign.api_key_id };
       const limit = pLimit(CONCURRENCY);
       let after = 0;
       for (;;) {

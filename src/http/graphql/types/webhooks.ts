@@ -4,9 +4,11 @@ import { errorTypes } from './errors.ts';
 import { WebhookDeliveryRef } from './generation.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 
+export const WebhookDeliveryPageRef = pageOf('WebhookDeliveryPage', WebhookDeliveryRef);
+
 builder.queryFields((t) => ({
   webhookDeliveries: t.field({
-    type: pageOf('WebhookDeliveryPage', WebhookDeliveryRef),
+    type: WebhookDeliveryPageRef,
     errors: errorTypes,
     description: "The calling key's webhook attempts, newest first (the same as GET /webhooks/deliveries)",
     args: { ...pageArgs(t), generation_id: t.arg.id(), outcome: t.arg.string({ description: 'succeeded or failed' }) },

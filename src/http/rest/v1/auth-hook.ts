@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { REQUEST_COST } from '../../../domain/rate-limit.ts';
 import type { AuthService } from '../../../services/auth.ts';
-import type { Principal } from '../../../services/context.ts';
+import type { KeyPrincipal } from '../../../services/context.ts';
 import type { RateLimiter } from '../../../services/rate-limiter.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    principal: Principal;
+    principal: KeyPrincipal;
   }
 }
 
@@ -16,7 +16,7 @@ declare module 'fastify' {
  * cost, and every answer says where the bucket stands (RateLimit-*).
  */
 export function requireApiKey(scope: FastifyInstance, auth: AuthService, limiter: RateLimiter): void {
-  scope.decorateRequest('principal', null as unknown as Principal);
+  scope.decorateRequest('principal', null as unknown as KeyPrincipal);
   scope.addHook('onRequest', async (request, reply) => {
     const { principal, rate } = await auth.authorize(request.headers.authorization);
     request.principal = principal;

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+import { AppError } from '../domain/errors.ts';
+import {
+  csrfTokenFor,
+  csrfTokenMatches,
+  digestSecret,
+  followLink,
+  newSecret,
+  SESSION_IDLE_MS,
+  SESSION_MAX_MS,
+  SESSION_TOUCH_MS,
+  SIGN_IN_FAILURES,
+  SIGN_IN_WINDOW_MS,
+  signIn,
+  type Role,
+} from '../domain/dashboard-users.ts';
+import { parseInput } from '../domain/validate.ts';
+import type { Team } from '../db/types.ts';
+import { settingOnce } from '../repositories/settings.ts';
+import {
+  countSignInFailures,
+  deleteSession,
+  deleteUserSessions,
+  findLiveSession,
+  forgetSignInFailures,
+  insertSession,
+  recordSignInFailure,
+  touchSession,
+  useSignInLink,
+} from '../repositories/sessions.ts';
+import { findUserByEmail, findUserTeam, setPasswordHash } from '../repositories/users.ts';
+import type { Deps } from './context.ts';
+
+// One message for every failed sign-in: it never tells which of the two was wrong.
+const WRONG = 'Wrong email or password';
+
+export interface SessionView {
+  user: { id: string; email: string; role: Role };
+  team: { id: string; name: string; tier: Team['tier'] };
+  csrf_token: string;
+}
+
+export interface OpenedSession extends SessionView {
+  /** The cookie's value: known only to the browser; the database keeps its digest. */
+  secret: string;
+  expires_at: Date;
+}
+
+export interface DashboardPrincipal {
+  teamId: string;
+  userId: string;
+  role: Role;
+  tier: Team['tier'];
+}
+
+/**
+ * The dashboard's door (DESIGN decision 17): passwords (argon2id), sessions behind an HttpOnly
+ * cookie, one-time links, the CSRF token of each session, and a limit on failed sign-ins.
+ */
+export function createSessionService({ db }: Pick<Deps, 'db'>) {
+  let csrfKey: Promise<string> | undefined;
+  // Shared through the database, so a token from one node is good on every other.
+  const csrfSecret = () => (csrfKey ??= settingOnce(db, 'csrf_secret', randomBytes(32).toString('hex')));
+  // A verify against a real hash for unknown addresses, so timing does not tell who has an account.
+  let decoy: Promise<string> | undefined;
+  const decoyHash = () => (decoy ??= hash(randomBytes(16).toString('hex')));
+
+  async function open(user: { id: string; email: string; role: Role; team_id: string }, team: { name: string; tier: Team['tier'] }): Promise<OpenedSession> {
+    const secret = newSecret();
+    const expires_at = new Date(Date.now() + SESSION_IDLE_MS);
+    await insertSession(db, { id_digest: digestSecret(secret), user_id: user.id, expires_at });
+    return {
+      secret,
+      expires_at,
+      user: { id: user.id, email: user.email, role: user.role },
+      team: { id: user.team_id, name: team.name, tier: team.tier },
+      csrf_token: csrfTokenFor(secret, await csrfSecret()),
+    };
+  }
+
+  async function throttle(email: string, ip: string): Promise<void> {
+    const since = new Date(Date.now() - SIGN_IN_WINDOW_MS);
+    const f = await countSignInFailures(db, { email, ip, since });
+    const overEmail = f.email >= SIGN_IN_FAILURES.perEmail;
+    const overIp = f.ip >= SIGN_IN_FAILURES.perIp;
+    if (!overEmail && !overIp) return;
+    const oldest = Math.min(...[overEmail && f.email_oldest, overIp && f.ip_oldest].filter((d): d is Date => d instanceof Date).map((d) => d.getTime()));
+    const retry = Math.max(1, Math.ceil((oldest + SIGN_IN_WINDOW_MS - Date.now()) / 1000));
+    throw new AppError('rate_limited', `Too many failed sign-ins: try again in ${Math.ceil(retry / 60)} min`, { 'retry-after': String(retry) });
+  }
+
+  return {
+    /** Email and password; every failure counts against the address and the client for 15 minutes. */
+    async signIn(input: unknown, ip: string): Promise<OpenedSession> {
+      const { email, password } = parseInput(signIn, input);
+      await throttle(email, ip);
+      const user = await findUserByEmail(db, email);
+      const ok = await verify(user?.password_hash ?? (await decoyHash()), password).catch(() => false);
+      if (!user || !user.password_hash || !ok) {
+        await recordSignInFailure(db, { email, ip });
+        throw new AppError('unauthorized', WRONG);
+      }
+      await forgetSignInFailures(db, email);
+      return open(user, await findUserTeam(db, user.id));
+    },
+
+    /** A one-time link (from `adforge user create` or an invitation): the password is chosen and a session opened. */
+    async followLink(input: unknown): Promise<OpenedSession> {
+      const { token, password } = parseInput(followLink, input);
+      const passwordHash = await hash(password);
+      const userId = await useSignInLink(db, digestSecret(token));
+      if (!userId) throw new AppError('unauthorized', 'This link has expired or was already used: ask your team owner for a new one');
+      const user = await setPasswordHash(db, userId, passwordHash);
+      if (!user) throw new AppError('unauthorized', 'This link has expired or was already used: ask your team owner for a new one');
+      // A new password ends every other session of the user.
+      await deleteUserSessions(db, user.id);
+      return open(user, await findUserTeam(db, user.id));
+    },
+
+    /** The cookie's session, its team and role; sliding expiry written at most hourly. */
+    async authenticate(secret: string | undefined): Promise<(DashboardPrincipal & { view: SessionView }) | undefined> {
+      if (!secret || secret.length > 100) return undefined;
+      const digest = digestSecret(secret);
+      const s = await findLiveSession(db, digest);
+      if (!s) return undefined;
+      const now = Date.now();
+      if (now - s.last_seen_at.getTime() > SESSION_TOUCH_MS) {
+        await touchSession(db, digest, new Date(Math.min(now + SESSION_IDLE_MS, s.created_at.getTime() + SESSION_MAX_MS)));
+      }
+      return {
+        teamId: s.user.team_id,
+        userId: s.user.id,
+        role: s.user.role,
+        tier: s.tier,
+        view: {
+          user: { id: s.user.id, email: s.user.email, role: s.user.role },
+          team: { id: s.user.team_id, name: s.team_name, tier: s.tier },
+          csrf_token: csrfTokenFor(secret, await csrfSecret()),
+        },
+      };
+    },
+
+    async csrfMatches(secret: string, token: string | undefined): Promise<boolean> {
+      return csrfTokenMatches(secret, await csrfSecret(), token);
+    },
+
+    async signOut(secret: string): Promise<void> {
+      await deleteSession(db, digestSecret(secret));
+    },
+
+    /** Every session of the user, on every device: the answer to a lost laptop. */
+    signOutEverywhere: (userId: string): Promise<number> => deleteUserSessions(db, userId),
+  };
+
+}
+export type SessionService = ReturnType<typeof createSessionService>;

@@ -1,0 +1,94 @@
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/app.ts';
+import { signedInUser, type DashboardSession } from '../support/dashboard-session.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+
+let svc: TestService;
+let team: Awaited<ReturnType<TestService['team']>>;
+let owner: DashboardSession;
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+beforeAll(async () => {
+  svc = await startTestService();
+  team = await svc.team();
+  owner = await signedInUser(svc, team.teamId, 'owner');
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await svc?.close();
+});
+
+const KEY_FIELDS = 'id name hint webhook_url created_at last_used_at revoked_at';
+const CREATE = `mutation($name: String, $url: String) { createApiKey(name: $name, webhook_url: $url) { __typename ... on MutationCreateApiKeySuccess { data { key webhook_secret api_key { ${KEY_FIELDS} } } } ... on AppError { code message } } }`;
+
+describe('Settings > API Keys through GraphQL', () => {
+  it('creates a named key shown once, which works on /api/v1, is listed with when it was last used, and answers 401 once revoked', async () => {
+    const res = await owner.gql(CREATE, { name: 'Zapier' });
+    const { key, webhook_secret, api_key } = res.body.data.createApiKey.data;
+    expect(key).toMatch(/^service_sk_/);
+    expect(webhook_secret).toMatch(/^whsec_/);
+    expect(api_key).toMatchObject({ name: 'Zapier', webhook_url: null, last_used_at: null, revoked_at: null });
+    expect(key.startsWith(api_key.hint.split('…')[0])).toBe(true);
+
+    expect((await svc.api('GET', '/api/v1/products', { key })).status).toBe(200);
+    const listed = (await owner.gql(`{ apiKeys { ${KEY_FIELDS} } }`)).body.data.apiKeys;
+    expect(listed[0]).toMatchObject({ id: api_key.id, name: 'Zapier' });
+    expect(Date.parse(listed[0].last_used_at)).toBeGreaterThan(Date.parse(api_key.created_at) - 1000);
+    // The list never carries the key or its secret.
+    expect(JSON.stringify(listed)).not.toContain(key);
+
+    const renamed = await owner.gql(`mutation($id: ID!) { renameApiKey(id: $id, name: "Zapier prod") { ... on MutationRenameApiKeySuccess { data { name } } } }`, { id: api_key.id });
+    expect(renamed.body.data.renameApiKey.data.name).toBe('Zapier prod');
+
+    const revoked = await owner.gql(`mutation($id: ID!) { revokeApiKey(id: $id) { ... on MutationRevokeApiKeySuccess { data { revoked_at } } } }`, { id: api_key.id });
+    expect(revoked.body.data.revokeApiKey.data.revoked_at).not.toBeNull();
+    expect((await svc.api('GET', '/api/v1/products', { key })).status).toBe(401);
+  });
+
+  it('refuses a bad webhook URL and a long name in the spec\'s words, storing nothing', async () => {
+    const before = (await owner.gql('{ apiKeys { id } }')).body.data.apiKeys.length;
+    const bad = await owner.gql(CREATE, { name: 'x', url: 'ftp://example.com/hook' });
+    expect(bad.body.data.createApiKey).toEqual({ __typename: 'AppError', code: 'validation_error', message: 'webhook_url: must be an http(s) URL' });
+    const long = await owner.gql(CREATE, { name: 'x'.repeat(101) });
+    expect(long.body.data.createApiKey).toEqual({ __typename: 'AppError', code: 'validation_error', message: 'name: must be at most 100 characters' });
+    expect((await owner.gql('{ apiKeys { id } }')).body.data.apiKeys.length).toBe(before);
+  });
+
+  it('sets a webhook URL, sends a signed test event, lists the delivery, rotates the secret and clears the URL', async () => {
+    const created = (await owner.gql(CREATE, { name: 'hooks' })).body.data.createApiKey.data;
+    const id = created.api_key.id;
+    const set = await owner.gql(`mutation($id: ID!, $url: String) { setApiKeyWebhook(id: $id, url: $url) { ... on MutationSetApiKeyWebhookSuccess { data { webhook_url } } } }`, { id, url: receiver.url });
+    expect(set.body.data.setApiKeyWebhook.data.webhook_url).toBe(receiver.url);
+
+    const sent = await owner.gql(`mutation($id: ID!) { sendApiKeyTestWebhook(id: $id) { ... on MutationSendApiKeyTestWebhookSuccess { data { id event ok status_code } } } }`, { id });
+    expect(sent.body.data.sendApiKeyTestWebhook.data).toMatchObject({ event: 'webhook.test', ok: true, status_code: 200 });
+    const got = receiver.received.at(-1)!;
+    const verified = new Webhook(created.webhook_secret.slice('whsec_'.length)).verify(got.raw.toString(), got.headers as Record<string, string>);
+    expect(verified).toMatchObject({ event: 'webhook.test' });
+
+    const log = await owner.gql(`query($id: ID!) { apiKeyDeliveries(key_id: $id) { totalCount items { id event ok } } }`, { id });
+    expect(log.body.data.apiKeyDeliveries).toMatchObject({ totalCount: 1, items: [{ id: sent.body.data.sendApiKeyTestWebhook.data.id, event: 'webhook.test', ok: true }] });
+
+    const rotated = (await owner.gql(`mutation($id: ID!) { rotateApiKeyWebhookSecret(id: $id) { ... on MutationRotateApiKeyWebhookSecretSuccess { data { webhook_secret } } } }`, { id })).body.data.rotateApiKeyWebhookSecret.data.webhook_secret;
+    expect(rotated).not.toBe(created.webhook_secret);
+    await owner.gql(`mutation($id: ID!) { sendApiKeyTestWebhook(id: $id) { __typename } }`, { id });
+    const next = receiver.received.at(-1)!;
+    expect(() => new Webhook(created.webhook_secret.slice(6)).verify(next.raw.toString(), next.headers as Record<string, string>)).toThrow();
+    expect(new Webhook(rotated.slice(6)).verify(next.raw.toString(), next.headers as Record<string, string>)).toMatchObject({ event: 'webhook.test' });
+
+    const cleared = await owner.gql(`mutation($id: ID!) { setApiKeyWebhook(id: $id, url: null) { ... on MutationSetApiKeyWebhookSuccess { data { webhook_url } } } }`, { id });
+    expect(cleared.body.data.setApiKeyWebhook.data.webhook_url).toBeNull();
+    const none = await owner.gql(`mutation($id: ID!) { sendApiKeyTestWebhook(id: $id) { ... on AppError { code } } }`, { id });
+    expect(none.body.data.sendApiKeyTestWebhook.code).toBe('conflict');
+  });
+
+  it("another team's key is not found, whatever the mutation", async () => {
+    const other = await svc.team();
+    for (const m of ['revokeApiKey(id: $id)', 'renameApiKey(id: $id, name: "x")', 'setApiKeyWebhook(id: $id, url: null)', 'rotateApiKeyWebhookSecret(id: $id)', 'sendApiKeyTestWebhook(id: $id)']) {
+      const res = await owner.gql(`mutation($id: ID!) { r: ${m} { __typename ... on AppError { code } } }`, { id: other.keyId });
+      expect(res.body.data.r).toEqual({ __typename: 'AppError', code: 'not_found' });
+    }
+    expect((await svc.api('GET', '/api/v1/products', { key: other.key })).status).toBe(200);
+  });
+});
