@@ -20,7 +20,8 @@ import { httpUrl } from './inputs.ts';
 
 export const MAX_REFERENCE_IMAGES = 5;
 
-const EFFORTS_BY_MODEL: Readonly<Record<ImageModel, readonly ImageEffort[]>> = {
+/** Which efforts each image model takes: the create form offers only these. */
+export const EFFORTS_BY_MODEL: Readonly<Record<ImageModel, readonly ImageEffort[]>> = {
   fast: [],
   pro: [],
   'gpt-2': ['low', 'medium', 'high'],

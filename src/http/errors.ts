@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorStatus, type ErrorCode } from '../domain/errors.ts';
 
 // Fastify's own failures (parsing, content type, body size) translated to the spec's codes.
@@ -29,7 +29,10 @@ function fromFastify(e: FastifyError): AppError | null {
   return null;
 }
 
-export function installErrorHandling(app: FastifyInstance): void {
+/** Answers a request for one of the dashboard's pages; undefined when the request is not for a page. */
+export type PageFallback = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | undefined;
+
+export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFallback): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = error instanceof AppError ? error : fromFastify(error);
     if (known) {
@@ -43,6 +46,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
+    const page = pageFallback?.(request, reply);
+    if (page) return page;
     const path = request.url.split('?')[0];
     return reply
       .status(404)

@@ -5,6 +5,8 @@ import type { App } from '../app.ts';
 import type { LocalStorage } from '../adapters/storage/local.ts';
 import { createEdge } from './edge.ts';
 import { installErrorHandling } from './errors.ts';
+import { installSecurityHeaders } from './security-headers.ts';
+import { registerWebApp } from './web-app-route.ts';
 import { registerFileRoutes } from './files-route.ts';
 import { registerApiDocs } from './docs-route.ts';
 import { registerAuthRoutes } from './dashboard/auth-routes.ts';
@@ -34,7 +36,8 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  installErrorHandling(fastify);
+  installSecurityHeaders(fastify, app.config);
+  installErrorHandling(fastify, await registerWebApp(fastify, app.config));
 
   fastify.get('/healthz', async (_req, reply) => {
     // Fails until the schema exists; the listener opens only after migrations anyway.

@@ -46,3 +46,24 @@ export async function listLedger(db: Db, teamId: string, f: LedgerFilter, page: 
   const { rows, total } = await fetchPage(base, (q) => q.selectAll().orderBy('id', 'desc'), page);
   return { rows: rows.map((r) => ({ ...r, id: String(r.id), used_after: Number(r.used_after) })), total };
 }
+
+export interface SpendRow {
+  day: string;
+  kind: string;
+  credits: number;
+}
+
+/** Credits spent (debits less refunds) per UTC day and what they paid for: a generation's type, else the subject's kind. */
+export async function spendByDay(db: Db, teamId: string, since: Date): Promise<SpendRow[]> {
+  const rows = await sql<{ day: string; kind: string; credits: string }>`
+    select to_char(date_trunc('day', l.created_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
+           coalesce(g.type, l.subject_type, 'other') as kind,
+           sum(l.amount) as credits
+    from credit_ledger l
+    left join generations g on l.subject_type = 'generation' and g.id = l.subject_id
+    where l.team_id = ${teamId} and l.kind in ('debit', 'refund') and l.created_at >= ${since}
+    group by 1, 2
+    having sum(l.amount) <> 0
+    order by 1, 2`.execute(db);
+  return rows.rows.map((r) => ({ day: r.day, kind: r.kind, credits: Number(r.credits) }));
+}

@@ -4,9 +4,11 @@ import { creditsLimit, pageQuery, uuid } from '../domain/inputs.ts';
 import { paginated, type Paginated } from './paging.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { Team } from '../db/types.ts';
-import { appendLedger, listLedger } from '../repositories/ledger.ts';
+import { appendLedger, listLedger, spendByDay, type SpendRow } from '../repositories/ledger.ts';
 import { findTeam, lockTeam, resetPeriod, setCreditsLimit } from '../repositories/teams.ts';
 import type { Deps, Principal } from './context.ts';
+
+const spendingQuery = z.object({ days: z.number().int('must be a whole number from 1 to 366').min(1, 'must be a whole number from 1 to 366').max(366, 'must be a whole number from 1 to 366').default(30) });
 import { requireUuid } from './ids.ts';
 
 export interface CreditBalance {
@@ -58,6 +60,13 @@ export function createCreditService({ db }: Pick<Deps, 'db'>) {
      * the period used, negative) and limit changes (0), each with the credits used after it. All
      * lines sum to `credits_used`.
      */
+    /** What the team spent per day and per type over the last `days` days (1-366), for the dashboard's chart. */
+    async spending(p: Principal, query: unknown): Promise<SpendRow[]> {
+      const { days } = parseInput(spendingQuery, query ?? {});
+      const since = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate()) - (days - 1) * 86_400_000);
+      return spendByDay(db, p.teamId, since);
+    },
+
     async ledger(p: Principal, query: unknown): Promise<Paginated<LedgerEntry>> {
       const q = parseInput(ledgerQuery, query ?? {});
       const { rows, total } = await listLedger(db, p.teamId, { generationId: q.generation_id, kind: q.kind, since: q.since, until: q.until }, q);

@@ -15,6 +15,9 @@ declare module 'vitest' {
 
 /** One PostgreSQL for the whole run (embedded, or TEST_DATABASE_URL) and one migrated template database. */
 export default async function setup(project: TestProject) {
+  // The dashboard and GraphiQL the server serves, built as `npm start` builds them.
+  const { build } = await import('vite');
+  await build({ configFile: path.resolve(import.meta.dirname, '../../web/vite.config.ts'), logLevel: 'warn' });
   let embedded: EmbeddedHandle | undefined;
   let dir: string | undefined;
   let adminUrl = process.env.TEST_DATABASE_URL;

@@ -39,7 +39,8 @@ export function createGraphqlHandler(app: App, events: EventBus) {
   const yoga = createYoga<{ req?: FastifyRequest; reply?: FastifyReply; credentials?: Credentials }, GraphQLContext>({
     schema: graphqlSchema(),
     graphqlEndpoint: GRAPHQL_PATH,
-    graphiql: process.env.NODE_ENV !== 'production',
+    // GraphiQL is ours (web/graphiql.html, served from web/dist), not Yoga's page of CDN scripts.
+    graphiql: false,
     logging: false,
     maskedErrors: { maskError: mask },
     batching: { limit: 5 },

@@ -1,0 +1,175 @@
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import { gql, unwrap } from '../api/client.ts';
+import { CREDITS } from '../api/operations.ts';
+import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
+import { TYPE_LABELS } from './generation-types.ts';
+
+interface Balance {
+  credits_used: number;
+  credits_limit: number;
+  credits_remaining: number;
+}
+interface Spend {
+  day: string;
+  kind: string;
+  credits: number;
+}
+interface Line {
+  id: string;
+  kind: string;
+  amount: number;
+  generation_id: string | null;
+  subject_type: string | null;
+  note: string | null;
+  created_at: string;
+  credits_used_after: number;
+}
+
+const DAYS = 30;
+const PAGE = 20;
+const KIND_LABELS: Record<string, string> = { ...TYPE_LABELS, voiceover: 'Voiceovers', ad_library_scrape: 'Ad library scrapes' };
+
+export function Credits() {
+  const [offset, setOffset] = useState(0);
+  const [data, setData] = useState<{ balance: Balance; spend: Spend[]; lines: Line[]; total: number } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    gql<{ credits: Balance; spending: any; ledger: any }>(CREDITS, { days: DAYS, limit: PAGE, offset }).then((d) => {
+      const ledger = unwrap(d.ledger) as { items: Line[]; totalCount: number };
+      setData({ balance: d.credits, spend: unwrap(d.spending) as Spend[], lines: ledger.items, total: ledger.totalCount });
+    }, setError);
+  }, [offset]);
+  if (error) return <ErrorNote error={error} />;
+  if (!data) return <Spinner />;
+  const { balance } = data;
+  const used = balance.credits_limit > 0 ? Math.min(100, (balance.credits_used / balance.credits_limit) * 100) : 100;
+  return (
+    <section>
+      <h1>Credits</h1>
+      <div className="card">
+        <div className="row">
+          <strong className="grow" data-testid="credits-remaining">
+            {balance.credits_remaining} credits left
+          </strong>
+          <span>
+            {balance.credits_used} used of {balance.credits_limit}
+          </span>
+        </div>
+        <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={balance.credits_limit} aria-valuenow={balance.credits_used} aria-label="Credits used">
+          <div className={used > 90 ? 'fill warn' : 'fill'} style={{ width: `${used}%` }} />
+        </div>
+        <p className="hint">More credits for this period come from your operator: adforge credits set --team {'<team>'} --limit {'<n>'}.</p>
+      </div>
+      <h2>Spend per day, last {DAYS} days</h2>
+      {data.spend.length === 0 ? (
+        <Empty title="Nothing spent in these 30 days">
+          <p>
+            <Link to="/create/text-to-image">Create something</Link> and its cost shows here by type.
+          </p>
+        </Empty>
+      ) : (
+        <SpendChart spend={data.spend} />
+      )}
+      <h2>Ledger</h2>
+      {data.lines.length === 0 ? (
+        <Empty title="No ledger lines yet" />
+      ) : (
+        <>
+          <table className="ledger">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>What</th>
+                <th className="num">Credits</th>
+                <th className="num">Used after</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.lines.map((l) => (
+                <tr key={l.id}>
+                  <td>{when(l.created_at)}</td>
+                  <td>
+                    {l.kind.replace('_', ' ')}
+                    {l.generation_id && (
+                      <>
+                        {' · '}
+                        <Link to={`/generations/${l.generation_id}`}>generation</Link>
+                      </>
+                    )}
+                    {l.subject_type && l.subject_type !== 'generation' && ` · ${l.subject_type.replace(/_/g, ' ')}`}
+                    {l.note && ` · ${l.note}`}
+                  </td>
+                  <td className="num">{l.amount > 0 ? `−${l.amount}` : `+${-l.amount}`}</td>
+                  <td className="num">{l.credits_used_after}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div className="row pager">
+            <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(offset - PAGE)}>
+              Newer
+            </button>
+            <span>
+              {offset + 1}–{offset + data.lines.length} of {data.total}
+            </span>
+            <button type="button" className="secondary" disabled={offset + PAGE >= data.total} onClick={() => setOffset(offset + PAGE)}>
+              Older
+            </button>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+const COLOURS = 10;
+
+/** Stacked bars, one per day, one colour per type; an SVG drawn here (no chart library for ~30 bars). */
+function SpendChart({ spend }: { spend: Spend[] }) {
+  const today = new Date();
+  const days = Array.from({ length: DAYS }, (_, i) => new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - (DAYS - 1 - i))).toISOString().slice(0, 10));
+  const kinds = [...new Set(spend.map((s) => s.kind))].sort();
+  const byDay = new Map(days.map((d) => [d, new Map<string, number>()]));
+  for (const s of spend) byDay.get(s.day)?.set(s.kind, Math.max(0, s.credits));
+  const max = Math.max(1, ...[...byDay.values()].map((m) => [...m.values()].reduce((a, b) => a + b, 0)));
+  const W = 600;
+  const H = 160;
+  const bw = W / DAYS;
+  return (
+    <figure className="card chart">
+      <svg viewBox={`0 0 ${W} ${H + 16}`} role="img" aria-label="Credits spent per day by type">
+        {days.map((d, i) => {
+          let y = H;
+          return (
+            <g key={d}>
+              {kinds.map((k, ki) => {
+                const v = byDay.get(d)?.get(k) ?? 0;
+                if (!v) return null;
+                const h = (v / max) * (H - 4);
+                y -= h;
+                return (
+                  <rect key={k} x={i * bw + 2} y={y} width={bw - 4} height={h} className={`k${ki % COLOURS}`}>
+                    <title>{`${d} · ${KIND_LABELS[k] ?? k}: ${v} credits`}</title>
+                  </rect>
+                );
+              })}
+              {i % 7 === 0 && (
+                <text x={i * bw + 2} y={H + 13} className="axis">
+                  {d.slice(5)}
+                </text>
+              )}
+            </g>
+          );
+        })}
+      </svg>
+      <figcaption className="legend">
+        {kinds.map((k, ki) => (
+          <span key={k}>
+            <i className={`swatch k${ki % COLOURS}`} /> {KIND_LABELS[k] ?? k}: {spend.filter((s) => s.kind === k).reduce((a, s) => a + s.credits, 0)}
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+}

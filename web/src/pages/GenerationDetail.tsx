@@ -1,0 +1,119 @@
+import { useEffect, useState } from 'react';
+import { Link, useParams } from 'react-router';
+import { gql, subscribe } from '../api/client.ts';
+import { GENERATION, GENERATIONS_UPDATED } from '../api/operations.ts';
+import { Media } from '../components/Media.tsx';
+import { ErrorNote, Spinner, when } from '../components/ui.tsx';
+import { TYPE_LABELS, type Generation } from './generation-types.ts';
+
+interface Delivery {
+  id: string;
+  event: string;
+  ok: boolean;
+  status_code: number | null;
+  attempted_at: string;
+  url: string;
+  error: string | null;
+}
+
+/** Every field of GET /generations/{id}, its outputs, and the webhook attempts made for it. */
+export function GenerationDetail() {
+  const { id = '' } = useParams();
+  const [g, setG] = useState<(Generation & { webhook_deliveries: Delivery[] }) | null | undefined>(undefined);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    gql<{ generation: (Generation & { webhook_deliveries: Delivery[] }) | null }>(GENERATION, { id }).then((d) => setG(d.generation), setError);
+    return subscribe<{ generationsUpdated: Generation }>(GENERATIONS_UPDATED, {}, ({ generationsUpdated: u }) => {
+      if (u.id === id) setG((old) => (old ? { ...old, ...u } : old));
+    });
+  }, [id]);
+  if (error) return <ErrorNote error={error} />;
+  if (g === undefined) return <Spinner />;
+  if (g === null)
+    return (
+      <section>
+        <h1>Not found</h1>
+        <p>
+          No generation {id} in your team. <Link to="/">Back to the gallery</Link>
+        </p>
+      </section>
+    );
+  const fields: [string, string][] = [
+    ['id', g.id],
+    ['type', g.type],
+    ['status', g.status],
+    ['credits', String(g.credits)],
+    ['created_at', when(g.created_at)],
+    ['completed_at', when(g.completed_at)],
+    ['error', g.error ?? '—'],
+  ];
+  const details = g.details.all ?? { prompt: g.details.prompt, model: g.details.model, aspect_ratio: g.details.aspect_ratio, quantity: g.details.quantity };
+  return (
+    <section>
+      <p>
+        <Link to="/">← Generations</Link>
+      </p>
+      <h1>
+        {TYPE_LABELS[g.type] ?? g.type} <span className={`badge ${g.status}`}>{g.status}</span>
+      </h1>
+      <div className="outputs">
+        {g.result_urls.map((u, i) => (
+          <figure key={u}>
+            <Media url={u} label={`output ${i + 1}`} />
+            <figcaption>
+              <a href={u} download>
+                Download output {i + 1}
+              </a>
+            </figcaption>
+          </figure>
+        ))}
+        {g.status === 'processing' && (
+          <p>
+            <Spinner /> Still making: this page updates by itself.
+          </p>
+        )}
+      </div>
+      <dl className="facts card">
+        {fields.map(([k, v]) => (
+          <div key={k} className="fact">
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+        {Object.entries(details)
+          .filter(([, v]) => v !== null && v !== undefined)
+          .map(([k, v]) => (
+            <div key={k} className="fact">
+              <dt>{k}</dt>
+              <dd>{typeof v === 'object' ? JSON.stringify(v) : String(v)}</dd>
+            </div>
+          ))}
+      </dl>
+      <h2>Webhook deliveries</h2>
+      {g.webhook_deliveries.length === 0 ? (
+        <p className="hint">None: a generation made with an API key that has a webhook URL is reported to it when it ends.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>When</th>
+              <th>Event</th>
+              <th>To</th>
+              <th>Outcome</th>
+            </tr>
+          </thead>
+          <tbody>
+            {g.webhook_deliveries.map((d) => (
+              <tr key={d.id}>
+                <td>{when(d.attempted_at)}</td>
+                <td>{d.event}</td>
+                <td>{d.url}</td>
+                <td>{d.ok ? `delivered (${d.status_code})` : `failed: ${d.error ?? d.status_code}`}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

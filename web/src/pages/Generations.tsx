@@ -1,0 +1,146 @@
+import { useCallback, useEffect, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { gql, subscribe } from '../api/client.ts';
+import { GENERATIONS, GENERATIONS_UPDATED } from '../api/operations.ts';
+import { Media } from '../components/Media.tsx';
+import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
+import { describe, TYPE_LABELS, type Generation } from './generation-types.ts';
+
+const PAGE = 24;
+
+/** The team's generations, newest first; every card follows its generation live (graphql-ws). */
+export function Generations() {
+  const [params, setParams] = useSearchParams();
+  const type = params.get('type') ?? '';
+  const status = params.get('status') ?? '';
+  const offset = Number(params.get('offset') ?? 0) || 0;
+  const [page, setPage] = useState<{ items: Generation[]; totalCount: number } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = useCallback(
+    () =>
+      gql<{ generations: { items: Generation[]; totalCount: number } }>(GENERATIONS, { limit: PAGE, offset, type: type || null, status: status || null }).then(
+        (d) => setPage(d.generations),
+        setError,
+      ),
+    [type, status, offset],
+  );
+  useEffect(() => void load(), [load]);
+  useEffect(
+    () =>
+      subscribe<{ generationsUpdated: Generation }>(GENERATIONS_UPDATED, {}, ({ generationsUpdated: g }) => {
+        setPage((p) => {
+          if (!p) return p;
+          const at = p.items.findIndex((x) => x.id === g.id);
+          if (at >= 0) return { ...p, items: p.items.map((x) => (x.id === g.id ? g : x)) };
+          // A new one (made here, by a key, or by a teammate) joins the first page if it matches the filters.
+          const matches = offset === 0 && (!status || g.status === status) && (!type || matchesType(g.type, type));
+          return matches ? { totalCount: p.totalCount + 1, items: [g, ...p.items].slice(0, PAGE) } : p;
+        });
+      }),
+    [type, status, offset],
+  );
+  const set = (k: string, v: string) => {
+    const next = new URLSearchParams(params);
+    if (v) next.set(k, v);
+    else next.delete(k);
+    next.delete('offset');
+    setParams(next);
+  };
+  return (
+    <section>
+      <div className="row wrap">
+        <h1 className="grow">Generations</h1>
+        <Link className="button" to="/create/text-to-image">
+          Create
+        </Link>
+      </div>
+      <div className="row wrap filters" role="group" aria-label="Filters">
+        <label>
+          Type
+          <select value={type} onChange={(e) => set('type', e.target.value)}>
+            <option value="">all</option>
+            <option value="image">images</option>
+            <option value="ai_video">AI videos</option>
+            <option value="talking_avatar">talking avatars</option>
+          </select>
+        </label>
+        <label>
+          Status
+          <select value={status} onChange={(e) => set('status', e.target.value)}>
+            <option value="">all</option>
+            <option value="processing">processing</option>
+            <option value="completed">completed</option>
+            <option value="failed">failed</option>
+          </select>
+        </label>
+      </div>
+      <ErrorNote error={error} />
+      {page === null ? (
+        <Spinner />
+      ) : page.items.length === 0 ? (
+        <Empty title={type || status ? 'Nothing matches these filters' : 'No generations yet'}>
+          <p>
+            <Link to="/create/text-to-image">Create an image or a video</Link>: it appears here and updates by itself when it is ready.
+          </p>
+        </Empty>
+      ) : (
+        <>
+          <ul className="gallery">
+            {page.items.map((g) => (
+              <GenerationCard key={g.id} g={g} />
+            ))}
+          </ul>
+          <div className="row pager">
+            <button type="button" className="secondary" disabled={offset === 0} onClick={() => setParams(withOffset(params, offset - PAGE))}>
+              Newer
+            </button>
+            <span>
+              {offset + 1}–{offset + page.items.length} of {page.totalCount}
+            </span>
+            <button type="button" className="secondary" disabled={offset + PAGE >= page.totalCount} onClick={() => setParams(withOffset(params, offset + PAGE))}>
+              Older
+            </button>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+function withOffset(params: URLSearchParams, offset: number): URLSearchParams {
+  const next = new URLSearchParams(params);
+  if (offset > 0) next.set('offset', String(offset));
+  else next.delete('offset');
+  return next;
+}
+
+const IMAGE_TYPES = ['text-to-image', 'product-shots', 'image-edit'];
+const matchesType = (t: string, filter: string) => (filter === 'image' ? IMAGE_TYPES.includes(t) : t === filter);
+
+export function GenerationCard({ g }: { g: Generation }) {
+  return (
+    <li className="card generation" data-testid="generation-card" data-id={g.id} data-status={g.status}>
+      <div className="thumb">
+        {g.status === 'completed' && g.result_url ? (
+          <Media url={g.result_url} label={`${TYPE_LABELS[g.type] ?? g.type} result`} />
+        ) : g.status === 'processing' ? (
+          <div className="placeholder">
+            <Spinner /> making…
+          </div>
+        ) : (
+          <div className="placeholder failed">{g.error ?? 'failed'}</div>
+        )}
+      </div>
+      <div className="row">
+        <span className={`badge ${g.status}`}>{g.status}</span>
+        <span className="grow">{TYPE_LABELS[g.type] ?? g.type}</span>
+        <span className="hint">{g.credits} cr</span>
+      </div>
+      <p className="caption">{describe(g)}</p>
+      <div className="row">
+        <span className="hint grow">{when(g.created_at)}</span>
+        <Link to={`/generations/${g.id}`}>Details</Link>
+      </div>
+    </li>
+  );
+}
