@@ -68,6 +68,7 @@ const envSchema = z.object({
   // HeyGen's language names hold commas ("Chinese (Mandarin, Simplified)"): pairs are split on ';'.
   HEYGEN_LANGUAGES: z.string().optional().transform((raw, ctx) => parsePairs(raw, ctx, ';')),
   UPSTREAM_WEBHOOKS: flag.default(true),
+  OWNER_TOP_UP: flag.default(true),
   ENGINE_BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   ENGINE_BREAKER_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   GENERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(1800),
@@ -104,6 +105,8 @@ export interface Config {
   tlsKeyFile: string | undefined;
   trustProxy: boolean;
   allowPrivateNetworkUrls: boolean;
+  /** Team owners may add credits to their own limit from the dashboard (false: only the operator's CLI). */
+  ownerTopUp: boolean;
   filesSigningSecret: string | undefined;
   logLevel: string;
   storage: 'local' | 's3';
@@ -228,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     tlsKeyFile: e.TLS_KEY_FILE,
     trustProxy: e.TRUST_PROXY,
     allowPrivateNetworkUrls: e.ALLOW_PRIVATE_NETWORK_URLS,
+    ownerTopUp: e.OWNER_TOP_UP,
     filesSigningSecret: e.FILES_SIGNING_SECRET,
     logLevel: e.LOG_LEVEL,
     storage: e.STORAGE,

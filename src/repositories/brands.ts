@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { BrandRow, BrandsTable } from '../db/types.ts';
@@ -27,4 +28,23 @@ export function updateBrand(db: Db, teamId: string, id: string, b: Updateable<Br
 export function findBrandsByIds(db: Db, teamId: string, ids: readonly string[]): Promise<BrandRow[]> {
   if (!ids.length) return Promise.resolve([]);
   return db.selectFrom('brands').selectAll().where('team_id', '=', teamId).where('id', 'in', [...ids]).execute();
+}
+
+/** Deletes the team's brand unless a generation still being made uses it; undefined when missing, 'in_use' when kept. */
+export async function deleteBrandUnlessInUse(db: Db, teamId: string, id: string): Promise<BrandRow | 'in_use' | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const brand = await trx.selectFrom('brands').selectAll().where('team_id', '=', teamId).where('id', '=', id).forUpdate().executeTakeFirst();
+    if (!brand) return undefined;
+    const busy = await trx
+      .selectFrom('generations')
+      .select('id')
+      .where('team_id', '=', teamId)
+      .where('status', '=', 'processing')
+      .where(sql<boolean>`params->>'brand_id' = ${id}`)
+      .limit(1)
+      .executeTakeFirst();
+    if (busy) return 'in_use';
+    await trx.deleteFrom('brands').where('id', '=', id).execute();
+    return brand;
+  });
 }

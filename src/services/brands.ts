@@ -2,7 +2,7 @@ import { AppError } from '../domain/errors.ts';
 import { brandCreate, brandUpdate, pageQuery } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { BrandRow } from '../db/types.ts';
-import { findBrand, findBrandsByIds, insertBrand, listBrands, updateBrand } from '../repositories/brands.ts';
+import { deleteBrandUnlessInUse, findBrand, findBrandsByIds, insertBrand, listBrands, updateBrand } from '../repositories/brands.ts';
 import type { Deps, Principal } from './context.ts';
 import { requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
@@ -49,6 +49,16 @@ export function createBrandService({ db }: Pick<Deps, 'db'>) {
     },
 
     /** Only the fields given change; null clears an optional field. */
+    /**
+     * A brand goes unless a generation being made still uses it (409). Finished generations keep
+     * their outputs; their `brand` then reads as null.
+     */
+    async remove(p: Principal, id: unknown): Promise<void> {
+      const outcome = await deleteBrandUnlessInUse(db, p.teamId, requireUuid(id));
+      if (!outcome) throw new AppError('not_found', 'Brand not found');
+      if (outcome === 'in_use') throw new AppError('conflict', 'Brand is used by a generation still being made; delete it when that one has finished');
+    },
+
     async update(p: Principal, id: unknown, body: unknown): Promise<Brand> {
       const brandId = requireUuid(id);
       const b = parseInput(brandUpdate, body);

@@ -8,6 +8,9 @@ import { appendLedger, listLedger, spendByDay, type SpendRow } from '../reposito
 import { findTeam, lockTeam, resetPeriod, setCreditsLimit } from '../repositories/teams.ts';
 import type { Deps, Principal } from './context.ts';
 
+const MAX_LIMIT = 2_000_000_000;
+const WHOLE_TOP_UP = 'must be a whole number from 1 to 1000000';
+const topUpInput = z.object({ credits: z.number({ error: WHOLE_TOP_UP }).int(WHOLE_TOP_UP).min(1, WHOLE_TOP_UP).max(1_000_000, WHOLE_TOP_UP) });
 const spendingQuery = z.object({ days: z.number().int('must be a whole number from 1 to 366').min(1, 'must be a whole number from 1 to 366').max(366, 'must be a whole number from 1 to 366').default(30) });
 import { requireUuid } from './ids.ts';
 
@@ -47,7 +50,7 @@ export interface LedgerEntry {
   credits_used_after: number;
 }
 
-export function createCreditService({ db }: Pick<Deps, 'db'>) {
+export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?: Pick<Deps['config'], 'ownerTopUp'> }) {
   return {
     async balance(p: Principal): Promise<CreditBalance> {
       const team = await findTeam(db, p.teamId);
@@ -100,6 +103,24 @@ export function createCreditService({ db }: Pick<Deps, 'db'>) {
         const updated = await setCreditsLimit(trx, id, value);
         await appendLedger(trx, { team_id: id, kind: 'limit_set', amount: 0, note: `limit ${team.credits_limit} -> ${value}` });
         return updated!;
+      });
+    },
+
+    /**
+     * Settings > Credits: an owner adds credits to the current period's limit (OWNER_TOP_UP; off,
+     * only the operator's CLI changes limits). A ledger line says who added how many.
+     */
+    async topUp(actor: { teamId: string; userId: string; role: string }, input: unknown): Promise<CreditBalance> {
+      if (!config?.ownerTopUp) throw new AppError('forbidden', 'Adding credits from the dashboard is turned off on this server: ask your operator');
+      if (actor.role !== 'owner') throw new AppError('forbidden', 'Only a team owner can add credits');
+      const { credits } = parseInput(topUpInput, input);
+      return db.transaction().execute(async (trx) => {
+        const team = (await lockTeam(trx, actor.teamId))!;
+        const limit = team.credits_limit + credits;
+        if (limit > MAX_LIMIT) throw new AppError('validation_error', `credits: the limit would pass ${MAX_LIMIT}`);
+        await setCreditsLimit(trx, team.id, limit);
+        await appendLedger(trx, { team_id: team.id, kind: 'limit_set', amount: 0, note: `top-up +${credits} by user ${actor.userId}: limit ${team.credits_limit} -> ${limit}` });
+        return { credits_used: team.credits_used, credits_limit: limit, credits_remaining: limit - team.credits_used };
       });
     },
 

@@ -92,3 +92,43 @@ describe('Settings > API Keys through GraphQL', () => {
     expect((await svc.api('GET', '/api/v1/products', { key: other.key })).status).toBe(200);
   });
 });
+
+describe('credits from the dashboard', () => {
+  const TOP_UP = 'mutation($n: Int!) { topUpCredits(credits: $n) { __typename ... on MutationTopUpCreditsSuccess { data { credits_used credits_limit credits_remaining } } ... on AppError { code message } } }';
+
+  it('an owner adds credits to the limit, with a ledger line; a member, a key and bad amounts are refused, changing nothing', async () => {
+    const t = await svc.team({ credits: 100 });
+    const o = await signedInUser(svc, t.teamId, 'owner');
+    const res = await o.gql(TOP_UP, { n: 250 });
+    expect(res.body.data.topUpCredits).toEqual({ __typename: 'MutationTopUpCreditsSuccess', data: { credits_used: 0, credits_limit: 350, credits_remaining: 350 } });
+    const ledger = await svc.api('GET', '/api/v1/account/ledger?kind=limit_set', { key: t.key });
+    expect(ledger.body.data[0].note).toMatch(/^top-up \+250 by user [0-9a-f-]{36}: limit 100 -> 350$/);
+
+    for (const n of [0, -5, 1_000_001]) {
+      expect((await o.gql(TOP_UP, { n })).body.data.topUpCredits).toEqual({ __typename: 'AppError', code: 'validation_error', message: 'credits: must be a whole number from 1 to 1000000' });
+    }
+    const member = await signedInUser(svc, t.teamId, 'member');
+    expect((await member.gql(TOP_UP, { n: 10 })).body.data.topUpCredits).toMatchObject({ code: 'forbidden' });
+    const { graphqlClient } = await import('../support/graphql-client.ts');
+    const g = await graphqlClient(svc);
+    try {
+      expect((await g.gql(TOP_UP, { n: 10 }, t.key)).body.data.topUpCredits).toMatchObject({ code: 'forbidden' });
+    } finally {
+      await g.close();
+    }
+    expect((await svc.api('GET', '/api/v1/account/credits', { key: t.key })).body).toEqual({ credits_used: 0, credits_limit: 350, credits_remaining: 350 });
+  });
+
+  it('OWNER_TOP_UP=false leaves limits to the operator', async () => {
+    const off = await startTestService({ OWNER_TOP_UP: 'false' });
+    try {
+      const t = await off.team({ credits: 100 });
+      const o = await signedInUser(off, t.teamId, 'owner');
+      const res = await o.gql(TOP_UP, { n: 10 });
+      expect(res.body.data.topUpCredits).toEqual({ __typename: 'AppError', code: 'forbidden', message: 'Adding credits from the dashboard is turned off on this server: ask your operator' });
+      expect((await off.api('GET', '/api/v1/account/credits', { key: t.key })).body.credits_limit).toBe(100);
+    } finally {
+      await off.close();
+    }
+  });
+});

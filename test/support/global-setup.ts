@@ -13,11 +13,31 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * The dashboard and GraphiQL the server serves, built as `npm start` builds them: on a clean
+ * clone always, locally only when a source (web/ or the domain it shares) changed since.
+ */
+async function buildWebIfStale(): Promise<void> {
+  const root = path.resolve(import.meta.dirname, '../..');
+  const built = await fs.stat(path.join(root, 'web/dist/index.html')).then((s) => s.mtimeMs, () => 0);
+  const newest = async (dir: string): Promise<number> => {
+    let latest = 0;
+    for (const e of await fs.readdir(dir, { withFileTypes: true })) {
+      if (e.name === 'dist' || e.name === 'node_modules') continue;
+      const p = path.join(dir, e.name);
+      latest = Math.max(latest, e.isDirectory() ? await newest(p) : (await fs.stat(p)).mtimeMs);
+    }
+    return latest;
+  };
+  const sources = Math.max(await newest(path.join(root, 'web')), await newest(path.join(root, 'src/domain')), (await fs.stat(path.join(root, 'package-lock.json'))).mtimeMs);
+  if (built > sources) return;
+  const { build } = await import('vite');
+  await build({ configFile: path.join(root, 'web/vite.config.ts'), logLevel: 'warn' });
+}
+
 /** One PostgreSQL for the whole run (embedded, or TEST_DATABASE_URL) and one migrated template database. */
 export default async function setup(project: TestProject) {
-  // The dashboard and GraphiQL the server serves, built as `npm start` builds them.
-  const { build } = await import('vite');
-  await build({ configFile: path.resolve(import.meta.dirname, '../../web/vite.config.ts'), logLevel: 'warn' });
+  await buildWebIfStale();
   let embedded: EmbeddedHandle | undefined;
   let dir: string | undefined;
   let adminUrl = process.env.TEST_DATABASE_URL;

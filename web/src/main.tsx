@@ -10,6 +10,9 @@ import { Credits } from './pages/Credits.tsx';
 import { GenerationDetail } from './pages/GenerationDetail.tsx';
 import { Generations } from './pages/Generations.tsx';
 import { Members } from './pages/Members.tsx';
+import { Avatars, Brands, Products } from './pages/library/Library.tsx';
+import { AdLibrary, AdLibraryBrand } from './pages/ad-library/AdLibrary.tsx';
+import { Campaigns } from './pages/campaigns/Campaigns.tsx';
 import { SignIn } from './pages/SignIn.tsx';
 import { Welcome } from './pages/Welcome.tsx';
 import { isOwner, SessionProvider, useSession } from './session.tsx';
@@ -57,8 +60,15 @@ createRoot(document.getElementById('root')!).render(
           >
             <Route index element={<Generations />} />
             <Route path="generations/:id" element={<GenerationDetail />} />
+            <Route path="create" element={<Create />} />
             <Route path="create/:type" element={<Create />} />
             <Route path="credits" element={<Credits />} />
+            <Route path="products" element={<Products />} />
+            <Route path="brands" element={<Brands />} />
+            <Route path="avatars" element={<Avatars />} />
+            <Route path="ad-library" element={<AdLibrary />} />
+            <Route path="ad-library/:id" element={<AdLibraryBrand />} />
+            <Route path="campaigns" element={<Campaigns />} />
             <Route
               path="settings/api-keys"
               element={

@@ -44,8 +44,9 @@ export interface CsvFile {
   rows: () => AsyncGenerator<DataRow>;
 }
 
-/** Spreadsheet headers: case and surrounding spaces do not matter (the server reads them the same way). */
-export const columnName = (header: string): string => header.trim().toLowerCase();
+// Spreadsheet headers: case and surrounding spaces do not matter (the server reads them the same way).
+export { columnName } from '../../domain/campaign-rows.ts';
+import { columnName } from '../../domain/campaign-rows.ts';
 
 const SNIFF_BYTES = 64 * 1024;
 const CANDIDATES = [',', ';', '\t'] as const;

@@ -76,3 +76,103 @@ export const SET_MEMBER_ROLE = `mutation SetMemberRole($id: ID!, $role: Role!) {
 export const REMOVE_MEMBER = `mutation RemoveMember($id: ID!) {
   removeMember(id: $id) { __typename ... on MutationRemoveMemberSuccess { data { id } } ... on AppError { code message } }
 }`;
+
+export const TOP_UP_CREDITS = `mutation TopUpCredits($credits: Int!) {
+  topUpCredits(credits: $credits) { __typename ... on MutationTopUpCreditsSuccess { data { credits_used credits_limit credits_remaining } } ... on AppError { code message } }
+}`;
+
+export const PRODUCTS = `query Products($limit: Int, $offset: Int) {
+  products(limit: $limit, offset: $offset) { totalCount items { id name description category image_url price currency link created_at } }
+}`;
+
+export const CREATE_PRODUCT = `mutation CreateProduct($input: ProductInput!, $idempotencyKey: String) {
+  createProduct(input: $input, idempotencyKey: $idempotencyKey) { __typename ... on MutationCreateProductSuccess { data { id name } } ... on AppError { code message } }
+}`;
+
+export const DELETE_PRODUCT = `mutation DeleteProduct($id: ID!) {
+  deleteProduct(id: $id) { __typename ... on MutationDeleteProductSuccess { data { id } } ... on AppError { code message } }
+}`;
+
+export const BRANDS = `query Brands($limit: Int, $offset: Int) {
+  brands(limit: $limit, offset: $offset) { totalCount items { id name description industry website_url brand_voice target_audience brand_color_primary brand_color_accent logo_url reference_image_url created_at } }
+}`;
+
+export const CREATE_BRAND = `mutation CreateBrand($input: BrandInput!) {
+  createBrand(input: $input) { __typename ... on MutationCreateBrandSuccess { data { id name } } ... on AppError { code message } }
+}`;
+
+export const DELETE_BRAND = `mutation DeleteBrand($id: ID!) {
+  deleteBrand(id: $id) { __typename ... on MutationDeleteBrandSuccess { data { id } } ... on AppError { code message } }
+}`;
+
+export const AVATARS = `query Avatars {
+  avatars { id name avatar_type gender age_group thumbnail_url }
+  customAvatars { id name avatar_type gender age_group thumbnail_url description created_at }
+}`;
+
+export const CREATE_CUSTOM_AVATAR = `mutation CreateCustomAvatar($input: CustomAvatarInput!, $idempotencyKey: String) {
+  createCustomAvatar(input: $input, idempotencyKey: $idempotencyKey) { __typename ... on MutationCreateCustomAvatarSuccess { data { id name } } ... on AppError { code message } }
+}`;
+
+export const DELETE_CUSTOM_AVATAR = `mutation DeleteCustomAvatar($id: ID!) {
+  deleteCustomAvatar(id: $id) { __typename ... on MutationDeleteCustomAvatarSuccess { data { id } } ... on AppError { code message } }
+}`;
+
+const created = (mutation: string, success: string) => `${mutation} { __typename ... on ${success} { data { generation_id } } ... on AppError { code message } }`;
+const quoted = (query: string, success: string) => `${query} { __typename ... on ${success} { data { credits credits_remaining affordable } } ... on AppError { code message } }`;
+
+export const QUOTE_AI_VIDEO = `query QuoteAiVideo($input: AiVideoInput!) { ${quoted('quoteAiVideo(input: $input)', 'QueryQuoteAiVideoSuccess')} }`;
+export const CREATE_AI_VIDEO = `mutation CreateAiVideo($input: AiVideoInput!, $idempotencyKey: String) { ${created('createAiVideo(input: $input, idempotencyKey: $idempotencyKey)', 'MutationCreateAiVideoSuccess')} }`;
+export const QUOTE_TALKING_AVATAR = `query QuoteTalkingAvatar($input: TalkingAvatarInput!) { ${quoted('quoteTalkingAvatarVideo(input: $input)', 'QueryQuoteTalkingAvatarVideoSuccess')} }`;
+export const CREATE_TALKING_AVATAR = `mutation CreateTalkingAvatar($input: TalkingAvatarInput!, $idempotencyKey: String) { ${created('createTalkingAvatarVideo(input: $input, idempotencyKey: $idempotencyKey)', 'MutationCreateTalkingAvatarVideoSuccess')} }`;
+export const QUOTE_SWAP_AVATAR = `query QuoteSwapAvatar($input: SwapAvatarInput!) { ${quoted('quoteSwapAvatarVideo(input: $input)', 'QueryQuoteSwapAvatarVideoSuccess')} }`;
+export const CREATE_SWAP_AVATAR = `mutation CreateSwapAvatar($input: SwapAvatarInput!, $idempotencyKey: String) { ${created('createSwapAvatarVideo(input: $input, idempotencyKey: $idempotencyKey)', 'MutationCreateSwapAvatarVideoSuccess')} }`;
+export const QUOTE_LOCALIZE = `query QuoteLocalize($input: LocalizeInput!) { ${quoted('quoteLocalizedVideo(input: $input)', 'QueryQuoteLocalizedVideoSuccess')} }`;
+export const CREATE_LOCALIZE = `mutation CreateLocalize($input: LocalizeInput!, $idempotencyKey: String) { ${created('createLocalizedVideo(input: $input, idempotencyKey: $idempotencyKey)', 'MutationCreateLocalizedVideoSuccess')} }`;
+export const QUOTE_VIDEO_EDIT = `query QuoteVideoEdit($input: VideoEditInput!) { ${quoted('quoteVideoEdit(input: $input)', 'QueryQuoteVideoEditSuccess')} }`;
+export const CREATE_VIDEO_EDIT = `mutation CreateVideoEdit($input: VideoEditInput!, $idempotencyKey: String) { ${created('createVideoEdit(input: $input, idempotencyKey: $idempotencyKey)', 'MutationCreateVideoEditSuccess')} }`;
+export const QUOTE_PRODUCT_SHOTS = `query QuoteProductShots($input: ProductShotsInput!) { ${quoted('quoteProductShots(input: $input)', 'QueryQuoteProductShotsSuccess')} }`;
+export const CREATE_PRODUCT_SHOTS = `mutation CreateProductShots($input: ProductShotsInput!, $idempotencyKey: String) { ${created('createProductShots(input: $input, idempotencyKey: $idempotencyKey)', 'MutationCreateProductShotsSuccess')} }`;
+export const QUOTE_IMAGE_EDIT = `query QuoteImageEdit($input: ImageEditInput!) { ${quoted('quoteImageEdit(input: $input)', 'QueryQuoteImageEditSuccess')} }`;
+export const CREATE_IMAGE_EDIT = `mutation CreateImageEdit($input: ImageEditInput!, $idempotencyKey: String) { ${created('createImageEdit(input: $input, idempotencyKey: $idempotencyKey)', 'MutationCreateImageEditSuccess')} }`;
+export const QUOTE_TEXT_TO_SPEECH = `query QuoteTextToSpeech($input: TextToSpeechInput!) { ${quoted('quoteTextToSpeech(input: $input)', 'QueryQuoteTextToSpeechSuccess')} }`;
+export const CREATE_TEXT_TO_SPEECH = `mutation CreateTextToSpeech($input: TextToSpeechInput!, $idempotencyKey: String) {
+  createTextToSpeech(input: $input, idempotencyKey: $idempotencyKey) { __typename ... on MutationCreateTextToSpeechSuccess { data { id audio_url duration } } ... on AppError { code message } }
+}`;
+
+export const VOICES = `query Voices($limit: Int, $offset: Int, $gender: String, $accent: String) {
+  voices(limit: $limit, offset: $offset, gender: $gender, accent: $accent) { totalCount items { id name gender age_group accent style preview_audio_url } }
+}`;
+
+export const STYLES_AND_TEMPLATES = `query StylesAndTemplates { styles(limit: 100) { items { id name } } captionTemplates(limit: 100) { items { id name } } }`;
+
+export const QUOTE_SCRAPE = `query QuoteScrape($url: String!) { ${quoted('quoteAdLibraryScrape(url: $url)', 'QueryQuoteAdLibraryScrapeSuccess')} }`;
+export const SCRAPE = `mutation Scrape($url: String!, $idempotencyKey: String) {
+  scrapeAdLibrary(url: $url, idempotencyKey: $idempotencyKey) { __typename ... on MutationScrapeAdLibrarySuccess { data { job_id status brand_id } } ... on AppError { code message } }
+}`;
+export const SCRAPE_JOB_UPDATED = `subscription ScrapeJobUpdated($id: ID!) { scrapeJobUpdated(job_id: $id) { job_id status ads_count error brand_id } }`;
+export const AD_LIBRARY_BRANDS = `query AdLibraryBrands($limit: Int, $offset: Int) {
+  adLibraryBrands(limit: $limit, offset: $offset) { totalCount items { id name page_url page_like_count page_categories profile_picture_url about } }
+}`;
+export const AD_LIBRARY_ADS = `query AdLibraryAds($brand_id: ID!, $limit: Int, $offset: Int) {
+  adLibraryBrand(id: $brand_id) { id name page_url about page_like_count profile_picture_url }
+  adLibraryAds(brand_id: $brand_id, limit: $limit, offset: $offset) { totalCount items { id title body_text cta_text link_url is_active start_date end_date display_format publisher_platforms thumbnail_url media { type url r2_url } } }
+}`;
+
+export const OPEN_CAMPAIGN = `mutation OpenCampaign($name: String!) {
+  openCampaign(name: $name) { __typename ... on MutationOpenCampaignSuccess { data { id name status } } ... on AppError { code message } }
+}`;
+export const CHECK_CAMPAIGN_ROWS = `query CheckCampaignRows($rows: [CampaignRowInput!]!) {
+  checkCampaignRows(rows: $rows) { row_number ok type credits row_key problems { field message } }
+}`;
+export const ADD_CAMPAIGN_ROWS = `mutation AddCampaignRows($id: ID!, $rows: [CampaignRowInput!]!) {
+  addCampaignRows(campaign_id: $id, rows: $rows) { __typename ... on MutationAddCampaignRowsSuccess { data { stored kept changed } } ... on AppError { code message } }
+}`;
+export const START_CAMPAIGN = `mutation StartCampaign($id: ID!) {
+  startCampaign(id: $id) { __typename ... on MutationStartCampaignSuccess { data { id status } } ... on AppError { code message } }
+}`;
+const CAMPAIGN_FIELDS = 'id name status finished started_at counts { total pending submitted processing completed failed credits_estimate credits_spent }';
+export const CAMPAIGN_UPDATED = `subscription CampaignUpdated($id: ID!) { campaignUpdated(id: $id) { ${CAMPAIGN_FIELDS} } }`;
+export const CAMPAIGN_ROWS = `query CampaignRows($id: ID!, $limit: Int, $offset: Int) {
+  campaign(id: $id) { ${CAMPAIGN_FIELDS} rows(limit: $limit, offset: $offset) { totalCount items { row_number row_key type status credits generation_id voiceover_id result_url error } } }
+}`;

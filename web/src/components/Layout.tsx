@@ -26,8 +26,14 @@ export function Layout() {
       </header>
       <nav id="nav" className={menuOpen ? 'open' : ''} aria-label="Main">
         <NavLink to="/" end onClick={close}>Generations</NavLink>
-        <NavLink to="/create/text-to-image" onClick={close}>Create</NavLink>
+        <NavLink to="/create" onClick={close}>Create</NavLink>
+        <NavLink to="/campaigns" onClick={close}>Campaigns</NavLink>
+        <NavLink to="/ad-library" onClick={close}>Ad library</NavLink>
         <NavLink to="/credits" onClick={close}>Credits</NavLink>
+        <span className="nav-heading">Library</span>
+        <NavLink to="/products" onClick={close}>Products</NavLink>
+        <NavLink to="/brands" onClick={close}>Brands</NavLink>
+        <NavLink to="/avatars" onClick={close}>Avatars</NavLink>
         <span className="nav-heading">Settings</span>
         {owner && <NavLink to="/settings/api-keys" onClick={close}>API keys</NavLink>}
         <NavLink to="/settings/members" onClick={close}>Members</NavLink>

@@ -1,7 +1,8 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { gql, unwrap } from '../api/client.ts';
-import { CREDITS } from '../api/operations.ts';
+import { CREDITS, TOP_UP_CREDITS } from '../api/operations.ts';
+import { isOwner, useSession } from '../session.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
 import { TYPE_LABELS } from './generation-types.ts';
 
@@ -34,12 +35,14 @@ export function Credits() {
   const [offset, setOffset] = useState(0);
   const [data, setData] = useState<{ balance: Balance; spend: Spend[]; lines: Line[]; total: number } | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [version, setVersion] = useState(0);
+  const { session } = useSession();
   useEffect(() => {
     gql<{ credits: Balance; spending: any; ledger: any }>(CREDITS, { days: DAYS, limit: PAGE, offset }).then((d) => {
       const ledger = unwrap(d.ledger) as { items: Line[]; totalCount: number };
       setData({ balance: d.credits, spend: unwrap(d.spending) as Spend[], lines: ledger.items, total: ledger.totalCount });
     }, setError);
-  }, [offset]);
+  }, [offset, version]);
   if (error) return <ErrorNote error={error} />;
   if (!data) return <Spinner />;
   const { balance } = data;
@@ -59,13 +62,17 @@ export function Credits() {
         <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={balance.credits_limit} aria-valuenow={balance.credits_used} aria-label="Credits used">
           <div className={used > 90 ? 'fill warn' : 'fill'} style={{ width: `${used}%` }} />
         </div>
-        <p className="hint">More credits for this period come from your operator: adforge credits set --team {'<team>'} --limit {'<n>'}.</p>
+        {isOwner(session) ? (
+          <TopUp onDone={() => setVersion(version + 1)} />
+        ) : (
+          <p className="hint">Your team's owners add credits.</p>
+        )}
       </div>
       <h2>Spend per day, last {DAYS} days</h2>
       {data.spend.length === 0 ? (
         <Empty title="Nothing spent in these 30 days">
           <p>
-            <Link to="/create/text-to-image">Create something</Link> and its cost shows here by type.
+            <Link to="/create">Create something</Link> and its cost shows here by type.
           </p>
         </Empty>
       ) : (
@@ -120,6 +127,37 @@ export function Credits() {
         </>
       )}
     </section>
+  );
+}
+
+function TopUp({ onDone }: { onDone: () => void }) {
+  const [credits, setCredits] = useState(100);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      unwrap((await gql<{ topUpCredits: any }>(TOP_UP_CREDITS, { credits })).topUpCredits);
+      onDone();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <form className="inline-form" onSubmit={submit} aria-label="Add credits">
+      <label>
+        Credits to add this period
+        <input type="number" min={1} max={1000000} required value={credits} onChange={(e) => setCredits(Number(e.target.value))} />
+      </label>
+      <button type="submit" disabled={busy}>
+        Add credits
+      </button>
+      <ErrorNote error={error} />
+    </form>
   );
 }
 

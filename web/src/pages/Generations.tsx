@@ -50,7 +50,7 @@ export function Generations() {
     <section>
       <div className="row wrap">
         <h1 className="grow">Generations</h1>
-        <Link className="button" to="/create/text-to-image">
+        <Link className="button" to="/create">
           Create
         </Link>
       </div>
@@ -80,7 +80,7 @@ export function Generations() {
       ) : page.items.length === 0 ? (
         <Empty title={type || status ? 'Nothing matches these filters' : 'No generations yet'}>
           <p>
-            <Link to="/create/text-to-image">Create an image or a video</Link>: it appears here and updates by itself when it is ready.
+            <Link to="/create">Create an image or a video</Link>: it appears here and updates by itself when it is ready.
           </p>
         </Empty>
       ) : (

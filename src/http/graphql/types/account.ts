@@ -2,7 +2,7 @@ import type { CreditBalance, LedgerEntry } from '../../../services/credits.ts';
 import { errorTypes } from './errors.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { ownerOf, principalOf } from '../context.ts';
 
 const CreditBalanceRef = builder.objectRef<CreditBalance>('CreditBalance').implement({
   fields: (t) => ({
@@ -51,6 +51,16 @@ const SpendRef = builder.objectRef<{ day: string; kind: string; credits: number 
     credits: t.exposeInt('credits'),
   }),
 });
+
+builder.mutationFields((t) => ({
+  topUpCredits: t.field({
+    type: CreditBalanceRef,
+    errors: errorTypes,
+    description: "Adds credits to the current period's limit (owners, dashboard sessions; the operator can turn it off with OWNER_TOP_UP=false)",
+    args: { credits: t.arg.int({ required: true }) },
+    resolve: (_r, args, ctx) => ctx.app.services.credits.topUp(ownerOf(ctx), { credits: args.credits }),
+  }),
+}));
 
 builder.queryFields((t) => ({
   spending: t.field({

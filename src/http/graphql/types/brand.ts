@@ -1,6 +1,7 @@
 import type { Brand } from '../../../services/brands.ts';
 import { builder } from '../builder.ts';
 import { principalOf } from '../context.ts';
+import { Deleted } from './product.ts';
 import { errorTypes } from './errors.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { notFoundAsNull } from './visibility.ts';
@@ -56,5 +57,15 @@ builder.mutationFields((t) => ({
     errors: errorTypes,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: BrandUpdateInput, required: true }) },
     resolve: (_r, { id, input }, ctx) => ctx.app.services.brands.update(principalOf(ctx), String(id), input),
+  }),
+  deleteBrand: t.field({
+    type: Deleted,
+    errors: errorTypes,
+    description: 'conflict while a generation being made uses it',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, { id }, ctx) => {
+      await ctx.app.services.brands.remove(principalOf(ctx), String(id));
+      return { id: String(id) };
+    },
   }),
 }));

@@ -30,8 +30,8 @@ export function TextToImageForm() {
   const create = useCreate({ schema: textToImageInput, body, quote: QUOTE_TEXT_TO_IMAGE, quoteField: 'quoteTextToImage', create: CREATE_TEXT_TO_IMAGE, createField: 'createTextToImage' });
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const id = await create.submit();
-    if (id) navigate(`/?created=${id}`);
+    const created = await create.submit();
+    if (created) navigate(`/?created=${created.generation_id}`);
   }
   return (
     <form className="card create-form" onSubmit={submit} aria-label="Text to image">

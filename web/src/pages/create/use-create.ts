@@ -49,15 +49,16 @@ export function useCreate<S extends z.ZodType>(opts: { schema: S; body: unknown;
     return () => clearTimeout(timer);
   }, [schema, text, quote, quoteField]);
 
-  async function submit(): Promise<string | null> {
+  /** The created object (a CreatedGeneration, or a Voiceover), or null when refused (the error is shown). */
+  async function submit(): Promise<Record<string, any> | null> {
     if (submitting || problem) return null;
     setSubmitting(true);
     setError(null);
     try {
       const d = await gql<Record<string, any>>(create, { input: JSON.parse(text), idempotencyKey: key.current });
-      const created = unwrap(d[createField]) as { generation_id: string };
+      const created = unwrap(d[createField]) as Record<string, any>;
       key.current = crypto.randomUUID();
-      return created.generation_id;
+      return created;
     } catch (e) {
       // A refusal is final for this body; a new body gets a new key anyway.
       if (e instanceof ApiError && e.code !== 'error') key.current = crypto.randomUUID();
