@@ -21,6 +21,7 @@ const children: LongRunning[] = [];
 const blockers: net.Server[] = [];
 let current: LongRunning | undefined;
 let demoKey: string;
+let ownerLink: string;
 let teamMadeWhileRunning: string;
 let firstPostgres: { pid: number; port: number } | null;
 
@@ -125,7 +126,30 @@ describe('adforge start on the embedded PostgreSQL', () => {
     demoKey = m[1]!;
     expect(s.output().stdout).toContain(`https://localhost:${port}/api/v1`);
     expect(s.output().stdout).toContain(`https://localhost:${port}/healthz`);
+    expect(s.output().stdout).toContain(`dashboard https://localhost:${port}/`);
+    const link = await s.waitForStdout(/(https:\/\/localhost:\d+\/welcome#[A-Za-z0-9_-]{43})\s/, 10_000);
+    ownerLink = link[1]!;
   }, 40_000);
+
+  it("the printed one-time link signs the demo team's owner in to the dashboard", async () => {
+    const ca = await fs.readFile(path.join(dataDir, 'tls', 'self-signed-cert.pem'), 'utf8');
+    const dispatcher = new Agent({ connect: { ca } });
+    try {
+      const page = await request(`https://127.0.0.1:${port}/`, { headers: { accept: 'text/html' }, dispatcher });
+      expect(page.statusCode).toBe(200);
+      expect(await page.body.text()).toMatch(/<script type="module" crossorigin src="\/assets\//);
+      const res = await request(`https://127.0.0.1:${port}/auth/welcome`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: ownerLink.split('#')[1], password: 'demo owner password' }),
+        dispatcher,
+      });
+      expect(res.statusCode).toBe(200);
+      expect(await res.body.json()).toMatchObject({ user: { email: 'owner@demo.adforge.local', role: 'owner' }, team: { name: 'Demo team' } });
+    } finally {
+      await dispatcher.close();
+    }
+  });
 
   it('serves GET /api/v1/products over HTTPS with the demo key: an empty first page', async () => {
     const res = await get('/api/v1/products', demoKey);
