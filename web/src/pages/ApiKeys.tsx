@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { gql, unwrap } from '../api/client.ts';
 import { API_KEYS, CREATE_API_KEY, KEY_DELIVERIES, REVOKE_API_KEY, ROTATE_WEBHOOK_SECRET, SEND_TEST_WEBHOOK, SET_API_KEY_WEBHOOK } from '../api/operations.ts';
+import { DeliveryTable, type Delivery } from '../components/DeliveryTable.tsx';
 import { Confirm, Empty, ErrorNote, Secret, Spinner, when } from '../components/ui.tsx';
+import { useAction } from '../components/use-action.ts';
 
 interface ApiKey {
   id: string;
@@ -11,17 +13,6 @@ interface ApiKey {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
-}
-
-interface Delivery {
-  id: string;
-  event: string;
-  ok: boolean;
-  status_code: number | null;
-  attempted_at: string;
-  latency_ms: number;
-  error: string | null;
-  generation_id: string | null;
 }
 
 type Shown = { title: string; key?: string; webhook_secret: string };
@@ -75,22 +66,15 @@ export function ApiKeys() {
 function CreateKey({ onCreated }: { onCreated: (k: { key: string; webhook_secret: string; api_key: ApiKey }) => void }) {
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const r = await gql<{ createApiKey: any }>(CREATE_API_KEY, { name, webhook_url: url.trim() || null });
       onCreated(unwrap(r.createApiKey));
       setName('');
       setUrl('');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   return (
     <form className="card inline-form" onSubmit={submit} aria-label="New API key">
@@ -111,21 +95,16 @@ function CreateKey({ onCreated }: { onCreated: (k: { key: string; webhook_secret
 }
 
 function KeyRow({ apiKey: k, onChanged, onSecret }: { apiKey: ApiKey; onChanged: () => void; onSecret: (s: Shown) => void }) {
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
   const [confirm, setConfirm] = useState<'revoke' | 'rotate' | null>(null);
   const [editing, setEditing] = useState(false);
   const [url, setUrl] = useState(k.webhook_url ?? '');
   const [note, setNote] = useState<string | null>(null);
   const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
   const label = k.name || 'Unnamed key';
-  const act = async (f: () => Promise<void>) => {
-    setError(null);
+  const act = (f: () => Promise<void>) => {
     setNote(null);
-    try {
-      await f();
-    } catch (err) {
-      setError(err);
-    }
+    return run(f);
   };
   const showDeliveries = () => act(async () => setDeliveries((await gql<{ apiKeyDeliveries: { items: Delivery[] } }>(KEY_DELIVERIES, { id: k.id, limit: 20 })).apiKeyDeliveries.items));
   return (
@@ -206,26 +185,7 @@ function KeyRow({ apiKey: k, onChanged, onSecret }: { apiKey: ApiKey; onChanged:
           {deliveries.length === 0 ? (
             <p className="hint">Nothing sent yet: a finished generation made with this key, or a test event, shows here.</p>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th>When</th>
-                  <th>Event</th>
-                  <th>Outcome</th>
-                  <th>Time</th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.map((d) => (
-                  <tr key={d.id}>
-                    <td>{when(d.attempted_at)}</td>
-                    <td>{d.event}</td>
-                    <td>{d.ok ? `delivered (${d.status_code})` : `failed: ${d.error ?? d.status_code}`}</td>
-                    <td>{d.latency_ms} ms</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <DeliveryTable deliveries={deliveries} />
           )}
         </div>
       )}

@@ -4,6 +4,7 @@ import { gql, unwrap } from '../api/client.ts';
 import { CREDITS, TOP_UP_CREDITS } from '../api/operations.ts';
 import { isOwner, useSession } from '../session.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
+import { useAction } from '../components/use-action.ts';
 import { TYPE_LABELS } from './generation-types.ts';
 
 interface Balance {
@@ -132,20 +133,13 @@ export function Credits() {
 
 function TopUp({ onDone }: { onDone: () => void }) {
   const [credits, setCredits] = useState(100);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       unwrap((await gql<{ topUpCredits: any }>(TOP_UP_CREDITS, { credits })).topUpCredits);
       onDone();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   return (
     <form className="inline-form" onSubmit={submit} aria-label="Add credits">

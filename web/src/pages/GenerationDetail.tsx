@@ -2,19 +2,10 @@ import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { gql, subscribe } from '../api/client.ts';
 import { GENERATION, GENERATIONS_UPDATED } from '../api/operations.ts';
+import { DeliveryTable, type Delivery } from '../components/DeliveryTable.tsx';
 import { Media } from '../components/Media.tsx';
 import { ErrorNote, Spinner, when } from '../components/ui.tsx';
 import { TYPE_LABELS, type Generation } from './generation-types.ts';
-
-interface Delivery {
-  id: string;
-  event: string;
-  ok: boolean;
-  status_code: number | null;
-  attempted_at: string;
-  url: string;
-  error: string | null;
-}
 
 /** Every field of GET /generations/{id}, its outputs, and the webhook attempts made for it. */
 export function GenerationDetail() {
@@ -93,26 +84,7 @@ export function GenerationDetail() {
       {g.webhook_deliveries.length === 0 ? (
         <p className="hint">None: a generation made with an API key that has a webhook URL is reported to it when it ends.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Event</th>
-              <th>To</th>
-              <th>Outcome</th>
-            </tr>
-          </thead>
-          <tbody>
-            {g.webhook_deliveries.map((d) => (
-              <tr key={d.id}>
-                <td>{when(d.attempted_at)}</td>
-                <td>{d.event}</td>
-                <td>{d.url}</td>
-                <td>{d.ok ? `delivered (${d.status_code})` : `failed: ${d.error ?? d.status_code}`}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DeliveryTable deliveries={g.webhook_deliveries} showUrl />
       )}
     </section>
   );

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { gql, unwrap } from '../api/client.ts';
 import { INVITE_MEMBER, MEMBERS, REMOVE_MEMBER, SET_MEMBER_ROLE } from '../api/operations.ts';
 import { Confirm, ErrorNote, Secret, Spinner, when } from '../components/ui.tsx';
+import { useAction } from '../components/use-action.ts';
 import { isOwner, useSession } from '../session.tsx';
 
 interface Member {
@@ -16,19 +17,11 @@ export function Members() {
   const { session } = useSession();
   const owner = isOwner(session);
   const [members, setMembers] = useState<Member[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { error, setError, run: act } = useAction();
   const [invite, setInvite] = useState<{ url: string; email: string; expires_at: string } | null>(null);
   const [removing, setRemoving] = useState<Member | null>(null);
   const load = useCallback(() => gql<{ members: Member[] }>(MEMBERS).then((d) => setMembers(d.members), setError), []);
   useEffect(() => void load(), [load]);
-  const act = async (f: () => Promise<void>) => {
-    setError(null);
-    try {
-      await f();
-    } catch (err) {
-      setError(err);
-    }
-  };
   return (
     <section>
       <h1>Members</h1>
@@ -116,17 +109,14 @@ export function Members() {
 function InviteForm({ onInvited }: { onInvited: (i: { url: string; email: string; expires_at: string }) => void }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<'member' | 'owner'>('member');
-  const [error, setError] = useState<unknown>(null);
+  const { error, run } = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
-    try {
+    await run(async () => {
       const r = unwrap((await gql<{ inviteMember: any }>(INVITE_MEMBER, { email, role })).inviteMember) as { url: string; expires_at: string; member: Member };
       onInvited({ url: r.url, email: r.member.email, expires_at: r.expires_at });
       setEmail('');
-    } catch (err) {
-      setError(err);
-    }
+    });
   }
   return (
     <form className="card inline-form" onSubmit={submit} aria-label="Invite a member">

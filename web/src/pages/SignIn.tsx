@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate } from 'react-router';
 import { signIn } from '../api/client.ts';
 import { ErrorNote } from '../components/ui.tsx';
+import { useAction } from '../components/use-action.ts';
 import { useSession } from '../session.tsx';
 
 export function SignIn() {
@@ -9,21 +10,14 @@ export function SignIn() {
   const navigate = useNavigate();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   if (session) return <Navigate to="/" replace />;
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       setSession(await signIn(email, password));
       navigate('/', { replace: true });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   return (
     <div className="auth-page">

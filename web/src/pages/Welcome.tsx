@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { followLink } from '../api/client.ts';
 import { ErrorNote } from '../components/ui.tsx';
+import { useAction } from '../components/use-action.ts';
 import { useSession } from '../session.tsx';
 
 /** The one-time link's page: the token is in the fragment, which never reaches a server log. */
@@ -11,23 +12,16 @@ export function Welcome() {
   const [token] = useState(() => location.hash.slice(1));
   const [password, setPassword] = useState('');
   const [again, setAgain] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
     if (password !== again) return setError(new Error('The two passwords differ'));
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const s = await followLink(token, password);
       history.replaceState(null, '', '/welcome');
       setSession(s);
       navigate('/', { replace: true });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   return (
     <div className="auth-page">

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent, type ReactNod
 import type { z } from 'zod';
 import { gql, unwrap } from '../../api/client.ts';
 import { Confirm, Empty, ErrorNote, Spinner } from '../../components/ui.tsx';
+import { useAction } from '../../components/use-action.ts';
 import { parseInput } from '../../../../src/domain/validate.ts';
 
 export interface Field {
@@ -33,6 +34,7 @@ export function ResourcePage<T extends { id: string; name: string }>({ config }:
   const [items, setItems] = useState<T[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [deleting, setDeleting] = useState<T | null>(null);
+  const { error: removeError, run: remove } = useAction();
   const load = useCallback(() => config.load().then(setItems, setError), [config]);
   useEffect(() => void load(), [load]);
   return (
@@ -41,6 +43,7 @@ export function ResourcePage<T extends { id: string; name: string }>({ config }:
       <p className="lead">{config.lead}</p>
       <CreateForm config={config} onCreated={load} />
       <ErrorNote error={error} />
+      <ErrorNote error={removeError} />
       {items === null ? (
         <Spinner />
       ) : items.length === 0 ? (
@@ -67,16 +70,13 @@ export function ResourcePage<T extends { id: string; name: string }>({ config }:
         confirmLabel="Delete"
         danger
         onCancel={() => setDeleting(null)}
-        onConfirm={async () => {
+        onConfirm={() => {
           const item = deleting!;
           setDeleting(null);
-          setError(null);
-          try {
+          void remove(async () => {
             unwrap((await gql<Record<string, any>>(config.remove.document, { id: item.id }))[config.remove.field]);
             void load();
-          } catch (e) {
-            setError(e);
-          }
+          });
         }}
       >
         <p>This cannot be undone.</p>
@@ -88,8 +88,7 @@ export function ResourcePage<T extends { id: string; name: string }>({ config }:
 function CreateForm<T extends { id: string; name: string }>({ config, onCreated }: { config: ResourceConfig<T>; onCreated: () => void }) {
   const empty = () => Object.fromEntries(config.fields.map((f) => [f.name, '']));
   const [values, setValues] = useState<Record<string, string>>(empty);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const key = useRef(crypto.randomUUID());
   const body = () => {
     const out: Record<string, unknown> = {};
@@ -101,21 +100,15 @@ function CreateForm<T extends { id: string; name: string }>({ config, onCreated 
   };
   async function submit(e: FormEvent) {
     e.preventDefault();
-    setError(null);
-    try {
+    await run(async () => {
       const input = body();
       parseInput(config.schema, input);
-      setBusy(true);
       const vars = config.create.idempotent ? { input, idempotencyKey: key.current } : { input };
       unwrap((await gql<Record<string, any>>(config.create.document, vars))[config.create.field]);
       key.current = crypto.randomUUID();
       setValues(empty());
       onCreated();
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   }
   return (
     <form className="card create-form" onSubmit={submit} aria-label={`New ${config.noun}`}>
