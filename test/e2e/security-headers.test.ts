@@ -61,6 +61,12 @@ describe('security headers on every answer', () => {
     expect(String(res.headers['content-security-policy'])).toMatch(/script-src 'self';/);
   });
 
+  it("GraphQL's CORS lets other sites' pages send an API key but never the browser's credentials", async () => {
+    const res = await svc.api('OPTIONS', '/graphql', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, authorization' } });
+    expect(res.headers['access-control-allow-origin']).toBe('https://evil.example');
+    expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+  });
+
   it('hashed assets are cached for a year, pages revalidated', async () => {
     const page = await svc.api('GET', '/', { headers: { accept: 'text/html' } });
     expect(page.headers['cache-control']).toBe('no-cache');

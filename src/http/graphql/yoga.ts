@@ -44,6 +44,9 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     logging: false,
     maskedErrors: { maskError: mask },
     batching: { limit: 5 },
+    // Pages of any site may call GraphQL with an API key, never with the browser's credentials:
+    // Yoga's default would allow credentials for whatever origin asks.
+    cors: { origin: '*', credentials: false },
     context: (init) => buildContext(app, events, init.credentials ?? credentialsOf(init.request.headers), init.reply),
     plugins: [
       rateLimitPlugin(),
