@@ -47,7 +47,7 @@ async function runService(role: Role): Promise<void> {
     const base = `https://localhost:${http.port}`;
     log.info({ port: http.port }, 'listening');
     process.stdout.write(`\nadforge is running\n  dashboard ${base}/\n  REST      ${base}/api/v1\n  GraphQL   ${base}/graphql\n  health    ${base}/healthz\n`);
-    if (!config.tlsCertFile) process.stdout.write(`  TLS      self-signed certificate in ${config.dataDir}/tls (curl -k)\n`);
+    if (!config.tlsCertFile) process.stdout.write(`  TLS       self-signed certificate in ${config.dataDir}/tls (curl -k)\n`);
   }
   if (role.demo) {
     const demo = await ensureDemoTeam(app);

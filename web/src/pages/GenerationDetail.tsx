@@ -5,7 +5,7 @@ import { GENERATION, GENERATIONS_UPDATED } from '../api/operations.ts';
 import { DeliveryTable, type Delivery } from '../components/DeliveryTable.tsx';
 import { Media } from '../components/Media.tsx';
 import { ErrorNote, Spinner, when } from '../components/ui.tsx';
-import { TYPE_LABELS, type Generation } from './generation-types.ts';
+import { typeLabel, type Generation } from './generation-types.ts';
 
 /** Every field of GET /generations/{id}, its outputs, and the webhook attempts made for it. */
 export function GenerationDetail() {
@@ -45,7 +45,7 @@ export function GenerationDetail() {
         <Link to="/">← Generations</Link>
       </p>
       <h1>
-        {TYPE_LABELS[g.type] ?? g.type} <span className={`badge ${g.status}`}>{g.status}</span>
+        {typeLabel(g.type)} <span className={`badge ${g.status}`}>{g.status}</span>
       </h1>
       <div className="outputs">
         {g.result_urls.map((u, i) => (

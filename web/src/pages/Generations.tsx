@@ -4,7 +4,7 @@ import { gql, subscribe } from '../api/client.ts';
 import { GENERATIONS, GENERATIONS_UPDATED } from '../api/operations.ts';
 import { Media } from '../components/Media.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
-import { describe, TYPE_LABELS, type Generation } from './generation-types.ts';
+import { describe, typeLabel, type Generation } from './generation-types.ts';
 
 const PAGE = 24;
 
@@ -115,14 +115,15 @@ function withOffset(params: URLSearchParams, offset: number): URLSearchParams {
 }
 
 const IMAGE_TYPES = ['text-to-image', 'product-shots', 'image-edit'];
-const matchesType = (t: string, filter: string) => (filter === 'image' ? IMAGE_TYPES.includes(t) : t === filter);
+// The filter takes GraphQL's enum names (ai_video), the generation its API type (ai-video).
+const matchesType = (t: string, filter: string) => (filter === 'image' ? IMAGE_TYPES.includes(t) : t.replaceAll('-', '_') === filter);
 
 export function GenerationCard({ g }: { g: Generation }) {
   return (
     <li className="card generation" data-testid="generation-card" data-id={g.id} data-status={g.status}>
       <div className="thumb">
         {g.status === 'completed' && g.result_url ? (
-          <Media url={g.result_url} label={`${TYPE_LABELS[g.type] ?? g.type} result`} />
+          <Media url={g.result_url} label={`${typeLabel(g.type)} result`} />
         ) : g.status === 'processing' ? (
           <div className="placeholder">
             <Spinner /> making…
@@ -133,7 +134,7 @@ export function GenerationCard({ g }: { g: Generation }) {
       </div>
       <div className="row">
         <span className={`badge ${g.status}`}>{g.status}</span>
-        <span className="grow">{TYPE_LABELS[g.type] ?? g.type}</span>
+        <span className="grow">{typeLabel(g.type)}</span>
         <span className="hint">{g.credits} cr</span>
       </div>
       <p className="caption">{describe(g)}</p>

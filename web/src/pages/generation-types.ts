@@ -11,12 +11,15 @@ export interface Generation {
   details: { __typename: string; prompt?: string | null; model?: string | null; aspect_ratio?: string | null; quantity?: number | null; all?: Record<string, unknown> };
 }
 
-export const TYPE_LABELS: Record<string, string> = {
-  talking_avatar: 'Talking avatar',
-  ai_video: 'AI video',
-  swap_avatar: 'Avatar swap',
+import type { GenerationType } from '../../../src/domain/generation-types.ts';
+
+/** Every type the API answers, in words. */
+export const TYPE_LABELS: Record<GenerationType, string> = {
+  'talking-avatar': 'Talking avatar',
+  'ai-video': 'AI video',
+  'swap-avatar': 'Avatar swap',
   localize: 'Localized video',
-  edit: 'Edit',
+  edit: 'Captions',
   'text-to-image': 'Text to image',
   'product-shots': 'Product shots',
   'image-edit': 'Image edit',
@@ -27,3 +30,5 @@ export const describe = (g: Generation): string => {
   const text = d.prompt ?? (d.all?.prompt as string | undefined) ?? (d.all?.script as string | undefined) ?? '';
   return text.length > 120 ? `${text.slice(0, 117)}…` : text;
 };
+
+export const typeLabel = (type: string): string => (TYPE_LABELS as Record<string, string>)[type] ?? type;
