@@ -49,6 +49,7 @@ import { createVoiceoverService } from './services/voiceovers.ts';
 import { createVoiceService, seedVoices } from './services/voices.ts';
 import { createWebhookService } from './services/webhooks.ts';
 import { createWorkerLiveness } from './services/worker-liveness.ts';
+import { createReadiness } from './services/readiness.ts';
 import { createStorage } from './adapters/storage/from-config.ts';
 
 /**
@@ -81,7 +82,7 @@ function buildEngines(config: Readonly<Config>): EngineRegistry {
   return createEngineRegistry(engines, config.engineRoutes);
 }
 
-function buildServices(deps: Deps, engines: EngineRegistry) {
+function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool']) {
   const speech = createSpeechEngine(deps.config);
   const voices = createVoiceService(deps, speech);
   const voiceovers = createVoiceoverService(deps, voices, speech);
@@ -120,6 +121,7 @@ function buildServices(deps: Deps, engines: EngineRegistry) {
     lifecycle,
     maintenance: createMaintenanceService(deps, lifecycle),
     workerLiveness: createWorkerLiveness(deps),
+    readiness: createReadiness(deps, pool),
     engineStatus: createEngineStatus(deps, engines),
   };
 }
@@ -164,7 +166,7 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       await seedPlatformAvatars(deps);
       await seedVoices(deps);
     }
-    const services = buildServices(deps, engines);
+    const services = buildServices(deps, engines, database.pool);
     const events = createPgEventBus({ connectionString: database.url, log });
     const runners = buildRunners(deps, services, engines, events);
     const jobs: JobContext = {

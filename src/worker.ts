@@ -47,6 +47,7 @@ export async function startWorker(app: App, opts: { replace?: TaskList } = {}): 
   const keepAlive = async () => {
     try {
       await liveness.beat(workerIds);
+      app.services.readiness.workerBeat();
       const unlocked = await liveness.unlockJobsOfSilentWorkers(workerIds);
       if (unlocked.length) log.warn({ workers: unlocked }, 'unlocked the jobs of workers that stopped beating');
     } catch (e) {

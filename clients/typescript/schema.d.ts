@@ -1017,7 +1017,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "validation_error" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "internal_error" | "external_service_error";
+                code: "validation_error" | "unauthorized" | "insufficient_credits" | "forbidden" | "not_found" | "conflict" | "rate_limited" | "internal_error" | "external_service_error" | "service_unavailable";
                 /** @description What was wrong, naming the field where there is one */
                 message: string;
             };

@@ -47,12 +47,9 @@ export async function migrate(pool: pg.Pool, log: (line: string) => void = () =>
   return applied;
 }
 
-/**
- * For commands that use only our tables (the admin CLI): migrates, as `migrate` does, only when
- * some migration file is not applied yet; otherwise one cheap read and nothing else loaded.
- */
-export async function migrateIfBehind(pool: pg.Pool, log: (line: string) => void = () => {}): Promise<void> {
-  const files = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f));
+/** Migration files not applied to this database yet (all of them on a fresh one). */
+export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
+  const files = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f)).sort();
   const applied = await pool
     .query<{ name: string }>('select name from schema_migrations')
     .then((r) => new Set(r.rows.map((row) => row.name)))
@@ -60,7 +57,15 @@ export async function migrateIfBehind(pool: pg.Pool, log: (line: string) => void
       if (e.code === '42P01') return new Set<string>(); // a fresh database: no schema_migrations yet
       throw e;
     });
-  if (files.some((f) => !applied.has(f))) await migrate(pool, log);
+  return files.filter((f) => !applied.has(f));
+}
+
+/**
+ * For commands that use only our tables (the admin CLI): migrates, as `migrate` does, only when
+ * some migration file is not applied yet; otherwise one cheap read and nothing else loaded.
+ */
+export async function migrateIfBehind(pool: pg.Pool, log: (line: string) => void = () => {}): Promise<void> {
+  if ((await pendingMigrations(pool)).length) await migrate(pool, log);
 }
 
 /** Throws unless the database answers and our schema is there: what /healthz asks. */

@@ -44,6 +44,14 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
     await app.database.check();
     return reply.send({ status: 'ok' });
   });
+  // Readiness for a balancer or an orchestrator: 503 while this process cannot do its work.
+  fastify.get('/readyz', async (_req, reply) => {
+    const { ready, checks } = await app.services.readiness.check();
+    reply.header('cache-control', 'no-store');
+    if (ready) return reply.send({ status: 'ready', checks });
+    const reasons = Object.entries(checks).filter(([, v]) => v !== 'ok').map(([k, v]) => `${k}: ${v}`);
+    return reply.status(503).header('retry-after', '5').send({ error: { code: 'service_unavailable', message: `Not ready: ${reasons.join('; ')}` }, checks });
+  });
   if ((app.storage as Partial<LocalStorage>).kind === 'local') {
     registerFileRoutes(fastify, { storage: app.storage as LocalStorage });
   }

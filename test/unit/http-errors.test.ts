@@ -78,7 +78,7 @@ describe('AppError responses', () => {
     expect(res.json()).toStrictEqual({ error: { code, message: `message for ${code}` } });
   });
 
-  it('maps the codes to the statuses of the API contract', () => {
+  it('maps the codes to the statuses of the API contract (and ours: 503 while the database is away, DESIGN decision 18)', () => {
     expect(errorStatus).toEqual({
       validation_error: 400,
       unauthorized: 401,
@@ -89,6 +89,7 @@ describe('AppError responses', () => {
       rate_limited: 429,
       internal_error: 500,
       external_service_error: 502,
+      service_unavailable: 503,
     });
   });
 

@@ -24,6 +24,7 @@ const ERROR_WORDS: Record<ErrorCode, string> = {
   rate_limited: 'Too many requests: retry after `Retry-After` seconds',
   internal_error: 'A fault of the service; the message carries the request id it is logged under',
   external_service_error: 'A provider failed',
+  service_unavailable: 'The database is unreachable for now: retry after `Retry-After` seconds',
 };
 
 /** Collects every schema's named parts (`.meta({ id })`) as components, referenced by name. */

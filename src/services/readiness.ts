@@ -1,0 +1,50 @@
+import type pg from 'pg';
+import { pendingMigrations } from '../db/migrate.ts';
+import type { Deps } from './context.ts';
+
+export interface Readiness {
+  ready: boolean;
+  checks: { database: string; migrations: string; worker?: string };
+}
+
+/**
+ * GET /readyz: this process can do its work now. The database answers (within 2 s), every
+ * migration is applied, and a process that runs a worker has beaten recently (its last successful
+ * heartbeat younger than two beats). /healthz stays liveness: the process is up.
+ */
+export function createReadiness({ config }: Pick<Deps, 'config'>, pool: pg.Pool) {
+  let workerBeatAt: number | undefined;
+  let runsWorker = false;
+  const withTimeout = <T,>(p: Promise<T>, ms: number): Promise<T> =>
+    Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
+  return {
+    /** Called by a worker of this process after each heartbeat it wrote. */
+    workerBeat(): void {
+      runsWorker = true;
+      workerBeatAt = Date.now();
+    },
+    async check(): Promise<Readiness> {
+      const checks: Readiness['checks'] = { database: 'ok', migrations: 'ok' };
+      let ready = true;
+      try {
+        const pending = await withTimeout(pendingMigrations(pool), 2000);
+        if (pending.length) {
+          ready = false;
+          checks.migrations = `${pending.length} not applied (${pending.join(', ')})`;
+        }
+      } catch (e) {
+        ready = false;
+        checks.database = `unreachable: ${(e as Error).message}`;
+        checks.migrations = 'unknown';
+      }
+      if (runsWorker) {
+        const age = workerBeatAt === undefined ? Infinity : (Date.now() - workerBeatAt) / 1000;
+        const limit = config.workerHeartbeatSeconds * 2;
+        checks.worker = age <= limit ? 'ok' : `last heartbeat ${Math.round(age)} s ago (more than ${limit} s)`;
+        if (age > limit) ready = false;
+      }
+      return { ready, checks };
+    },
+  };
+}
+export type ReadinessService = ReturnType<typeof createReadiness>;

@@ -1,0 +1,63 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReadiness } from '../../src/services/readiness.ts';
+import { startWorker } from '../../src/worker.ts';
+import { startTestService, type TestService } from '../support/app.ts';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({ WORKER_HEARTBEAT_SECONDS: '0.5' });
+});
+afterAll(() => svc?.close());
+
+describe('GET /readyz', () => {
+  it('an API process: ready when the database answers and every migration is applied', async () => {
+    const res = await svc.api('GET', '/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok' } });
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it('a migration not applied: 503 service_unavailable naming it, with Retry-After, while /healthz stays 200', async () => {
+    const pool = new pg.Pool({ connectionString: svc.databaseUrl, max: 1 });
+    try {
+      await pool.query(`delete from schema_migrations where name = '0010_dashboard_users.sql'`);
+      const res = await svc.api('GET', '/readyz');
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body.error).toEqual({ code: 'service_unavailable', message: 'Not ready: migrations: 1 not applied (0010_dashboard_users.sql)' });
+      expect((await svc.api('GET', '/healthz')).status).toBe(200);
+    } finally {
+      await pool.query(`insert into schema_migrations (name) values ('0010_dashboard_users.sql')`);
+      await pool.end();
+    }
+    expect((await svc.api('GET', '/readyz')).status).toBe(200);
+  });
+
+  it('a process running a worker: ready while its heartbeat is fresh, 503 once the worker stops beating', async () => {
+    const worker = await startWorker(svc.app);
+    try {
+      const ready = await svc.api('GET', '/readyz');
+      expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', worker: 'ok' } });
+    } finally {
+      await worker.stop();
+    }
+    await new Promise((r) => setTimeout(r, 1300));
+    const res = await svc.api('GET', '/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.checks.worker).toMatch(/^last heartbeat \d+ s ago \(more than 1 s\)$/);
+  });
+
+  it('a database that does not answer: not ready, said in words, within the check\'s time limit', async () => {
+    const dead = new pg.Pool({ connectionString: 'postgres://nobody@127.0.0.1:1/none', connectionTimeoutMillis: 5000 });
+    try {
+      const started = Date.now();
+      const r = await createReadiness({ config: svc.app.config }, dead).check();
+      expect(Date.now() - started).toBeLessThan(4000);
+      expect(r.ready).toBe(false);
+      expect(r.checks.database).toMatch(/^unreachable: /);
+    } finally {
+      await dead.end();
+    }
+  });
+});
