@@ -51,6 +51,8 @@ import { createWebhookService } from './services/webhooks.ts';
 import { createWorkerLiveness } from './services/worker-liveness.ts';
 import { createReadiness } from './services/readiness.ts';
 import { createStorage } from './adapters/storage/from-config.ts';
+import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { jobCountsByTask } from './repositories/jobs.ts';
 
 /**
  * The composition root: the database, storage, engines, the ad source, the event bus, every
@@ -65,6 +67,8 @@ export interface App extends Deps {
   runners: Runners;
   /** What job handlers call (src/jobs). */
   jobs: JobContext;
+  /** Prometheus metrics of this process (GET /metrics). */
+  metrics: Metrics;
   close: () => Promise<void>;
 }
 
@@ -177,11 +181,12 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       maintenance: services.maintenance,
       upstream: runners.upstream,
     };
+    const metrics = createMetrics({ pool: database.pool, jobCounts: () => jobCountsByTask(db) });
     const close = async () => {
       await events.close();
       await database.close();
     };
-    return { ...deps, database, events, services, runners, jobs, close };
+    return { ...deps, database, events, services, runners, jobs, metrics, close };
   } catch (e) {
     await database.close().catch(() => {});
     throw e;

@@ -18,6 +18,9 @@ const envSchema = z.object({
   PG_PORT: port.optional(),
   HOST: z.string().default('0.0.0.0'),
   PORT: port.default(8443),
+  METRICS_PORT: port.default(9464),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
   PUBLIC_BASE_URL: z.string().url().optional(),
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),
@@ -100,6 +103,8 @@ export interface Config {
   pgPort: number | undefined;
   host: string;
   port: number;
+  /** Prometheus /metrics: its own plain-HTTP listener (0: none), and/or on the main port behind a bearer token. */
+  metrics: { port: number; host: string; token: string | undefined };
   publicBaseUrl: string;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
@@ -226,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     pgPort: e.PG_PORT,
     host: e.HOST,
     port: e.PORT,
+    metrics: { port: e.METRICS_PORT, host: e.METRICS_HOST, token: e.METRICS_TOKEN },
     publicBaseUrl: (e.PUBLIC_BASE_URL ?? `https://localhost:${e.PORT}`).replace(/\/+$/, ''),
     tlsCertFile: e.TLS_CERT_FILE,
     tlsKeyFile: e.TLS_KEY_FILE,

@@ -10,21 +10,24 @@ type Role = { http: boolean; worker: boolean; demo: boolean };
 
 /** Runs until SIGINT/SIGTERM, then drains: the listener first, then the worker, then the database. */
 async function runService(role: Role): Promise<void> {
-  const [{ buildApp }, { loadConfig }, { startHttpServer }, { createLogger }, { ensureDemoTeam }, { startWorker }] = await Promise.all([
+  const [{ buildApp }, { loadConfig }, { startHttpServer }, { createLogger }, { ensureDemoTeam }, { startWorker }, { startMetricsListener }] = await Promise.all([
     import('../app.ts'),
     import('../config.ts'),
     import('../http/server.ts'),
     import('../log.ts'),
     import('../services/bootstrap.ts'),
     import('../worker.ts'),
+    import('../http/metrics-route.ts'),
   ]);
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   let app: App | undefined;
   let http: HttpServer | undefined;
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  let metrics: Awaited<ReturnType<typeof startMetricsListener>> | undefined;
   const shutdown = async (signal: string) => {
     log.info({ signal }, 'shutting down');
+    await metrics?.close();
     await http?.close().catch((e: unknown) => log.error({ err: e }, 'http close'));
     await worker?.stop().catch((e: unknown) => log.error({ err: e }, 'worker stop'));
     await app?.close().catch((e: unknown) => log.error({ err: e }, 'database close'));
@@ -37,9 +40,12 @@ async function runService(role: Role): Promise<void> {
     app = await buildApp(config, log, { seed: role.http });
     if (role.worker) worker = await startWorker(app);
     if (role.http) http = await startHttpServer(app);
+    if (config.metrics.port) metrics = await startMetricsListener(app.metrics, config.metrics);
   } catch (e) {
     log.fatal({ err: e }, 'failed to start');
     process.stderr.write(`adforge: ${(e as Error).message}\n`);
+    await http?.close().catch(() => {});
+    await worker?.stop().catch(() => {});
     await app?.close().catch(() => {});
     process.exit(1);
   }
@@ -47,6 +53,7 @@ async function runService(role: Role): Promise<void> {
     const base = `https://localhost:${http.port}`;
     log.info({ port: http.port }, 'listening');
     process.stdout.write(`\nadforge is running\n  dashboard ${base}/\n  REST      ${base}/api/v1\n  GraphQL   ${base}/graphql\n  health    ${base}/healthz\n`);
+    if (metrics) process.stdout.write(`  metrics   http://${config.metrics.host}:${metrics.port}/metrics\n`);
     if (!config.tlsCertFile) process.stdout.write(`  TLS       self-signed certificate in ${config.dataDir}/tls (curl -k)\n`);
   }
   if (role.demo) {

@@ -6,6 +6,7 @@ import type { LocalStorage } from '../adapters/storage/local.ts';
 import { createEdge } from './edge.ts';
 import { installErrorHandling } from './errors.ts';
 import { installSecurityHeaders } from './security-headers.ts';
+import { instrumentHttp, registerMetricsRoute } from './metrics-route.ts';
 import { registerWebApp } from './web-app-route.ts';
 import { registerFileRoutes } from './files-route.ts';
 import { registerApiDocs } from './docs-route.ts';
@@ -37,6 +38,8 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
     reply.header('x-request-id', request.id);
   });
   installSecurityHeaders(fastify, app.config);
+  instrumentHttp(fastify, app.metrics);
+  registerMetricsRoute(fastify, app.metrics, app.config.metrics.token);
   installErrorHandling(fastify, await registerWebApp(fastify, app.config));
 
   fastify.get('/healthz', async (_req, reply) => {

@@ -16,3 +16,25 @@ export async function addJob(
     run_at => ${opts.runAt ?? null}::timestamptz
   )`.execute(db);
 }
+
+export interface JobCounts {
+  task: string;
+  queued: number;
+  running: number;
+  failed: number;
+  /** Seconds the oldest job due to run has waited; 0 when none waits. */
+  oldest_queued_seconds: number;
+}
+
+/** The queue by task, for /metrics: waiting (due or not), being run, and failed for good. */
+export async function jobCountsByTask(db: Db): Promise<JobCounts[]> {
+  const { rows } = await sql<{ task: string; queued: string; running: string; failed: string; oldest: number | null }>`
+    select task_identifier as task,
+      count(*) filter (where locked_at is null and attempts < max_attempts) as queued,
+      count(*) filter (where locked_at is not null) as running,
+      count(*) filter (where locked_at is null and attempts >= max_attempts) as failed,
+      extract(epoch from now() - min(run_at) filter (where locked_at is null and attempts < max_attempts and run_at <= now()))::float8 as oldest
+    from graphile_worker.jobs
+    group by task_identifier`.execute(db);
+  return rows.map((r) => ({ task: r.task, queued: Number(r.queued), running: Number(r.running), failed: Number(r.failed), oldest_queued_seconds: r.oldest ?? 0 }));
+}

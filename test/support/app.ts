@@ -64,6 +64,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     ALLOW_PRIVATE_NETWORK_URLS: 'true',
     // Tests send bursts no key of a real team would; test/e2e/rate-limits.test.ts sets its own.
     RATE_LIMIT_TIERS: UNLIMITED_RATE,
+    METRICS_PORT: '0',
     ...env,
   });
   const logLines: string[] = [];

@@ -22,12 +22,16 @@ const CONFIG_VARS = [
   'STORAGE',
   'FILES_SIGNING_SECRET',
   'NODE_OPTIONS',
+  'METRICS_PORT',
+  'METRICS_TOKEN',
 ];
 
 /** The runner's environment without adforge's settings, plus `env` (an undefined value removes a variable). */
 export function cliEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...process.env };
   for (const k of CONFIG_VARS) delete out[k];
+  // Test processes run side by side: no metrics listener on the shared default port unless asked.
+  out.METRICS_PORT = '0';
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete out[k];
     else out[k] = v;

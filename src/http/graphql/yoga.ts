@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GraphQLError } from 'graphql';
+import { getOperationAST, GraphQLError } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -49,6 +49,17 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     cors: { origin: '*', credentials: false },
     context: (init) => buildContext(app, events, init.credentials ?? credentialsOf(init.request.headers), init.reply),
     plugins: [
+      {
+        onExecute: ({ args }: { args: { document: import('graphql').DocumentNode; operationName?: string | null } }) => {
+          const type = getOperationAST(args.document, args.operationName ?? undefined)?.operation ?? 'unknown';
+          return {
+            onExecuteDone: ({ result }: { result: unknown }) => {
+              const errors = (result as { errors?: unknown[] } | undefined)?.errors;
+              app.metrics.graphql.operations.inc({ type, outcome: errors?.length ? 'error' : 'ok' });
+            },
+          };
+        },
+      },
       rateLimitPlugin(),
       EnvelopArmorPlugin({
         maxDepth: { n: GRAPHQL_LIMITS.maxDepth },

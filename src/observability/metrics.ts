@@ -1,0 +1,61 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type pg from 'pg';
+import type { JobCounts } from '../repositories/jobs.ts';
+
+/**
+ * Every Prometheus metric of a process, in its own registry (several apps in one test process
+ * never share one). Counters count what this process did; gauges read the shared state (the job
+ * queue, the pool) when scraped, so every process reports the same queue.
+ */
+export function createMetrics(sources: { pool: pg.Pool; jobCounts: () => Promise<JobCounts[]> }) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'adforge_' });
+  const http = {
+    requests: new Counter({ name: 'adforge_http_requests_total', help: 'HTTP requests answered, by route pattern, method and status', labelNames: ['route', 'method', 'status'] as const, registers: [registry] }),
+    duration: new Histogram({
+      name: 'adforge_http_request_duration_seconds',
+      help: 'Time from request to answer, by route pattern and method',
+      labelNames: ['route', 'method'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+  };
+  const graphql = {
+    operations: new Counter({ name: 'adforge_graphql_operations_total', help: 'GraphQL operations executed, by type and outcome (ok, or error when the result carries errors)', labelNames: ['type', 'outcome'] as const, registers: [registry] }),
+  };
+  new Gauge({
+    name: 'adforge_db_pool_connections',
+    help: 'PostgreSQL pool connections of this process: total open, idle, and requests waiting for one',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      this.set({ state: 'total' }, sources.pool.totalCount);
+      this.set({ state: 'idle' }, sources.pool.idleCount);
+      this.set({ state: 'in_use' }, sources.pool.totalCount - sources.pool.idleCount);
+      this.set({ state: 'waiting' }, sources.pool.waitingCount);
+    },
+  });
+  // One read of the queue per scrape, shared by the four gauges below (their collects run together).
+  let counts: Promise<JobCounts[]> | undefined;
+  const readCounts = () =>
+    (counts ??= sources.jobCounts().finally(() => {
+      counts = undefined;
+    }));
+  const jobGauge = (name: string, help: string, pick: (c: JobCounts) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['task'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const c of await readCounts()) this.set({ task: c.task }, pick(c));
+      },
+    });
+  jobGauge('adforge_jobs_queued', 'Jobs waiting to run (due or scheduled), by task', (c) => c.queued);
+  jobGauge('adforge_jobs_running', 'Jobs locked by a worker, by task', (c) => c.running);
+  jobGauge('adforge_jobs_failed', 'Jobs that used up their attempts, by task', (c) => c.failed);
+  jobGauge('adforge_jobs_oldest_queued_age_seconds', 'How long the oldest due job has waited, by task', (c) => c.oldest_queued_seconds);
+  return { registry, http, graphql };
+}
+export type Metrics = ReturnType<typeof createMetrics>;

@@ -1,0 +1,85 @@
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMetricsListener } from '../../src/http/metrics-route.ts';
+import { startTestService, type TestService } from '../support/app.ts';
+import { graphqlClient } from '../support/graphql-client.ts';
+
+const TOKEN = 'metrics-token-0123456789';
+let svc: TestService;
+beforeAll(async () => {
+  // No worker: a create's job stays queued, so the queue gauges have something to show.
+  svc = await startTestService({ METRICS_TOKEN: TOKEN });
+});
+afterAll(() => svc?.close());
+
+/** One sample's value from the Prometheus text, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const inside = /\{([^}]*)\}/.exec(line)?.[1] ?? '';
+    if (want.every((w) => inside.split(',').includes(w))) return Number(line.split(' ').at(-1));
+  }
+  return undefined;
+}
+
+describe('GET /metrics', () => {
+  it('on the main port only with METRICS_TOKEN as a bearer token', async () => {
+    expect((await svc.api('GET', '/metrics')).status).toBe(401);
+    expect((await svc.api('GET', '/metrics', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    const res = await svc.api('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+  });
+
+  it('counts HTTP requests by route pattern and status, GraphQL operations by type and outcome, and reads the pool and the job queue', async () => {
+    const t = await svc.team();
+    for (let i = 0; i < 3; i++) await svc.api('GET', '/api/v1/products', { key: t.key });
+    await svc.api('GET', '/api/v1/products');
+    const made = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: { prompt: 'a mug', model: 'fast', aspect_ratio: '1:1' } });
+    await svc.api('GET', `/api/v1/generations/${made.body.generation_id ?? made.body.id}`, { key: t.key });
+    const g = await graphqlClient(svc);
+    try {
+      await g.gql('{ credits { credits_remaining } }', {}, t.key);
+      await g.gql('{ credits { credits_remaining } }');
+    } finally {
+      await g.close();
+    }
+    const text = (await svc.api('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text;
+    expect(sample(text, 'adforge_http_requests_total', { route: '/api/v1/products', method: 'GET', status: '200' })).toBe(3);
+    expect(sample(text, 'adforge_http_requests_total', { route: '/api/v1/products', method: 'GET', status: '401' })).toBe(1);
+    // The route's pattern, never the id in the URL.
+    expect(sample(text, 'adforge_http_requests_total', { route: '/api/v1/generations/:id', method: 'GET', status: '200' })).toBe(1);
+    expect(text).not.toMatch(/route="\/api\/v1\/generations\/[0-9a-f]{8}-/);
+    expect(sample(text, 'adforge_http_request_duration_seconds_count', { route: '/api/v1/products', method: 'GET' })).toBe(4);
+    expect(sample(text, 'adforge_graphql_operations_total', { type: 'query', outcome: 'ok' })).toBe(1);
+    expect(sample(text, 'adforge_graphql_operations_total', { type: 'query', outcome: 'error' })).toBe(1);
+    expect(sample(text, 'adforge_jobs_queued', { task: 'run_generation' })).toBe(1);
+    expect(sample(text, 'adforge_jobs_running', { task: 'run_generation' })).toBe(0);
+    expect(sample(text, 'adforge_jobs_oldest_queued_age_seconds', { task: 'run_generation' })).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'adforge_db_pool_connections', { state: 'total' })).toBeGreaterThan(0);
+    expect(sample(text, 'adforge_db_pool_connections', { state: 'waiting' })).toBe(0);
+    expect(sample(text, 'adforge_process_resident_memory_bytes', {})).toBeGreaterThan(0);
+  });
+
+  it('without METRICS_TOKEN there is no /metrics on the main port; METRICS_PORT serves it on its own listener', async () => {
+    const plain = await startTestService();
+    try {
+      expect((await plain.api('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(404);
+      const listener = await startMetricsListener(plain.app.metrics, { host: '127.0.0.1', port: 0 });
+      try {
+        const res = await request(`http://127.0.0.1:${listener.port}/metrics`);
+        expect(res.statusCode).toBe(200);
+        expect(await res.body.text()).toContain('adforge_db_pool_connections{state="total"}');
+        const other = await request(`http://127.0.0.1:${listener.port}/`);
+        expect(other.statusCode).toBe(404);
+        await other.body.dump();
+        await expect(startMetricsListener(plain.app.metrics, { host: '127.0.0.1', port: listener.port })).rejects.toThrow(`METRICS_PORT ${listener.port} on 127.0.0.1 is taken by another program`);
+      } finally {
+        await listener.close();
+      }
+    } finally {
+      await plain.close();
+    }
+  });
+});
