@@ -165,7 +165,8 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       signingSecret: await filesSigningSecret({ db, config }),
       ...(config.s3 ? { s3: config.s3 } : {}),
     });
-    const deps: Deps = { config, db, storage, log, fetchImage: createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }) };
+    const metrics = createMetrics({ pool: database.pool, jobCounts: () => jobCountsByTask(db) });
+    const deps: Deps = { config, db, storage, log, fetchImage: createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }), metrics };
     if (opts.seed !== false) {
       await seedPlatformAvatars(deps);
       await seedVoices(deps);
@@ -181,7 +182,6 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       maintenance: services.maintenance,
       upstream: runners.upstream,
     };
-    const metrics = createMetrics({ pool: database.pool, jobCounts: () => jobCountsByTask(db) });
     const close = async () => {
       await events.close();
       await database.close();

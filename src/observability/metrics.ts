@@ -20,6 +20,24 @@ export function createMetrics(sources: { pool: pg.Pool; jobCounts: () => Promise
       registers: [registry],
     }),
   };
+  const generations = {
+    created: new Counter({ name: 'adforge_generations_created_total', help: 'Generations accepted (charged), by type and model', labelNames: ['type', 'model'] as const, registers: [registry] }),
+    ended: new Counter({ name: 'adforge_generations_ended_total', help: 'Generations that completed or failed, by type, model and status', labelNames: ['type', 'model', 'status'] as const, registers: [registry] }),
+    duration: new Histogram({
+      name: 'adforge_generation_duration_seconds',
+      help: 'From accepted to completed or failed, by type and status',
+      labelNames: ['type', 'status'] as const,
+      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800],
+      registers: [registry],
+    }),
+  };
+  const credits = {
+    debited: new Counter({ name: 'adforge_credits_debited_total', help: 'Credits charged for generations', registers: [registry] }),
+    refunded: new Counter({ name: 'adforge_credits_refunded_total', help: 'Credits given back for failed generations', registers: [registry] }),
+  };
+  const webhooks = {
+    deliveries: new Counter({ name: 'adforge_webhook_deliveries_total', help: 'Webhook attempts, by outcome (delivered: a 2xx answer)', labelNames: ['outcome'] as const, registers: [registry] }),
+  };
   const graphql = {
     operations: new Counter({ name: 'adforge_graphql_operations_total', help: 'GraphQL operations executed, by type and outcome (ok, or error when the result carries errors)', labelNames: ['type', 'outcome'] as const, registers: [registry] }),
   };
@@ -56,6 +74,6 @@ export function createMetrics(sources: { pool: pg.Pool; jobCounts: () => Promise
   jobGauge('adforge_jobs_running', 'Jobs locked by a worker, by task', (c) => c.running);
   jobGauge('adforge_jobs_failed', 'Jobs that used up their attempts, by task', (c) => c.failed);
   jobGauge('adforge_jobs_oldest_queued_age_seconds', 'How long the oldest due job has waited, by task', (c) => c.oldest_queued_seconds);
-  return { registry, http, graphql };
+  return { registry, http, graphql, generations, credits, webhooks };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
 import type { Storage } from '../adapters/storage/storage.ts';
 import type { FetchedImage } from './remote-images.ts';
+import type { Metrics } from '../observability/metrics.ts';
 
 /** Everything a service may depend on; each service narrows it with Pick<>. */
 export interface Deps {
@@ -11,6 +12,8 @@ export interface Deps {
   storage: Storage;
   log: Logger;
   fetchImage: (url: string, field: string) => Promise<FetchedImage>;
+  /** Counters of what this process did (absent where nothing is measured: the admin CLI, unit tests). */
+  metrics?: Metrics;
 }
 
 /**

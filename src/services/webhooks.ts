@@ -51,7 +51,7 @@ export const deliveryView = (d: WebhookDeliveryRow): WebhookDelivery => ({
 });
 
 /** One attempt to tell a key's webhook URL something; every attempt is recorded with what was sent. */
-export function createWebhookService({ db, storage, config, log }: Pick<Deps, 'db' | 'storage' | 'config' | 'log'>) {
+export function createWebhookService({ db, storage, config, log, metrics }: Pick<Deps, 'db' | 'storage' | 'config' | 'log' | 'metrics'>) {
   async function attempt(
     keyId: string,
     hook: { webhook_url: string; webhook_secret: string },
@@ -71,6 +71,7 @@ export function createWebhookService({ db, storage, config, log }: Pick<Deps, 'd
       error: result.error,
       redelivery_of: sent.redeliveryOf ?? null,
     });
+    metrics?.webhooks.deliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
     log.info({ generation_id: sent.generationId, event: sent.event, ok: result.ok, status_code: result.statusCode, latency_ms: result.latencyMs, error: result.error }, 'webhook attempt');
     return row;
   }

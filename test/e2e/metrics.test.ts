@@ -62,6 +62,34 @@ describe('GET /metrics', () => {
     expect(sample(text, 'adforge_process_resident_memory_bytes', {})).toBeGreaterThan(0);
   });
 
+  it('counts generations created and ended with their duration, credits debited and refunded, and webhook attempts by outcome', async () => {
+    const { startWebhookReceiver } = await import('../support/webhook-receiver.ts');
+    const receiver = await startWebhookReceiver();
+    try {
+      const scrape = async () => (await svc.api('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } })).text;
+      const before = await scrape();
+      const at = (text: string, name: string, labels: Record<string, string> = {}) => sample(text, name, labels) ?? 0;
+      const t = await svc.team();
+      const made = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: { prompt: 'a mug', model: 'gpt-2', aspect_ratio: '1:1', quantity: 2 } });
+      expect(made.status).toBe(202);
+      // Cancelled while processing (no worker here): failed and refunded.
+      expect((await svc.api('POST', `/api/v1/generations/${made.body.generation_id}/cancel`, { key: t.key })).status).toBe(200);
+      await svc.app.services.teams.setWebhook(t.keyId, receiver.url);
+      expect((await svc.api('POST', '/api/v1/webhooks/test', { key: t.key })).status).toBe(201);
+      const after = await scrape();
+      const diff = (name: string, labels: Record<string, string> = {}) => at(after, name, labels) - at(before, name, labels);
+      const credits = made.body.credits ?? (await svc.api('GET', `/api/v1/generations/${made.body.generation_id}`, { key: t.key })).body.credits;
+      expect(diff('adforge_generations_created_total', { type: 'text-to-image', model: 'gpt-2' })).toBe(1);
+      expect(diff('adforge_generations_ended_total', { type: 'text-to-image', model: 'gpt-2', status: 'failed' })).toBe(1);
+      expect(diff('adforge_generation_duration_seconds_count', { type: 'text-to-image', status: 'failed' })).toBe(1);
+      expect(diff('adforge_credits_debited_total')).toBe(credits);
+      expect(diff('adforge_credits_refunded_total')).toBe(credits);
+      expect(diff('adforge_webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('without METRICS_TOKEN there is no /metrics on the main port; METRICS_PORT serves it on its own listener', async () => {
     const plain = await startTestService();
     try {

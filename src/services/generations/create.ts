@@ -38,7 +38,7 @@ const insufficientCredits = (needed: number, available: number) =>
 
 const accepted = (g: DebitedGeneration): Outcome => ({ status: 202, body: { generation_id: g.id, type: g.type, status: 'processing' } });
 
-export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db' | 'config'> & { engines: Pick<EngineRegistry, 'refusal'> }) {
+export function createGenerationCreator({ db, config, engines, metrics }: Pick<Deps, 'db' | 'config' | 'metrics'> & { engines: Pick<EngineRegistry, 'refusal'> }) {
   const job = {
     identifier: runGenerationJob.name,
     maxAttempts: config.generationMaxAttempts,
@@ -59,6 +59,12 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
     const refusal = engines.refusal(operation, r.params, r.attachedImages);
     if (refusal) throw new AppError('validation_error', refusal);
     return { spec, r };
+  }
+
+  // Counted when written (a caller's transaction rolled back afterwards still counts: rare, and said in the README).
+  function counted(g: DebitedGeneration): void {
+    metrics?.generations.created.inc({ type: g.type, model: typeof g.params.model === 'string' ? g.params.model : 'none' });
+    metrics?.credits.debited.inc(g.credits);
   }
 
   /** The row a create writes, its id chosen here so that an outcome naming it can be stored first. */
@@ -117,7 +123,10 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
         if (attempt < LOST_RACE_RETRIES) continue;
         throw insufficient(await availableCredits(db, p.teamId));
       }
-      if (out.id) return created;
+      if (out.id) {
+        counted(g);
+        return created;
+      }
       if ('scope' in mode && !out.claimed && out.available >= g.credits) {
         // The credits fitted but the key already had an answer (or a repeat's just committed).
         const stored = await storedOutcome(db, mode.scope, mode.hash);
@@ -210,6 +219,7 @@ export function createGenerationCreator({ db, config, engines }: Pick<Deps, 'db'
         return { ...outcome, replayed: false };
       });
       await insertGenerationsDebited(trx, p.teamId, generations, job);
+      generations.forEach(counted);
       await storeMany(trx, p.teamId, stored);
       return outcomes;
     },

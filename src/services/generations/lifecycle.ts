@@ -13,7 +13,7 @@ import type { Deps } from '../context.ts';
  * The end of a generation, in one transaction each: the status change, the refund of a failure,
  * the webhook job and the change notice commit together; a generation ends at most once.
  */
-export function createGenerationLifecycle({ db }: Pick<Deps, 'db'>) {
+export function createGenerationLifecycle({ db, metrics }: Pick<Deps, 'db' | 'metrics'>) {
   async function afterEnd(trx: typeof db, row: GenerationRow): Promise<void> {
     const key = row.api_key_id ? await findActiveWebhook(trx, row.api_key_id) : undefined;
     if (key?.webhook_url) {
@@ -23,19 +23,30 @@ export function createGenerationLifecycle({ db }: Pick<Deps, 'db'>) {
     await notifyGenerationChanged(trx, row);
   }
 
+  // Counted once the transaction committed: a rolled-back end ended nothing.
+  function count(row: GenerationRow): void {
+    if (!metrics || !row.completed_at) return;
+    const model = typeof row.params.model === 'string' ? row.params.model : 'none';
+    metrics.generations.ended.inc({ type: row.type, model, status: row.status });
+    metrics.generations.duration.observe({ type: row.type, status: row.status }, (row.completed_at.getTime() - row.created_at.getTime()) / 1000);
+    if (row.status === 'failed') metrics.credits.refunded.inc(row.credits);
+  }
+
   return {
     /** `within` runs in the same transaction once the generation has ended (an upstream attempt's end, say). */
     async complete(id: string, resultKeys: string[], resultMeta: Record<string, unknown>, within?: (trx: Db) => Promise<unknown>): Promise<GenerationRow | undefined> {
-      return db.transaction().execute(async (trx) => {
+      const ended = await db.transaction().execute(async (trx) => {
         const row = await finishGeneration(trx, id, { status: 'completed', result_keys: resultKeys, result_meta: resultMeta });
         if (row) await afterEnd(trx, row);
         if (row) await within?.(trx);
         return row;
       });
+      if (ended) count(ended);
+      return ended;
     },
 
     async fail(id: string, error: string, within?: (trx: Db) => Promise<unknown>): Promise<GenerationRow | undefined> {
-      return db.transaction().execute(async (trx) => {
+      const ended = await db.transaction().execute(async (trx) => {
         const row = await finishGeneration(trx, id, { status: 'failed', error });
         // The attempt ends even when the generation had already ended (the sweeper came first).
         await within?.(trx);
@@ -45,6 +56,8 @@ export function createGenerationLifecycle({ db }: Pick<Deps, 'db'>) {
         await afterEnd(trx, row);
         return row;
       });
+      if (ended) count(ended);
+      return ended;
     },
   };
 }
