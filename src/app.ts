@@ -53,6 +53,7 @@ import { createReadiness } from './services/readiness.ts';
 import { createStorage } from './adapters/storage/from-config.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { jobCountsByTask } from './repositories/jobs.ts';
+import { listBreakers } from './repositories/engine-breakers.ts';
 
 /**
  * The composition root: the database, storage, engines, the ad source, the event bus, every
@@ -165,7 +166,11 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       signingSecret: await filesSigningSecret({ db, config }),
       ...(config.s3 ? { s3: config.s3 } : {}),
     });
-    const metrics = createMetrics({ pool: database.pool, jobCounts: () => jobCountsByTask(db) });
+    const metrics = createMetrics({
+      pool: database.pool,
+      jobCounts: () => jobCountsByTask(db),
+      breakers: async () => (await listBreakers(db)).map((b) => ({ provider: b.provider, open: b.open_until !== null && b.open_until > new Date() })),
+    });
     const deps: Deps = { config, db, storage, log, fetchImage: createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }), metrics };
     if (opts.seed !== false) {
       await seedPlatformAvatars(deps);

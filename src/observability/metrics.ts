@@ -7,7 +7,7 @@ import type { JobCounts } from '../repositories/jobs.ts';
  * never share one). Counters count what this process did; gauges read the shared state (the job
  * queue, the pool) when scraped, so every process reports the same queue.
  */
-export function createMetrics(sources: { pool: pg.Pool; jobCounts: () => Promise<JobCounts[]> }) {
+export function createMetrics(sources: { pool: pg.Pool; jobCounts: () => Promise<JobCounts[]>; breakers: () => Promise<{ provider: string; open: boolean }[]> }) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'adforge_' });
   const http = {
@@ -38,6 +38,19 @@ export function createMetrics(sources: { pool: pg.Pool; jobCounts: () => Promise
   const webhooks = {
     deliveries: new Counter({ name: 'adforge_webhook_deliveries_total', help: 'Webhook attempts, by outcome (delivered: a 2xx answer)', labelNames: ['outcome'] as const, registers: [registry] }),
   };
+  const upstream = {
+    calls: new Counter({ name: 'adforge_upstream_calls_total', help: 'Calls to AI providers, by provider, call (submit, poll) and outcome (ok, or the failure: transient, rate_limited, auth, refused, unsent_unknown)', labelNames: ['provider', 'call', 'outcome'] as const, registers: [registry] }),
+  };
+  new Gauge({
+    name: 'adforge_upstream_breaker_open',
+    help: "1 while a provider's circuit breaker is open (its submits skipped), else 0; from the shared table, so every process agrees",
+    labelNames: ['provider'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const b of await sources.breakers()) this.set({ provider: b.provider }, b.open ? 1 : 0);
+    },
+  });
   const graphql = {
     operations: new Counter({ name: 'adforge_graphql_operations_total', help: 'GraphQL operations executed, by type and outcome (ok, or error when the result carries errors)', labelNames: ['type', 'outcome'] as const, registers: [registry] }),
   };
@@ -74,6 +87,6 @@ export function createMetrics(sources: { pool: pg.Pool; jobCounts: () => Promise
   jobGauge('adforge_jobs_running', 'Jobs locked by a worker, by task', (c) => c.running);
   jobGauge('adforge_jobs_failed', 'Jobs that used up their attempts, by task', (c) => c.failed);
   jobGauge('adforge_jobs_oldest_queued_age_seconds', 'How long the oldest due job has waited, by task', (c) => c.oldest_queued_seconds);
-  return { registry, http, graphql, generations, credits, webhooks };
+  return { registry, http, graphql, generations, credits, webhooks, upstream };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -94,6 +94,12 @@ describe("fal's circuit breaker", () => {
     expect(open.providers.find((p: { name: string }) => p.name === 'gemini')).toMatchObject({ breaker: 'closed', consecutive_failures: 0 });
     expect(open.breaker).toEqual({ failures: 2, cooldown_seconds: 8 });
     const reopens = new Date(open.providers.find((p: { name: string }) => p.name === 'fal').open_until).getTime();
+    // The same seen by Prometheus: the breaker as a gauge, every call to a provider by its outcome.
+    const metrics = await svc.app.metrics.registry.metrics();
+    expect(metrics).toContain('adforge_upstream_breaker_open{provider="fal"} 1');
+    expect(metrics).toMatch(/adforge_upstream_calls_total\{provider="fal",call="submit",outcome="transient"\} [2-9]/);
+    expect(metrics).toMatch(/adforge_upstream_calls_total\{provider="gemini",call="submit",outcome="ok"\} [1-9]/);
+    expect(metrics).toMatch(/adforge_upstream_calls_total\{provider="gemini",call="poll",outcome="ok"\} [1-9]/);
 
     const skipped = await create('while open');
     expect((await waitForGeneration(svc, t.key, skipped.body.generation_id)).status).toBe('completed');

@@ -29,9 +29,10 @@ const MAX_TRANSIENT_DELAY_MS = 60_000;
  * provider deduplicates: the generation fails and is refunded instead of being paid twice.
  */
 export function createUpstreamCore(
-  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle; speech: SpeechEngine },
+  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log' | 'metrics'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle; speech: SpeechEngine },
 ) {
-  const { db, storage, config, log, engines, lifecycle, speech } = deps;
+  const { db, storage, config, log, engines, lifecycle, speech, metrics } = deps;
+  const called = (provider: string, call: 'submit' | 'poll', outcome: string) => metrics?.upstream.calls.inc({ provider, call, outcome });
   const toldOperator = new Set<string>();
   const inputsOf = createUpstreamInputs({ db, storage, config, speech });
   const breakers = createEngineBreakers({ db, config, log });
@@ -95,6 +96,7 @@ export function createUpstreamCore(
       );
     } catch (e) {
       const err = e instanceof UpstreamError ? e : new UpstreamError('unsent_unknown', 'the provider could not be asked', { cause: e });
+      called(engine.name, 'submit', err.failure);
       log.warn({ err: e, generation_id: g.id, provider: engine.name, failure: err.failure }, 'upstream submit failed');
       if (err.failure !== 'refused') await breakers.failed(engine.name, err.message);
       const message = err.failure === 'auth' ? authFailed(engine.name) : err.message;
@@ -110,6 +112,7 @@ export function createUpstreamCore(
       else await failBoth(g, attempt.id, `${engine.name} did not confirm the job; it was not sent again so that it is never paid twice`);
       return 'settled';
     }
+    called(engine.name, 'submit', 'ok');
     await breakers.accepted(engine.name);
     await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
     if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
@@ -207,12 +210,14 @@ export function createUpstreamCore(
         status = await engine.poll(job.handle, AbortSignal.timeout(60_000));
       } catch (e) {
         const err = e instanceof UpstreamError ? e : new UpstreamError('transient', 'the provider could not be asked', { cause: e });
+        called(engine.name, 'poll', err.failure);
         if (err.failure === 'auth') return failBoth(g, job.id, authFailed(engine.name));
         if (err.failure === 'refused') return failBoth(g, job.id, err.message);
         await countPoll(db, job.id, `${err.failure}: ${err.message}`);
         const delay = err.retryAfterMs ?? Math.min(MAX_TRANSIENT_DELAY_MS, config.upstream.pollMs * 2 ** Math.min(job.polls, 6));
         return schedulePoll(job.id, delay);
       }
+      called(engine.name, 'poll', 'ok');
       if (status.state === 'pending') {
         await countPoll(db, job.id, status.detail ?? 'pending');
         return schedulePoll(job.id, status.retryAfterMs ?? config.upstream.pollMs);
