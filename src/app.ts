@@ -170,6 +170,7 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       pool: database.pool,
       jobCounts: () => jobCountsByTask(db),
       breakers: async () => (await listBreakers(db)).map((b) => ({ provider: b.provider, open: b.open_until !== null && b.open_until > new Date() })),
+      subscriptions: () => events.subscriberCount,
     });
     const deps: Deps = { config, db, storage, log, fetchImage: createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }), metrics };
     if (opts.seed !== false) {
@@ -177,7 +178,14 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       await seedVoices(deps);
     }
     const services = buildServices(deps, engines, database.pool);
-    const events = createPgEventBus({ connectionString: database.url, log });
+    const events = createPgEventBus({
+      connectionString: database.url,
+      log,
+      onReceived: (_channel, payload) => {
+        const at = (payload as { at?: unknown }).at;
+        if (typeof at === 'number') metrics.events.lag.observe(Math.max(0, Date.now() - at) / 1000);
+      },
+    });
     const runners = buildRunners(deps, services, engines, events);
     const jobs: JobContext = {
       generationRunner: runners.generations,

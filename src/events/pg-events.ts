@@ -34,6 +34,8 @@ export interface EventBusOptions {
   /** Reconnect backoff: first delay, doubled per failed attempt up to the max (with jitter). */
   reconnectMinDelayMs?: number;
   reconnectMaxDelayMs?: number;
+  /** Each event received, once, before it is handed to subscribers (metrics: the delay since it was sent). */
+  onReceived?: (channel: string, payload: unknown) => void;
 }
 
 export interface EventSubscription<T> extends AsyncIterableIterator<T> {
@@ -56,6 +58,8 @@ export interface EventBus {
    * commits with the data.
    */
   publish(channel: string, payload: unknown): Promise<void>;
+  /** In-process subscriptions open now, on every channel. */
+  readonly subscriberCount: number;
   /** The server process id of the listening connection while connected (diagnostics, tests). */
   readonly backendPid: number | undefined;
   /** `pg_listening_channels()` of the bus's own session, after pending LISTEN/UNLISTENs. */
@@ -140,6 +144,7 @@ export function createPgEventBus(opts: EventBusOptions): EventBus {
       log.warn({ channel: msg.channel, payload: msg.payload?.slice(0, 200) }, 'event bus dropped a payload that is not JSON');
       return;
     }
+    opts.onReceived?.(msg.channel, payload);
     for (const sub of [...listeners]) {
       let wanted = true;
       try {
@@ -299,6 +304,12 @@ export function createPgEventBus(opts: EventBusOptions): EventBus {
         const conn = await connection();
         await notify(conn.client, channel, text);
       });
+    },
+
+    get subscriberCount() {
+      let n = 0;
+      for (const set of subs.values()) n += set.size;
+      return n;
     },
 
     get backendPid() {

@@ -7,7 +7,13 @@ import type { JobCounts } from '../repositories/jobs.ts';
  * never share one). Counters count what this process did; gauges read the shared state (the job
  * queue, the pool) when scraped, so every process reports the same queue.
  */
-export function createMetrics(sources: { pool: pg.Pool; jobCounts: () => Promise<JobCounts[]>; breakers: () => Promise<{ provider: string; open: boolean }[]> }) {
+export function createMetrics(sources: {
+  pool: pg.Pool;
+  jobCounts: () => Promise<JobCounts[]>;
+  breakers: () => Promise<{ provider: string; open: boolean }[]>;
+  /** Subscriptions open on this process's event bus. */
+  subscriptions: () => number;
+}) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'adforge_' });
   const http = {
@@ -51,6 +57,22 @@ export function createMetrics(sources: { pool: pg.Pool; jobCounts: () => Promise
       for (const b of await sources.breakers()) this.set({ provider: b.provider }, b.open ? 1 : 0);
     },
   });
+  const events = {
+    lag: new Histogram({
+      name: 'adforge_event_bus_lag_seconds',
+      help: 'From a generation change (its NOTIFY, sent in the changing transaction) to its arrival at this process',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+  };
+  new Gauge({
+    name: 'adforge_subscriptions_open',
+    help: "Event subscriptions open in this process (GraphQL subscriptions, the worker's cancel watch)",
+    registers: [registry],
+    collect() {
+      this.set(sources.subscriptions());
+    },
+  });
   const graphql = {
     operations: new Counter({ name: 'adforge_graphql_operations_total', help: 'GraphQL operations executed, by type and outcome (ok, or error when the result carries errors)', labelNames: ['type', 'outcome'] as const, registers: [registry] }),
   };
@@ -87,6 +109,6 @@ export function createMetrics(sources: { pool: pg.Pool; jobCounts: () => Promise
   jobGauge('adforge_jobs_running', 'Jobs locked by a worker, by task', (c) => c.running);
   jobGauge('adforge_jobs_failed', 'Jobs that used up their attempts, by task', (c) => c.failed);
   jobGauge('adforge_jobs_oldest_queued_age_seconds', 'How long the oldest due job has waited, by task', (c) => c.oldest_queued_seconds);
-  return { registry, http, graphql, generations, credits, webhooks, upstream };
+  return { registry, http, graphql, generations, credits, webhooks, upstream, events };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

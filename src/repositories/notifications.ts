@@ -6,7 +6,7 @@ import { CAMPAIGN_EVENTS_CHANNEL, GENERATION_EVENTS_CHANNEL, KEY_REVOCATIONS_CHA
 // caller's transaction, so a change notice goes out if and only if the change commits.
 
 export async function notifyGenerationChanged(db: Db, g: { id: string; team_id: string; status: string }): Promise<void> {
-  await sql`select pg_notify(${GENERATION_EVENTS_CHANNEL}, ${JSON.stringify({ id: g.id, team_id: g.team_id, status: g.status })})`.execute(db);
+  await sql`select pg_notify(${GENERATION_EVENTS_CHANNEL}, ${JSON.stringify({ id: g.id, team_id: g.team_id, status: g.status, at: Date.now() })})`.execute(db);
 }
 
 export async function notifyScrapeChanged(db: Db, job: { id: string; status: string }): Promise<void> {
