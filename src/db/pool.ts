@@ -30,7 +30,8 @@ class HotStatementClient extends pg.Client {
 }
 
 export function createPool(connectionString: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, Client: HotStatementClient });
+  // A request waits at most 8 s for a connection: with the database away it is answered 503, never left hanging.
+  const pool = new pg.Pool({ connectionString, max, Client: HotStatementClient, connectionTimeoutMillis: 8000 });
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));

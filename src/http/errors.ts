@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorStatus, type ErrorCode } from '../domain/errors.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 // Fastify's own failures (parsing, content type, body size) translated to the spec's codes.
 // Anything else that reaches the handler (thrown by our code or a library) is an internal error,
@@ -38,6 +39,10 @@ export function installErrorHandling(app: FastifyInstance, pageFallback?: PageFa
     if (known) {
       if (known.status >= 500) request.log.error({ err: error }, 'request failed');
       return reply.status(known.status).headers(known.headers).send(known.toBody());
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return reply.status(503).headers({ 'retry-after': '5' }).send(new AppError('service_unavailable', 'The database is unreachable for now: retry in a few seconds').toBody());
     }
     request.log.error({ err: error }, 'internal error');
     return reply

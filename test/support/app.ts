@@ -51,12 +51,14 @@ export async function waitForGeneration(svc: TestService, key: string, id: strin
   }
 }
 
-export async function startTestService(env: Record<string, string> = {}, opts: { worker?: boolean } = {}): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, opts: { worker?: boolean; databaseUrl?: (url: string) => Promise<string> } = {}): Promise<TestService> {
   const database = await cloneTemplateDatabase();
+  // The service may reach its database another way (through a proxy a test can cut).
+  const serviceDatabaseUrl = opts.databaseUrl ? await opts.databaseUrl(database.url) : database.url;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-test-data-'));
   const port = await freePort();
   const config = loadConfig({
-    DATABASE_URL: database.url,
+    DATABASE_URL: serviceDatabaseUrl,
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: String(port),

@@ -30,7 +30,7 @@ describe('the OpenAPI document of /api/v1', () => {
     expect(operations).toHaveLength(REST_V1_ROUTES.length);
     expect(new Set(operations.map((o) => o.op.operationId)).size).toBe(operations.length);
     const create = doc.paths['/videos/talking-avatar'].post;
-    expect(Object.keys(create.responses)).toEqual(['202', '400', '401', '402', '403', '404', '409', '429', '500']);
+    expect(Object.keys(create.responses)).toEqual(['202', '400', '401', '402', '403', '404', '409', '429', '500', '503']);
     expect(create.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
     expect(create.requestBody.content['application/json'].schema.properties).toHaveProperty('script');
     expect(doc.paths['/generations/{id}'].get.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true });

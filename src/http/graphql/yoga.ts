@@ -7,6 +7,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from '../../app.ts';
 import { AppError } from '../../domain/errors.ts';
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import { authenticate, buildContext, type Credentials, type GraphQLContext } from './context.ts';
 import { rateLimitPlugin } from './rate-limit-plugin.ts';
@@ -31,6 +32,9 @@ function mask(error: unknown, message: string, isDev?: boolean): Error {
   const original = (error as { originalError?: unknown } | undefined)?.originalError ?? error;
   if (original instanceof AppError) {
     return new GraphQLError(original.message, { extensions: { code: original.code } });
+  }
+  if (isDatabaseUnavailable(original)) {
+    return new GraphQLError('The database is unreachable for now: retry in a few seconds', { extensions: { code: 'service_unavailable', http: { status: 503, headers: { 'retry-after': '5' } } } });
   }
   return maskError(error, message, isDev);
 }

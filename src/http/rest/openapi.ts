@@ -11,8 +11,8 @@ import type { RouteDoc } from './v1/route.ts';
 
 type JsonSchema = Record<string, unknown>;
 
-/** Errors every route with a key can answer: no key or a bad one, a tier without access, its token bucket empty, a fault of ours. */
-const EVERY_ROUTE: ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'internal_error'];
+/** Errors every route with a key can answer: no key or a bad one, a tier without access, its token bucket empty, a fault of ours, the database away. */
+const EVERY_ROUTE: ErrorCode[] = ['unauthorized', 'forbidden', 'rate_limited', 'internal_error', 'service_unavailable'];
 
 const ERROR_WORDS: Record<ErrorCode, string> = {
   validation_error: 'Bad input: the message names the field',
