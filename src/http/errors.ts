@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errorStatus, type ErrorCode } from '../domain/errors.ts';
-import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { isDatabaseUnavailable } from '../domain/database-unavailable.ts';
 
 // Fastify's own failures (parsing, content type, body size) translated to the spec's codes.
 // Anything else that reaches the handler (thrown by our code or a library) is an internal error,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from '../../src/db/unavailable.ts';
+import { isDatabaseUnavailable } from '../../src/domain/database-unavailable.ts';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 

@@ -7,7 +7,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { App } from '../../app.ts';
 import { AppError } from '../../domain/errors.ts';
-import { isDatabaseUnavailable } from '../../db/unavailable.ts';
+import { isDatabaseUnavailable } from '../../domain/database-unavailable.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import { authenticate, buildContext, type Credentials, type GraphQLContext } from './context.ts';
 import { rateLimitPlugin } from './rate-limit-plugin.ts';

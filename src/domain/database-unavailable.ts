@@ -1,3 +1,4 @@
+// Pure: what an error of the database driver means, so every transport answers it the same way.
 // SQLSTATE classes and node errors that say the database is away, not that a statement is wrong:
 // class 08 (connection exceptions), the server shutting down or starting (57P01-57P03), or full (53300).
 const UNAVAILABLE_SQLSTATES = /^(08...|57P0[123]|53300)$/;
