@@ -48,8 +48,11 @@ export async function migrate(pool: pg.Pool, log: (line: string) => void = () =>
 }
 
 /** Migration files not applied to this database yet (all of them on a fresh one). */
+let migrationFiles: Promise<string[]> | undefined;
+
 export async function pendingMigrations(pool: pg.Pool): Promise<string[]> {
-  const files = (await fs.readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f)).sort();
+  // The files ship with the code: read once per process (/readyz asks at every probe).
+  const files = await (migrationFiles ??= fs.readdir(MIGRATIONS_DIR).then((all) => all.filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f)).sort()));
   const applied = await pool
     .query<{ name: string }>('select name from schema_migrations')
     .then((r) => new Set(r.rows.map((row) => row.name)))

@@ -43,9 +43,12 @@ export async function registerWebApp(fastify: FastifyInstance, config: Pick<Conf
     built ? reply.header('cache-control', 'no-cache').sendFile(file) : reply.type('text/html; charset=utf-8').send(NOT_BUILT);
 
   // A browser opening /graphql gets GraphiQL; a GET with a query (or any other client) gets Yoga.
-  fastify.addHook('onRequest', async (request, reply) => {
-    if (!wantsPage(request) || request.url !== '/graphql') return;
-    return page(reply.header('content-security-policy', graphiqlCsp), 'graphiql.html');
+  // A hook of that one route (added as it is declared), so no other request pays for the check.
+  const graphiql = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (wantsPage(request) && request.url === '/graphql') return page(reply.header('content-security-policy', graphiqlCsp), 'graphiql.html');
+  };
+  fastify.addHook('onRoute', (route) => {
+    if (route.url === '/graphql') route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), graphiql];
   });
 
   // For the not-found handler: any other page address of the app is the app (it routes in the browser).

@@ -46,7 +46,7 @@ export function createMemberService({ db, config }: Pick<Deps, 'db' | 'config'>)
 
   async function create(teamId: string, input: unknown, purpose: 'sign_in' | 'invite', createdBy: string | null): Promise<SignInLink> {
     const u = parseInput(newUser, input);
-    if (await findUserByEmail(db, u.email)) throw new AppError('conflict', 'A user with this email already exists');
+    // The unique index answers a taken address, whoever raced to it.
     const user = await insertUser(db, { team_id: teamId, email: u.email, role: u.role }).catch((e: unknown) => {
       if ((e as { code?: string }).code === '23505') throw new AppError('conflict', 'A user with this email already exists');
       throw e;

@@ -90,6 +90,29 @@ export function createSessionService({ db }: Pick<Deps, 'db'>) {
     throw new AppError('rate_limited', `Too many failed sign-ins: try again in ${Math.ceil(retry / 60)} min`, { 'retry-after': String(retry) });
   }
 
+  /** The cookie's session, its team and role; sliding expiry written at most hourly. */
+async function authenticate(secret: string | undefined): Promise<(DashboardPrincipal & { view: SessionView }) | undefined> {
+    if (!secret || secret.length > 100) return undefined;
+    const digest = digestSecret(secret);
+    const s = await findLiveSession(db, digest);
+    if (!s) return undefined;
+    const now = Date.now();
+    if (now - s.last_seen_at.getTime() > SESSION_TOUCH_MS) {
+      await touchSession(db, digest, new Date(Math.min(now + SESSION_IDLE_MS, s.created_at.getTime() + SESSION_MAX_MS)));
+    }
+    return {
+      teamId: s.user.team_id,
+      userId: s.user.id,
+      role: s.user.role,
+      tier: s.tier,
+      view: {
+        user: { id: s.user.id, email: s.user.email, role: s.user.role },
+        team: { id: s.user.team_id, name: s.team_name, tier: s.tier },
+        csrf_token: csrfTokenFor(secret, await csrfSecret()),
+      },
+    };
+  }
+
   return {
     /** Email and password; every failure counts against the address and the client for 15 minutes. */
     async signIn(input: unknown, ip: string): Promise<OpenedSession> {
@@ -118,31 +141,17 @@ export function createSessionService({ db }: Pick<Deps, 'db'>) {
       return open(user, await findUserTeam(db, user.id));
     },
 
-    /** The cookie's session, its team and role; sliding expiry written at most hourly. */
-    async authenticate(secret: string | undefined): Promise<(DashboardPrincipal & { view: SessionView }) | undefined> {
-      if (!secret || secret.length > 100) return undefined;
-      const digest = digestSecret(secret);
-      const s = await findLiveSession(db, digest);
-      if (!s) return undefined;
-      const now = Date.now();
-      if (now - s.last_seen_at.getTime() > SESSION_TOUCH_MS) {
-        await touchSession(db, digest, new Date(Math.min(now + SESSION_IDLE_MS, s.created_at.getTime() + SESSION_MAX_MS)));
-      }
-      return {
-        teamId: s.user.team_id,
-        userId: s.user.id,
-        role: s.user.role,
-        tier: s.tier,
-        view: {
-          user: { id: s.user.id, email: s.user.email, role: s.user.role },
-          team: { id: s.user.team_id, name: s.team_name, tier: s.tier },
-          csrf_token: csrfTokenFor(secret, await csrfSecret()),
-        },
-      };
-    },
+    authenticate,
 
-    async csrfMatches(secret: string, token: string | undefined): Promise<boolean> {
-      return csrfTokenMatches(secret, await csrfSecret(), token);
+    /**
+     * A state-changing request of a session, wherever it arrives (GraphQL, /auth): a live session
+     * and its CSRF token, else the 401 or 403 that says which is missing.
+     */
+    async requireSession(secret: string | undefined, csrfToken: string | undefined): Promise<DashboardPrincipal & { view: SessionView; secret: string }> {
+      const session = await authenticate(secret);
+      if (!session || !secret) throw new AppError('unauthorized', 'Your session has ended: sign in again');
+      if (!csrfTokenMatches(secret, await csrfSecret(), csrfToken)) throw new AppError('forbidden', 'Missing or wrong CSRF token: reload the page');
+      return { ...session, secret };
     },
 
     async signOut(secret: string): Promise<void> {

@@ -1,14 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { serialize } from 'cookie';
-import { SESSION_COOKIE, SESSION_MAX_MS } from '../../domain/dashboard-users.ts';
+import { SESSION_MAX_MS } from '../../domain/dashboard-users.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { OpenedSession, SessionService } from '../../services/sessions.ts';
-import { sessionSecretOf } from '../graphql/context.ts';
+import { sessionSecretOf, setSessionCookie as setCookie } from './session-cookie.ts';
 
 const SMALL_BODY = 16 * 1024;
-
-const setCookie = (reply: FastifyReply, value: string, maxAgeSeconds: number) =>
-  reply.header('set-cookie', serialize(SESSION_COOKIE, value, { path: '/', httpOnly: true, secure: true, sameSite: 'lax', maxAge: maxAgeSeconds }));
 
 const opened = (reply: FastifyReply, s: OpenedSession) => {
   setCookie(reply, s.secret, Math.floor(SESSION_MAX_MS / 1000));
@@ -29,13 +25,9 @@ function requireSameOrigin(request: FastifyRequest): void {
 
 /** The dashboard's session door (DESIGN decision 17); the API's key door never reads these cookies. */
 export function registerAuthRoutes(fastify: FastifyInstance, sessions: SessionService): void {
-  async function requireSession(request: FastifyRequest) {
+  function requireSession(request: FastifyRequest) {
     requireSameOrigin(request);
-    const secret = sessionSecretOf(request.headers.cookie);
-    const session = await sessions.authenticate(secret);
-    if (!session || !secret) throw new AppError('unauthorized', 'Your session has ended: sign in again');
-    if (!(await sessions.csrfMatches(secret, header(request, 'x-csrf-token')))) throw new AppError('forbidden', 'Missing or wrong CSRF token: reload the page');
-    return { secret, session };
+    return sessions.requireSession(sessionSecretOf(request.headers.cookie), header(request, 'x-csrf-token'));
   }
 
   fastify.post('/auth/sign-in', { bodyLimit: SMALL_BODY }, async (request, reply) => {
@@ -61,7 +53,7 @@ export function registerAuthRoutes(fastify: FastifyInstance, sessions: SessionSe
   });
 
   fastify.post('/auth/sign-out-everywhere', { bodyLimit: SMALL_BODY }, async (request, reply) => {
-    const { session } = await requireSession(request);
+    const session = await requireSession(request);
     const ended = await sessions.signOutEverywhere(session.userId);
     return setCookie(reply, '', 0).send({ sessions_ended: ended });
   });

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import { parse as parseCookies } from 'cookie';
 import type { App } from '../../app.ts';
 import type { BucketRule } from '../../domain/rate-limit.ts';
-import { canManage, SESSION_COOKIE } from '../../domain/dashboard-users.ts';
+import { canManage } from '../../domain/dashboard-users.ts';
+import { sessionSecretOf } from '../dashboard/session-cookie.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import type { Principal } from '../../services/context.ts';
@@ -31,9 +31,6 @@ export interface GraphQLContext {
   events: EventBus;
 }
 
-export const sessionSecretOf = (cookieHeader: string | undefined): string | undefined =>
-  cookieHeader ? parseCookies(cookieHeader)[SESSION_COOKIE] : undefined;
-
 /**
  * Two doors to one schema (DESIGN decision 17). An Authorization header is an API key, as in
  * REST, and then a cookie is ignored. Without one, the dashboard's session cookie counts only
@@ -45,12 +42,7 @@ export async function authenticate(app: App, c: Credentials): Promise<GraphQLAut
       const { principal, rate } = await app.services.auth.authorize(c.authorization);
       return { principal, rate, bucket: principal.keyId };
     }
-    const secret = sessionSecretOf(c.cookie);
-    const session = await app.services.sessions.authenticate(secret);
-    if (!session || !secret) throw new AppError('unauthorized', 'Your session has ended: sign in again');
-    if (!(await app.services.sessions.csrfMatches(secret, c.csrfToken))) {
-      throw new AppError('forbidden', 'Missing or wrong CSRF token: reload the page');
-    }
+    const session = await app.services.sessions.requireSession(sessionSecretOf(c.cookie), c.csrfToken);
     return {
       principal: { teamId: session.teamId, keyId: null, userId: session.userId },
       rate: app.config.rateLimits[session.tier],

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getOperationAST, GraphQLError } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -10,6 +10,7 @@ import { AppError } from '../../domain/errors.ts';
 import { isDatabaseUnavailable } from '../../domain/database-unavailable.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import { authenticate, buildContext, type Credentials, type GraphQLContext } from './context.ts';
+import { metricsPlugin } from './metrics-plugin.ts';
 import { rateLimitPlugin } from './rate-limit-plugin.ts';
 import { graphqlSchema } from './schema.ts';
 
@@ -53,17 +54,7 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     cors: { origin: '*', credentials: false },
     context: (init) => buildContext(app, events, init.credentials ?? credentialsOf(init.request.headers), init.reply),
     plugins: [
-      {
-        onExecute: ({ args }: { args: { document: import('graphql').DocumentNode; operationName?: string | null } }) => {
-          const type = getOperationAST(args.document, args.operationName ?? undefined)?.operation ?? 'unknown';
-          return {
-            onExecuteDone: ({ result }: { result: unknown }) => {
-              const errors = (result as { errors?: unknown[] } | undefined)?.errors;
-              app.metrics.graphql.operations.inc({ type, outcome: errors?.length ? 'error' : 'ok' });
-            },
-          };
-        },
-      },
+      metricsPlugin(app.metrics),
       rateLimitPlugin(),
       EnvelopArmorPlugin({
         maxDepth: { n: GRAPHQL_LIMITS.maxDepth },

@@ -17,6 +17,8 @@ export const GENERATION = `query Generation($id: ID!) {
 
 export const GENERATIONS_UPDATED = `subscription GenerationsUpdated { generationsUpdated { ${GENERATION_FIELDS} } }`;
 
+export const GENERATION_UPDATED = `subscription GenerationUpdated($id: ID!) { generationUpdated(id: $id) { ${GENERATION_FIELDS} } }`;
+
 export const QUOTE_TEXT_TO_IMAGE = `query QuoteTextToImage($input: TextToImageInput!) {
   quoteTextToImage(input: $input) { __typename ... on QueryQuoteTextToImageSuccess { data { credits credits_remaining affordable } } ... on AppError { code message } }
 }`;

@@ -4,6 +4,7 @@ import { gql, unwrap } from '../api/client.ts';
 import { CREDITS, TOP_UP_CREDITS } from '../api/operations.ts';
 import { isOwner, useSession } from '../session.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
+import { Pager } from '../components/Pager.tsx';
 import { useAction } from '../components/use-action.ts';
 import { TYPE_LABELS } from './generation-types.ts';
 
@@ -114,17 +115,7 @@ export function Credits() {
               ))}
             </tbody>
           </table>
-          <div className="row pager">
-            <button type="button" className="secondary" disabled={offset === 0} onClick={() => setOffset(offset - PAGE)}>
-              Newer
-            </button>
-            <span>
-              {offset + 1}–{offset + data.lines.length} of {data.total}
-            </span>
-            <button type="button" className="secondary" disabled={offset + PAGE >= data.total} onClick={() => setOffset(offset + PAGE)}>
-              Older
-            </button>
-          </div>
+          <Pager offset={offset} shown={data.lines.length} total={data.total} pageSize={PAGE} onOffset={setOffset} />
         </>
       )}
     </section>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { gql, subscribe } from '../api/client.ts';
-import { GENERATION, GENERATIONS_UPDATED } from '../api/operations.ts';
+import { GENERATION, GENERATION_UPDATED } from '../api/operations.ts';
 import { DeliveryTable, type Delivery } from '../components/DeliveryTable.tsx';
 import { Media } from '../components/Media.tsx';
 import { ErrorNote, Spinner, when } from '../components/ui.tsx';
@@ -14,9 +14,8 @@ export function GenerationDetail() {
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     gql<{ generation: (Generation & { webhook_deliveries: Delivery[] }) | null }>(GENERATION, { id }).then((d) => setG(d.generation), setError);
-    return subscribe<{ generationsUpdated: Generation }>(GENERATIONS_UPDATED, {}, ({ generationsUpdated: u }) => {
-      if (u.id === id) setG((old) => (old ? { ...old, ...u } : old));
-    });
+    // This generation only: the server ends the stream once it has completed or failed.
+    return subscribe<{ generationUpdated: Generation }>(GENERATION_UPDATED, { id }, ({ generationUpdated: u }) => setG((old) => (old ? { ...old, ...u } : old)));
   }, [id]);
   if (error) return <ErrorNote error={error} />;
   if (g === undefined) return <Spinner />;

@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { gql, subscribe } from '../api/client.ts';
 import { GENERATIONS, GENERATIONS_UPDATED } from '../api/operations.ts';
 import { Media } from '../components/Media.tsx';
+import { Pager } from '../components/Pager.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
 import { describe, typeLabel, type Generation } from './generation-types.ts';
 
@@ -90,17 +91,7 @@ export function Generations() {
               <GenerationCard key={g.id} g={g} />
             ))}
           </ul>
-          <div className="row pager">
-            <button type="button" className="secondary" disabled={offset === 0} onClick={() => setParams(withOffset(params, offset - PAGE))}>
-              Newer
-            </button>
-            <span>
-              {offset + 1}–{offset + page.items.length} of {page.totalCount}
-            </span>
-            <button type="button" className="secondary" disabled={offset + PAGE >= page.totalCount} onClick={() => setParams(withOffset(params, offset + PAGE))}>
-              Older
-            </button>
-          </div>
+          <Pager offset={offset} shown={page.items.length} total={page.totalCount} pageSize={PAGE} onOffset={(o) => setParams(withOffset(params, o))} />
         </>
       )}
     </section>

@@ -1,19 +1,14 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
+import { teamAvatars, type Avatar } from '../../api/avatars.ts';
 import { gql } from '../../api/client.ts';
-import { AVATARS, CREATE_TALKING_AVATAR, QUOTE_TALKING_AVATAR, VOICES } from '../../api/operations.ts';
+import { CREATE_TALKING_AVATAR, QUOTE_TALKING_AVATAR, VOICES } from '../../api/operations.ts';
 import { ErrorNote } from '../../components/ui.tsx';
 import { LIPSYNC_MODELS, talkingAvatarInput } from '../../../../src/domain/video-inputs.ts';
 import { VOICE_ACCENTS } from '../../../../src/domain/voiceover-inputs.ts';
 import { PriceAndSubmit } from './PriceAndSubmit.tsx';
 import { useCreate } from './use-create.ts';
 
-interface Avatar {
-  id: string;
-  name: string;
-  avatar_type: string;
-  thumbnail_url: string;
-}
 interface Voice {
   id: string;
   name: string;
@@ -36,9 +31,7 @@ export function TalkingAvatarForm() {
   const [script, setScript] = useState('');
   const [lipsync, setLipsync] = useState<string>('heygen-avatar4');
   useEffect(() => {
-    gql<{ avatars: Avatar[]; customAvatars: Avatar[] }>(AVATARS).then((d) => {
-      const mine = new Set(d.customAvatars.map((a) => a.id));
-      const all = [...d.customAvatars, ...d.avatars.filter((a) => !mine.has(a.id))];
+    teamAvatars().then((all) => {
       setAvatars(all);
       setAvatar((a) => a ?? all[0] ?? null);
     }, setLoadError);

@@ -25,10 +25,10 @@ export function useCreate<S extends z.ZodType>(opts: { schema: S; body: unknown;
   const text = JSON.stringify(body);
 
   useEffect(() => {
-    let input: unknown;
+    // The body as typed (the server parses it again): the check only says whether it would pass.
+    const input: unknown = JSON.parse(text);
     try {
-      parseInput(schema, JSON.parse(text));
-      input = JSON.parse(text);
+      parseInput(schema, input);
       setProblem(null);
     } catch (e) {
       setProblem(e instanceof Error ? e.message : 'invalid');

@@ -1,5 +1,6 @@
+import { teamAvatars, type Avatar } from '../../api/avatars.ts';
 import { gql } from '../../api/client.ts';
-import { AVATARS, BRANDS, CREATE_BRAND, CREATE_CUSTOM_AVATAR, CREATE_PRODUCT, DELETE_BRAND, DELETE_CUSTOM_AVATAR, DELETE_PRODUCT, PRODUCTS } from '../../api/operations.ts';
+import { BRANDS, CREATE_BRAND, CREATE_CUSTOM_AVATAR, CREATE_PRODUCT, DELETE_BRAND, DELETE_CUSTOM_AVATAR, DELETE_PRODUCT, PRODUCTS } from '../../api/operations.ts';
 import { brandCreate, customAvatarCreate, productCreate } from '../../../../src/domain/inputs.ts';
 import { ResourcePage, type ResourceConfig } from './ResourcePage.tsx';
 
@@ -22,15 +23,6 @@ interface Brand {
   brand_color_primary: string | null;
   brand_color_accent: string | null;
   logo_url: string | null;
-}
-
-interface Avatar {
-  id: string;
-  name: string;
-  avatar_type: string;
-  gender: string | null;
-  age_group: string | null;
-  thumbnail_url: string;
 }
 
 const PRODUCTS_CONFIG: ResourceConfig<Product> = {
@@ -110,11 +102,7 @@ const AVATARS_CONFIG: ResourceConfig<Avatar> = {
     { name: 'description', label: 'Description', type: 'textarea' },
   ],
   schema: customAvatarCreate,
-  load: async () => {
-    const d = await gql<{ avatars: Avatar[]; customAvatars: Avatar[] }>(AVATARS);
-    const mine = new Set(d.customAvatars.map((a) => a.id));
-    return [...d.customAvatars, ...d.avatars.filter((a) => !mine.has(a.id))];
-  },
+  load: teamAvatars,
   create: { document: CREATE_CUSTOM_AVATAR, field: 'createCustomAvatar', idempotent: true },
   remove: { document: DELETE_CUSTOM_AVATAR, field: 'deleteCustomAvatar' },
   deletable: (a) => a.avatar_type === 'custom',
