@@ -194,6 +194,7 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       webhooks: services.webhooks,
       maintenance: services.maintenance,
       upstream: runners.upstream,
+      workerLiveness: services.workerLiveness,
     };
     const close = async () => {
       await events.close();

@@ -78,6 +78,7 @@ const envSchema = z.object({
   ENGINE_ATTEMPT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   GENERATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(25).default(5),
   WORKER_HEARTBEAT_SECONDS: z.coerce.number().min(0.2).max(600).default(10),
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(1).max(3600).default(25),
   MAX_INPUT_VIDEO_MB: z.coerce.number().int().min(1).max(10_000).default(200),
   SPEECH_TIMEOUT_SECONDS: z.coerce.number().min(0.001).max(3600).default(120),
   SPEECH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
@@ -154,6 +155,8 @@ export interface Config {
   generationMaxAttempts: number;
   /** Workers beat this often; one silent for 4 beats is taken for dead and its jobs unlocked. */
   workerHeartbeatSeconds: number;
+  /** On SIGTERM: how long open requests and running jobs get to finish before they are cut off (jobs released). */
+  shutdownGraceSeconds: number;
   /** A voiceover's engine work (download excluded) past this fails the call with 502. */
   speechTimeoutSeconds: number;
   /** Voiceovers made at once by one API process; more wait their turn. Default: the core count. */
@@ -265,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     maxInputVideoBytes: e.MAX_INPUT_VIDEO_MB * 1024 * 1024,
     generationMaxAttempts: e.GENERATION_MAX_ATTEMPTS,
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
+    shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     speechTimeoutSeconds: e.SPEECH_TIMEOUT_SECONDS,
     speechConcurrency: e.SPEECH_CONCURRENCY ?? os.availableParallelism(),
     speech: Object.freeze(speech),

@@ -7,10 +7,11 @@ import { crontab, taskList } from './jobs/index.ts';
  * A graphile-worker runner on the app's pool; its jobs are added in the same transactions as their data.
  * `replace` swaps named tasks' handlers (the pickup benchmark times the start of a task alone).
  */
-export async function startWorker(app: App, opts: { replace?: TaskList } = {}): Promise<Runner> {
+export async function startWorker(app: App, opts: { replace?: TaskList } = {}): Promise<WorkerRunner> {
   const log = app.log.child({ component: 'worker' });
   const liveness = app.services.workerLiveness;
   const workerIds = new Set<string>();
+
   // Listeners go on before run(): its workers are created (and emit) while it starts.
   const events = new EventEmitter() as WorkerEvents;
   events.on('worker:create', ({ worker }) => {
@@ -36,6 +37,11 @@ export async function startWorker(app: App, opts: { replace?: TaskList } = {}): 
       worker: {
         ...(app.config.workerLocalQueue > 1 ? { localQueue: { size: app.config.workerLocalQueue } } : {}),
         completeJobBatchDelay: app.config.workerCompleteBatchMs,
+        // Batched failures are flushed before the pool stops; unbatched ones are sent without being
+        // awaited, and a shutdown could close the database under a job being released.
+        failJobBatchDelay: 0,
+        // On shutdown, running jobs get most of the grace to finish; then their abort signal stops them.
+        gracefulShutdownAbortTimeout: app.config.shutdownGraceSeconds * 800,
       },
     },
     logger: new WorkerLogger((scope) => (level, message, meta) => {
@@ -58,5 +64,25 @@ export async function startWorker(app: App, opts: { replace?: TaskList } = {}): 
   const timer = setInterval(keepAlive, app.config.workerHeartbeatSeconds * 1000);
   timer.unref();
   void runner.promise.finally(() => clearInterval(timer));
-  return runner;
+  return Object.assign(runner, { drain: (graceMs: number) => drainWorker(runner, graceMs) });
+}
+
+export type WorkerRunner = Runner & {
+  /**
+   * SIGTERM: no new job is taken; running ones finish, or at 80 % of the grace are stopped and
+   * released (local-queue jobs go back at once); whatever still runs when the grace ends is failed
+   * back to the queue by graphile-worker's forceful shutdown.
+   */
+  drain: (graceMs: number) => Promise<void>;
+};
+
+async function drainWorker(runner: Runner, graceMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const graceOver = new Promise<'over'>((resolve) => (timer = setTimeout(() => resolve('over'), graceMs)));
+  const stopped = runner.stop().then(() => 'stopped' as const);
+  try {
+    if ((await Promise.race([stopped, graceOver])) === 'over') await runner.kill('the shutdown grace ran out');
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -8,7 +8,11 @@ import { print, printError } from './output.ts';
 
 type Role = { http: boolean; worker: boolean; demo: boolean };
 
-/** Runs until SIGINT/SIGTERM, then drains: the listener first, then the worker, then the database. */
+/**
+ * Runs until SIGINT/SIGTERM, then drains within SHUTDOWN_GRACE_SECONDS: /readyz turns 503, the
+ * listener takes no new connection while open requests finish, the worker takes no new job while
+ * running ones finish or are released; then the database closes and the process exits 0.
+ */
 async function runService(role: Role): Promise<void> {
   const [{ buildApp }, { loadConfig }, { startHttpServer }, { createLogger }, { ensureDemoTeam }, { startWorker }, { startMetricsListener }] = await Promise.all([
     import('../app.ts'),
@@ -25,22 +29,33 @@ async function runService(role: Role): Promise<void> {
   let http: HttpServer | undefined;
   let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
   let metrics: Awaited<ReturnType<typeof startMetricsListener>> | undefined;
+  let starting: Promise<void> | undefined;
   const shutdown = async (signal: string) => {
-    log.info({ signal }, 'shutting down');
+    const graceMs = config.shutdownGraceSeconds * 1000;
+    log.info({ signal, grace_seconds: config.shutdownGraceSeconds }, 'shutting down: draining');
+    // A signal during the start waits for it: a worker already running jobs is drained, not cut.
+    await starting?.catch(() => {});
+    app?.services.readiness.drain();
+    await Promise.all([
+      http?.drain(graceMs).catch((e: unknown) => log.error({ err: e }, 'http drain')),
+      worker?.drain(graceMs).catch((e: unknown) => log.error({ err: e }, 'worker drain')),
+    ]);
     await metrics?.close();
-    await http?.close().catch((e: unknown) => log.error({ err: e }, 'http close'));
-    await worker?.stop().catch((e: unknown) => log.error({ err: e }, 'worker stop'));
     await app?.close().catch((e: unknown) => log.error({ err: e }, 'database close'));
+    log.info('drained; exiting');
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
-  try {
+  starting = (async () => {
     app = await buildApp(config, log, { seed: role.http });
     if (role.worker) worker = await startWorker(app);
     if (role.http) http = await startHttpServer(app);
     if (config.metrics.port) metrics = await startMetricsListener(app.metrics, config.metrics);
+  })();
+  try {
+    await starting;
   } catch (e) {
     log.fatal({ err: e }, 'failed to start');
     process.stderr.write(`adforge: ${(e as Error).message}\n`);
@@ -57,7 +72,7 @@ async function runService(role: Role): Promise<void> {
     if (!config.tlsCertFile) process.stdout.write(`  TLS       self-signed certificate in ${config.dataDir}/tls (curl -k)\n`);
   }
   if (role.demo) {
-    const demo = await ensureDemoTeam(app);
+    const demo = await ensureDemoTeam(app!);
     if (demo) {
       process.stdout.write(
         `\nA demo team was created (Starter tier). Its API key is shown only this once:\n\n  ${demo.key}\n\n` +

@@ -20,10 +20,20 @@ export function createEdge(opts: {
   /** WebSocket upgrades, accepted over TLS only. */
   onUpgrade?: (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => void;
 }) {
-  const secure = https.createServer({ key: opts.key, cert: opts.cert, minVersion: 'TLSv1.2' }, opts.handler);
+  let draining = false;
+  const open = new Set<http.ServerResponse>();
+  // While draining, every answer not yet begun ends its connection (Connection: close), so
+  // keep-alive clients go elsewhere.
+  const handler: Handler = (req, res) => {
+    if (draining) res.shouldKeepAlive = false;
+    open.add(res);
+    res.once('close', () => open.delete(res));
+    opts.handler(req, res);
+  };
+  const secure = https.createServer({ key: opts.key, cert: opts.cert, minVersion: 'TLSv1.2' }, handler);
   if (opts.onUpgrade) secure.on('upgrade', opts.onUpgrade);
   const plain = http.createServer((req, res) => {
-    if (opts.trustProxy && forwardedProto(req) === 'https') return opts.handler(req, res);
+    if (opts.trustProxy && forwardedProto(req) === 'https') return handler(req, res);
     req.resume();
     res.writeHead(403, {
       'content-type': 'application/json; charset=utf-8',
@@ -38,7 +48,10 @@ export function createEdge(opts: {
     s.requestTimeout = 120_000;
   }
 
+  const sockets = new Set<net.Socket>();
   const edge = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     socket.setTimeout(15_000, () => socket.destroy());
     socket.once('data', (first: Buffer) => {
       socket.setTimeout(0);
@@ -67,10 +80,31 @@ export function createEdge(opts: {
       plain.closeAllConnections();
       await closed;
     },
-    /** For graceful shutdown: stop taking new connections, let open requests finish. */
-    closeIdle(): void {
-      secure.closeIdleConnections();
-      plain.closeIdleConnections();
+    /**
+     * Graceful shutdown: no new connection is accepted; requests already received finish and close
+     * their connection; idle keep-alive connections close at once. Whatever is still open after
+     * graceMs is cut.
+     */
+    async drain(graceMs: number): Promise<void> {
+      draining = true;
+      for (const res of open) if (!res.headersSent) res.shouldKeepAlive = false;
+      const closed = new Promise<void>((resolve) => edge.close(() => resolve()));
+      const closeIdle = () => {
+        secure.closeIdleConnections();
+        plain.closeIdleConnections();
+      };
+      closeIdle();
+      // A connection becomes idle when its answer is sent: swept until none is left.
+      const sweep = setInterval(closeIdle, 50);
+      const cut = setTimeout(() => {
+        for (const socket of sockets) socket.destroy();
+      }, graceMs);
+      try {
+        await closed;
+      } finally {
+        clearInterval(sweep);
+        clearTimeout(cut);
+      }
     },
   };
 }

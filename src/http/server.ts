@@ -69,7 +69,10 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
 export interface HttpServer {
   port: number;
   fastify: FastifyInstance;
+  /** Everything stops at once (tests, a failed start). */
   close: () => Promise<void>;
+  /** SIGTERM: subscriptions are told to go away, no new connection is taken, open requests get graceMs to finish. */
+  drain: (graceMs: number) => Promise<void>;
 }
 
 export async function startHttpServer(app: App, opts: { port?: number; host?: string } = {}): Promise<HttpServer> {
@@ -83,16 +86,18 @@ export async function startHttpServer(app: App, opts: { port?: number; host?: st
   const stopFollowing = await followKeyRevocations(app.events, app.services.keyCache);
   const flushKeyUsage = () => app.services.keyUsage.flush().catch((err: unknown) => app.log.warn({ err }, 'could not record when keys were last used'));
   const usageTimer = setInterval(flushKeyUsage, 10_000).unref();
+  const stop = async (closeConnections: () => Promise<void>) => {
+    await ws.close();
+    await closeConnections();
+    await stopFollowing();
+    clearInterval(usageTimer);
+    await flushKeyUsage();
+    await fastify.close();
+  };
   return {
     port,
     fastify,
-    close: async () => {
-      await stopFollowing();
-      clearInterval(usageTimer);
-      await flushKeyUsage();
-      await ws.close();
-      await edge.close();
-      await fastify.close();
-    },
+    close: () => stop(() => edge.close()),
+    drain: (graceMs) => stop(() => edge.drain(graceMs)),
   };
 }

@@ -4,6 +4,7 @@ import type { GenerationRunner } from '../services/generations/runner.ts';
 import type { UpstreamCore } from '../services/generations/upstream.ts';
 import type { MaintenanceService } from '../services/maintenance.ts';
 import type { WebhookService } from '../services/webhooks.ts';
+import type { WorkerLiveness } from '../services/worker-liveness.ts';
 
 /** What job handlers call: services and runners built once by the composition root (src/app.ts). */
 export interface JobContext {
@@ -13,4 +14,5 @@ export interface JobContext {
   webhooks: Pick<WebhookService, 'deliverFor'>;
   maintenance: MaintenanceService;
   upstream: Pick<UpstreamCore, 'poll'>;
+  workerLiveness: Pick<WorkerLiveness, 'releasedByShutdown'>;
 }

@@ -14,10 +14,22 @@ export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdem
 /** graphile-worker's crontab, from the cron definitions. */
 export const crontab = (): string => CRONS.map((c) => `${c.schedule} ${c.name}`).join('\n');
 
-/** graphile-worker's task list: each task checks its payload against its definition and runs its handler. */
+/**
+ * graphile-worker's task list: each task checks its payload against its definition and runs its handler.
+ * A handler stopped by the worker's shutdown (its abort signal) gives its attempt back before it is released.
+ */
 export function taskList(ctx: JobContext, jobs: readonly JobDefinition[] = JOBS, crons: readonly CronDefinition[] = CRONS): TaskList {
   const list: TaskList = {};
-  for (const job of jobs) list[job.name] = async (raw, helpers) => job.handler(ctx, job.payload.parse(raw), helpers);
+  for (const job of jobs) {
+    list[job.name] = async (raw, helpers) => {
+      try {
+        await job.handler(ctx, job.payload.parse(raw), helpers);
+      } catch (e) {
+        if (helpers.abortSignal?.aborted) await ctx.workerLiveness.releasedByShutdown(helpers.job.id);
+        throw e;
+      }
+    };
+  }
   for (const cron of crons) list[cron.name] = async (_raw, helpers) => cron.handler(ctx, helpers);
   return list;
 }

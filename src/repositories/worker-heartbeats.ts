@@ -33,3 +33,11 @@ export async function unlockJobsOfDeadWorkers(db: Db, ownIds: Iterable<string>, 
   await db.deleteFrom('worker_heartbeats').where('seen_at', '<', sql<Date>`now() - interval '1 day'`).execute();
   return dead;
 }
+
+/**
+ * A job stopped by its worker's shutdown gives back the attempt it was charged when fetched:
+ * graphile-worker then releases it with the shortest backoff, and a drain never uses up a job's attempts.
+ */
+export async function returnJobAttempt(db: Db, jobId: string): Promise<void> {
+  await sql`update graphile_worker._private_jobs set attempts = greatest(attempts - 1, 0) where id = ${jobId}::bigint`.execute(db);
+}

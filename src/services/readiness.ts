@@ -4,7 +4,7 @@ import type { Deps } from './context.ts';
 
 export interface Readiness {
   ready: boolean;
-  checks: { database: string; migrations: string; worker?: string };
+  checks: { database: string; migrations: string; worker?: string; shutdown?: string };
 }
 
 /**
@@ -15,6 +15,7 @@ export interface Readiness {
 export function createReadiness({ config }: Pick<Deps, 'config'>, pool: pg.Pool) {
   let workerBeatAt: number | undefined;
   let runsWorker = false;
+  let draining = false;
   const withTimeout = <T,>(p: Promise<T>, ms: number): Promise<T> =>
     Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms).unref())]);
   return {
@@ -23,9 +24,17 @@ export function createReadiness({ config }: Pick<Deps, 'config'>, pool: pg.Pool)
       runsWorker = true;
       workerBeatAt = Date.now();
     },
+    /** SIGTERM: a balancer reading /readyz stops sending new work while the open work finishes. */
+    drain(): void {
+      draining = true;
+    },
     async check(): Promise<Readiness> {
       const checks: Readiness['checks'] = { database: 'ok', migrations: 'ok' };
       let ready = true;
+      if (draining) {
+        ready = false;
+        checks.shutdown = 'draining: this process is shutting down';
+      }
       try {
         const pending = await withTimeout(pendingMigrations(pool), 2000);
         if (pending.length) {

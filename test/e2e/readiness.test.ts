@@ -60,4 +60,13 @@ describe('GET /readyz', () => {
       await dead.end();
     }
   });
+
+  it('a process shutting down says so: 503 draining, so a balancer stops sending it work', async () => {
+    const readiness = createReadiness({ config: svc.app.config }, svc.app.database.pool);
+    expect((await readiness.check()).ready).toBe(true);
+    readiness.drain();
+    const r = await readiness.check();
+    expect(r.ready).toBe(false);
+    expect(r.checks).toMatchObject({ database: 'ok', migrations: 'ok', shutdown: 'draining: this process is shutting down' });
+  });
 });

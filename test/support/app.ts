@@ -39,6 +39,31 @@ export interface TestService {
   close: () => Promise<void>;
 }
 
+type Api = TestService['api'];
+
+/** Requests to one node over real TLS, each answer checked against the OpenAPI document. */
+export function apiClient(baseUrl: string, dispatcher: Agent): Api {
+  return async (method, p, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await request(`${baseUrl}${p}`, { method: method as 'GET', headers, body, dispatcher });
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    checkAnswer(method, p, res.statusCode, parsed);
+    return { status: res.statusCode, headers: res.headers, body: parsed, text };
+  };
+}
+
 /** Polls GET /generations/{id} until it leaves `processing`. */
 export async function waitForGeneration(svc: TestService, key: string, id: string, timeoutMs = 60_000): Promise<any> {
   const until = Date.now() + timeoutMs;
@@ -84,25 +109,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
   const dispatcher = new Agent({ connect: { ca: tls.cert } });
   const baseUrl = `https://127.0.0.1:${http.port}`;
 
-  const api: TestService['api'] = async (method, p, opts = {}) => {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-    let body: string | undefined = opts.rawBody;
-    if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await request(`${baseUrl}${p}`, { method: method as 'GET', headers, body, dispatcher });
-    const text = await res.body.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    checkAnswer(method, p, res.statusCode, parsed);
-    return { status: res.statusCode, headers: res.headers, body: parsed, text };
-  };
+  const api = apiClient(baseUrl, dispatcher);
 
   const fetchUrl: TestService['fetchUrl'] = async (url) => {
     const res = await request(url, { dispatcher });
@@ -139,6 +146,35 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
       await fs.rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface ServeNode extends LongRunning {
+  port: number;
+  baseUrl: string;
+  api: Api;
+  /** Its own connections (a test may close them to watch a drain). */
+  dispatcher: Agent;
+}
+
+/** A separate `adforge serve` process (an API node) on the service's database and files, ready to answer. */
+export async function spawnServe(svc: Pick<TestService, 'databaseUrl' | 'dataDir'>, env: Record<string, string> = {}): Promise<ServeNode> {
+  const port = await freePort();
+  const node = spawnCli(['serve'], {
+    DATABASE_URL: svc.databaseUrl,
+    DATA_DIR: svc.dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_BASE_URL: `https://127.0.0.1:${port}`,
+    ALLOW_PRIVATE_NETWORK_URLS: 'true',
+    RATE_LIMIT_TIERS: UNLIMITED_RATE,
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  await node.waitForStdout(/adforge is running/, 30_000);
+  const tls = await loadTls({ dataDir: svc.dataDir, tlsCertFile: undefined, tlsKeyFile: undefined });
+  const dispatcher = new Agent({ connect: { ca: tls.cert } });
+  const baseUrl = `https://127.0.0.1:${port}`;
+  return { ...node, port, baseUrl, dispatcher, api: apiClient(baseUrl, dispatcher) };
 }
 
 /** A separate `adforge worker` process on the service's database and files, beating fast so a killed one is noticed quickly. */

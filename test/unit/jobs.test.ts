@@ -22,9 +22,10 @@ function context() {
       pruneSignInState: vi.fn(async () => {}),
     },
     upstream: { poll: vi.fn(async () => {}) },
+    workerLiveness: { releasedByShutdown: vi.fn(async () => {}) },
   } satisfies JobContext;
 }
-const helpers = (attempts = 1, max = 3) => ({ job: { attempts, max_attempts: max }, abortSignal: new AbortController().signal, logger: { warn: vi.fn() } }) as unknown as JobHelpers;
+const helpers = (attempts = 1, max = 3, abortSignal = new AbortController().signal) => ({ job: { id: '42', attempts, max_attempts: max }, abortSignal, logger: { warn: vi.fn() } }) as unknown as JobHelpers;
 
 describe('job definitions', () => {
   it('have unique names, and the crontab is read off the cron definitions', () => {
@@ -38,7 +39,7 @@ describe('job definitions', () => {
     const tasks = taskList(ctx);
     expect(Object.keys(tasks).sort()).toEqual([...JOBS, ...CRONS].map((j) => j.name).sort());
     await tasks.run_generation!({ generation_id: ID }, helpers(2, 5));
-    expect(ctx.generationRunner.run).toHaveBeenCalledWith(ID, { number: 2, max: 5 });
+    expect(ctx.generationRunner.run).toHaveBeenCalledWith(ID, { number: 2, max: 5 }, expect.any(AbortSignal));
     await expect(tasks.run_generation!({ generation_id: 'nope' }, helpers()) as Promise<unknown>).rejects.toThrow();
     await expect(tasks.deliver_webhook!({}, helpers()) as Promise<unknown>).rejects.toThrow();
     expect(ctx.webhooks.deliverFor).not.toHaveBeenCalled();
@@ -48,6 +49,20 @@ describe('job definitions', () => {
     expect(ctx.maintenance.sweepOverdueGenerations).toHaveBeenCalled();
     await tasks.prune_sign_in_state!({ _cron: {} }, helpers());
     expect(ctx.maintenance.pruneSignInState).toHaveBeenCalled();
+  });
+
+  it('a job that fails because its worker is shutting down gives its attempt back; any other failure keeps it', async () => {
+    const ctx = context();
+    const tasks = taskList(ctx);
+    const stopping = new AbortController();
+    ctx.generationRunner.run.mockImplementation(async () => {
+      throw new Error('render stopped');
+    });
+    await expect(tasks.run_generation!({ generation_id: ID }, helpers(1, 5)) as Promise<unknown>).rejects.toThrow('render stopped');
+    expect(ctx.workerLiveness.releasedByShutdown).not.toHaveBeenCalled();
+    stopping.abort();
+    await expect(tasks.run_generation!({ generation_id: ID }, helpers(1, 5, stopping.signal)) as Promise<unknown>).rejects.toThrow('render stopped');
+    expect(ctx.workerLiveness.releasedByShutdown).toHaveBeenCalledWith('42');
   });
 
   it('a producer cannot queue a payload its definition refuses, and attempts come from the config where the definition says so', async () => {

@@ -57,7 +57,8 @@ export function createGenerationRunner(
   }
 
   return {
-    async run(generationId: string, attempt: Attempt): Promise<void> {
+    /** `shutdown` aborts when the worker stops: the render is dropped and the job goes back to the queue. */
+    async run(generationId: string, attempt: Attempt, shutdown?: AbortSignal): Promise<void> {
       const g = await findGenerationById(db, generationId);
       if (!g || g.status !== 'processing') return;
       const chain = engines.chainFor({ model: routeModel(g.params as Record<string, unknown>), operation: g.operation });
@@ -74,8 +75,14 @@ export function createGenerationRunner(
           { db, storage, allowPrivate: config.allowPrivateNetworkUrls, maxVideoBytes: config.maxInputVideoBytes },
           g,
         );
-        result = await engine.run(job, AbortSignal.any([AbortSignal.timeout(config.engineAttemptTimeoutSeconds * 1000), ended.signal]));
+        const signals = [AbortSignal.timeout(config.engineAttemptTimeoutSeconds * 1000), ended.signal];
+        if (shutdown) signals.push(shutdown);
+        result = await engine.run(job, AbortSignal.any(signals));
       } catch (e) {
+        if (shutdown?.aborted && !ended.signal.aborted) {
+          log.info({ generation_id: g.id }, 'render stopped: the worker is shutting down; the job goes back to the queue');
+          throw new RetryLater('the worker shut down during the render', { cause: e });
+        }
         // Ended elsewhere (cancelled): its render is stopped and there is nothing left to record.
         if (ended.signal.aborted) {
           log.info({ generation_id: g.id }, 'render stopped: the generation ended');
