@@ -155,7 +155,7 @@ export type Runners = ReturnType<typeof buildRunners>;
 /** Opens the database, brings the schema up to date and builds everything once. */
 export async function buildApp(config: Readonly<Config>, log: Logger, opts: { seed?: boolean } = {}): Promise<App> {
   const engines = buildEngines(config);
-  const database = await openDatabase(config, (line) => log.info(line));
+  const database = await openDatabase(config, (line) => log.info(line), 10, (line) => log.warn(line));
   try {
     await migrate(database.pool, (line) => log.info(line));
     const db = database.db;

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { App } from './app.ts';
+import { createPatientPool } from './db/pool.ts';
 import { crontab, taskList } from './jobs/index.ts';
 
 /**
@@ -23,9 +24,11 @@ export async function startWorker(app: App, opts: { replace?: TaskList } = {}): 
   // another process never takes those jobs for a dead worker's.
   events.on('pool:create', ({ workerPool }) => workerIds.add(workerPool.id));
   events.on('pool:release', ({ workerPool }) => workerIds.delete(workerPool.id));
+  // Its own pool, patient while the database is away (see createPatientPool); ended with the runner.
+  const pgPool = createPatientPool(app.database.url, app.config.workerConcurrency + 4);
   const runner = await run({
     events,
-    pgPool: app.database.pool,
+    pgPool,
     concurrency: app.config.workerConcurrency,
     taskList: { ...taskList(app.jobs), ...opts.replace },
     crontab: crontab(),
@@ -63,7 +66,10 @@ export async function startWorker(app: App, opts: { replace?: TaskList } = {}): 
   await keepAlive();
   const timer = setInterval(keepAlive, app.config.workerHeartbeatSeconds * 1000);
   timer.unref();
-  void runner.promise.finally(() => clearInterval(timer));
+  void runner.promise.finally(() => {
+    clearInterval(timer);
+    void pgPool.end().catch(() => {});
+  });
   return Object.assign(runner, { drain: (graceMs: number) => drainWorker(runner, graceMs) });
 }
 

@@ -21,13 +21,14 @@ export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'pgPort'>,
   log: (line: string) => void,
   poolSize = 10,
+  alert: (line: string) => void = log,
 ): Promise<Database> {
   let url = config.databaseUrl;
   let stopEmbedded = async () => {};
   if (!url) {
     // Imported only without DATABASE_URL: the process control of the embedded cluster.
     const { startEmbeddedPostgres } = await import('./embedded.ts');
-    const pgHandle = await startEmbeddedPostgres({ dir: path.join(config.dataDir, 'pg'), port: config.pgPort, log });
+    const pgHandle = await startEmbeddedPostgres({ dir: path.join(config.dataDir, 'pg'), port: config.pgPort, log, alert });
     stopEmbedded = pgHandle.stop;
     await ensureDatabase(pgHandle.url('postgres'), EMBEDDED_DATABASE);
     url = pgHandle.url(EMBEDDED_DATABASE);

@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import { freePort, portIsFree } from '../adapters/net/ports.ts';
-import { initdb, packagedBinaries, startServer, type ServerOptions } from './postgres-server.ts';
+import { initdb, packagedBinaries, startServer, type RunningServer, type ServerOptions } from './postgres-server.ts';
 import { exists, postgresUser, reachableBinaries, reachableDataDir, runningAsRoot } from './postgres-user.ts';
 
 export const EMBEDDED_DEFAULT_PORT = 54329;
@@ -27,8 +28,13 @@ export async function startEmbeddedPostgres(opts: {
   dir: string;
   port?: number | undefined;
   log?: (line: string) => void;
+  /** The cluster died and is being restarted: worth a warning in the service's log. */
+  alert?: (line: string) => void;
+  /** First wait before a restart (doubled after each failed one, up to 30 s). */
+  restartDelayMs?: number;
 }): Promise<EmbeddedHandle> {
   const log = opts.log ?? (() => {});
+  const alert = opts.alert ?? log;
   await fs.mkdir(path.dirname(path.resolve(opts.dir)), { recursive: true });
   const runAs = runningAsRoot() ? await postgresUser() : undefined;
   // As root the cluster may live in a home of its own, linked from opts.dir (see postgres-user.ts).
@@ -71,7 +77,8 @@ export async function startEmbeddedPostgres(opts: {
     try {
       const pg = await startServer(server(output), port, FLAGS);
       log(`embedded PostgreSQL started on port ${port}`);
-      return handle(port, true, pg.stop);
+      const supervisor = supervise(pg, () => startServer(server([]), port, FLAGS), { alert, firstDelayMs: opts.restartDelayMs ?? 500 });
+      return handle(port, true, supervisor.stop);
     } catch (e) {
       const text = output.join('');
       const raced = await runningCluster(dir);
@@ -87,6 +94,56 @@ export async function startEmbeddedPostgres(opts: {
       throw new Error(`the embedded PostgreSQL in ${dir} did not start: ${detail || String(e)}`);
     }
   }
+}
+
+/**
+ * adforge started the cluster, so it is its only supervisor: a postmaster that dies (killed, out of
+ * memory) is started again on the same port and data, where PostgreSQL's crash recovery replays its
+ * log, with a backoff while it fails (its orphaned backends can hold the shared memory a moment).
+ * Until then the service answers 503 and its pool reconnects by itself.
+ */
+function supervise(
+  first: RunningServer,
+  restart: () => Promise<RunningServer>,
+  opts: { alert: (line: string) => void; firstDelayMs: number },
+): { stop: () => Promise<void> } {
+  let current: RunningServer | undefined = first;
+  let stopping = false;
+  const stopped = new AbortController();
+  let restarting: Promise<void> | undefined;
+  const watch = (server: RunningServer) => {
+    void server.exited.then((exit) => {
+      if (stopping) return;
+      current = undefined;
+      opts.alert(`the embedded PostgreSQL (pid ${server.pid}) stopped unexpectedly (${exit.signal ?? `exit code ${exit.code}`}); restarting it`);
+      restarting = again();
+    });
+  };
+  const again = async () => {
+    for (let delay = opts.firstDelayMs, attempt = 1; !stopping; delay = Math.min(delay * 2, 30_000), attempt++) {
+      const waited = await sleep(delay, true, { signal: stopped.signal }).catch(() => false);
+      if (!waited) return;
+      try {
+        const server = await restart();
+        if (stopping) return void (await server.stop());
+        current = server;
+        opts.alert(`the embedded PostgreSQL is running again (pid ${server.pid}, restart attempt ${attempt})`);
+        watch(server);
+        return;
+      } catch (e) {
+        opts.alert(`restarting the embedded PostgreSQL failed (attempt ${attempt}): ${(e as Error).message}; next try in ${Math.min(delay * 2, 30_000)} ms`);
+      }
+    }
+  };
+  watch(first);
+  return {
+    stop: async () => {
+      stopping = true;
+      stopped.abort();
+      await restarting;
+      await current?.stop();
+    },
+  };
 }
 
 const FLAGS = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='];

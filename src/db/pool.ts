@@ -1,5 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDatabaseUnavailable } from '../domain/database-unavailable.ts';
 import type { Database } from './types.ts';
 
 // numeric (prices) and bigint counts come back as JS numbers: every value we store fits a double.
@@ -35,6 +37,31 @@ export function createPool(connectionString: string, max = 10): pg.Pool {
   // An idle client losing its connection (server restart) must not crash the process.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
+  return pool;
+}
+
+/**
+ * A pool whose connect() waits (up to `patienceMs`, backing off) while the database is away,
+ * instead of failing at once. For graphile-worker: it treats a failed connection while recording a
+ * job's end as fatal (its pool stops, or an unawaited promise rejects), where waiting out a restart
+ * is what we want. Requests use the ordinary pool, which answers 503 within seconds.
+ */
+export function createPatientPool(connectionString: string, max: number, patienceMs = 600_000): pg.Pool {
+  const pool = createPool(connectionString, max);
+  const connectOnce = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  const patient = async (): Promise<pg.PoolClient> => {
+    const deadline = Date.now() + patienceMs;
+    for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+      try {
+        return await connectOnce();
+      } catch (e) {
+        if ((pool as pg.Pool & { ending?: boolean }).ending || !isDatabaseUnavailable(e) || Date.now() + delay > deadline) throw e;
+        await sleep(delay);
+      }
+    }
+  };
+  // The callback form (pool.query) stays as it is; graphile-worker uses the promise form.
+  pool.connect = ((cb?: unknown) => (typeof cb === 'function' ? (connectOnce as (c: unknown) => void)(cb) : patient())) as typeof pool.connect;
   return pool;
 }
 

@@ -78,9 +78,17 @@ export async function initdb(o: ServerOptions, user: string, password: string): 
 }
 
 /** Starts the server and resolves once it accepts connections; rejects if it exits first. */
-export async function startServer(o: ServerOptions, port: number, flags: string[]): Promise<{ stop: () => Promise<void> }> {
+export interface RunningServer {
+  /** Fast shutdown; resolves once the process is gone. */
+  stop: () => Promise<void>;
+  /** Resolves when the process ends, for whatever reason. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  pid: number;
+}
+
+export async function startServer(o: ServerOptions, port: number, flags: string[]): Promise<RunningServer> {
   const child = spawnAs(o, 'postgres', ['-D', o.dataDir, '-p', String(port), ...flags]);
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   child.stdout?.on('data', (c: Buffer) => o.output(c.toString()));
   await new Promise<void>((resolve, reject) => {
     child.once('error', reject);
@@ -92,6 +100,8 @@ export async function startServer(o: ServerOptions, port: number, flags: string[
     void exited.then(() => reject(new Error('postgres exited while starting')));
   });
   return {
+    exited,
+    pid: child.pid!,
     // SIGINT is PostgreSQL's fast shutdown: sessions end, the data is flushed, the process exits.
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;

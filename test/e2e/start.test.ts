@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processAlive, runCli, spawnCli, stdoutJson, waitUntil, type LongRunning } from '../support/cli-run.ts';
 import { freePort } from '../support/net.ts';
 import { plainRequest } from '../support/plain-http.ts';
+import { UNLIMITED_RATE } from '../support/app.ts';
 
 const EMBEDDED_DEFAULT_PORT = 54329;
 const DEMO_KEY = /Its API key is shown only this once:\s+(service_sk_[0-9A-Za-z]{38})\s/;
@@ -206,6 +207,79 @@ describe('adforge start on the embedded PostgreSQL', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(s.output().stdout).not.toMatch(/service_sk_|demo team was created/i);
   }, 40_000);
+
+  it('the embedded PostgreSQL SIGKILLed under load: 503 while it is down (never a 500), restarted and logged, serving again, nothing accepted lost, charged once', async () => {
+    expect(await stopCurrent()).not.toBeNull();
+    await waitUntil(async () => (await readPostmaster()) === null, 10_000, 'the cluster to stop');
+    const s = await startAndWait({ RATE_LIMIT_TIERS: UNLIMITED_RATE, WORKER_HEARTBEAT_SECONDS: '1' });
+    await queryEmbedded(`update teams set credits_limit = 1000000 where name = 'Demo team'`);
+    const ca = await fs.readFile(path.join(dataDir, 'tls', 'self-signed-cert.pem'), 'utf8');
+    const dispatcher = new Agent({ connect: { ca } });
+    const seen: { status: number; at: number; path: string }[] = [];
+    const accepted: string[] = [];
+    const send = async (method: 'GET' | 'POST', p: string, body?: unknown) => {
+      try {
+        const res = await request(`https://127.0.0.1:${port}${p}`, {
+          method,
+          headers: { authorization: `Bearer ${demoKey}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+          dispatcher,
+        });
+        const text = await res.body.text();
+        seen.push({ status: res.statusCode, at: Date.now(), path: p });
+        return { status: res.statusCode, body: text ? JSON.parse(text) : undefined };
+      } catch {
+        seen.push({ status: 0, at: Date.now(), path: p });
+        return { status: 0, body: undefined };
+      }
+    };
+    let loading = true;
+    const loops = Array.from({ length: 4 }, async (_, i) => {
+      for (let n = 0; loading; n++) {
+        const r = await send('POST', '/api/v1/images/text-to-image', { model: 'fast', prompt: `load ${i}-${n}`, aspect_ratio: '1:1' });
+        if (r.status === 202) accepted.push(r.body.generation_id);
+        await send('GET', '/api/v1/products');
+      }
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      const killed = (await readPostmaster())!;
+      process.kill(killed.pid, 'SIGKILL');
+      const killedAt = Date.now();
+      await waitUntil(async () => (await get('/healthz')).status === 200 && (await get('/readyz')).status === 503, 10_000, '/readyz to say 503 while /healthz says 200');
+      await waitUntil(async () => (await get('/readyz')).status === 200, 30_000, 'the service to be ready again');
+      const readyAt = Date.now();
+      const restarted = await readPostmaster();
+      expect(restarted!.pid).not.toBe(killed.pid);
+      await new Promise((r) => setTimeout(r, 1500));
+      loading = false;
+      await Promise.all(loops);
+
+      const statuses = new Set(seen.map((x) => x.status));
+      expect([...statuses].filter((st) => ![200, 202, 503].includes(st)), JSON.stringify(seen.filter((x) => ![200, 202, 503].includes(x.status)))).toEqual([]);
+      expect(seen.some((x) => x.status === 503 && x.at > killedAt)).toBe(true);
+      expect(seen.some((x) => x.status === 202 && x.at > readyAt)).toBe(true);
+      expect(s.output().stdout).toMatch(/the embedded PostgreSQL \(pid \d+\) stopped unexpectedly \(SIGKILL\); restarting it/);
+      expect(s.output().stdout).toMatch(/the embedded PostgreSQL is running again/);
+
+      // Every create that was answered 202 exists, is finished by the reconnected worker and is charged once.
+      await waitUntil(
+        async () => Number((await queryEmbedded<{ n: string }>(`select count(*) as n from generations where id = any($1) and status = 'completed'`, [accepted]))[0]!.n) === accepted.length,
+        60_000,
+        'every accepted generation to complete',
+      );
+      const debits = await queryEmbedded<{ n: string }>(`select count(*) as n from credit_ledger where kind = 'debit' and subject_id = any($1)`, [accepted]);
+      expect(Number(debits[0]!.n)).toBe(accepted.length);
+      const [team] = await queryEmbedded<{ used: number; sum: number }>(
+        `select t.credits_used as used, coalesce((select sum(amount) from credit_ledger l where l.team_id = t.id), 0)::int as sum from teams t where name = 'Demo team'`,
+      );
+      expect(team!.used).toBe(team!.sum);
+    } finally {
+      loading = false;
+      await Promise.all(loops);
+      await dispatcher.close();
+    }
+  }, 120_000);
 
   it('after a crash (SIGKILL) the orphaned PostgreSQL keeps running and the next start attaches to it', async () => {
     const before = await readPostmaster();
