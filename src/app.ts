@@ -112,7 +112,7 @@ function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool
     sessions: createSessionService(deps),
     members: createMemberService(deps),
     keyCache,
-    rateLimiter: createRateLimiter(),
+    rateLimiter: deps.config.rateLimitStore === 'memory' ? createRateLimiter({ store: 'memory' }) : createRateLimiter({ store: 'postgres', db: deps.db }),
     credits,
     products: createProductService(deps),
     brands: createBrandService(deps),

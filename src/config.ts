@@ -37,6 +37,7 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: flag,
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   WORKER_LOCAL_QUEUE: z.coerce.number().int().min(0).max(1000).default(32),
+  RATE_LIMIT_STORE: z.enum(['postgres', 'memory']).default('postgres'),
   RATE_LIMIT_TIERS: z.string().optional().transform((raw, ctx) => {
     try {
       return parseTierRateLimits(raw);
@@ -129,6 +130,8 @@ export interface Config {
   workerLocalQueue: number;
   /** Per-key token buckets by tier (a key's own limit overrides its tier's). */
   rateLimits: Record<Tier, BucketRule>;
+  /** Where the API keys' token buckets live: shared by every node (postgres) or each node's own (memory). */
+  rateLimitStore: 'postgres' | 'memory';
   workerCompleteBatchMs: number;
   engineRoutes: string | undefined;
   localEngineDelayMs: number;
@@ -248,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     workerConcurrency: e.WORKER_CONCURRENCY,
     workerLocalQueue: e.WORKER_LOCAL_QUEUE,
     rateLimits: e.RATE_LIMIT_TIERS,
+    rateLimitStore: e.RATE_LIMIT_STORE,
     workerCompleteBatchMs: e.WORKER_COMPLETE_BATCH_MS,
     engineRoutes: e.ENGINE_ROUTES,
     localEngineDelayMs: e.LOCAL_ENGINE_DELAY_MS,

@@ -1,7 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { App } from './app.ts';
-import { createPatientPool } from './db/pool.ts';
 import { crontab, taskList } from './jobs/index.ts';
 
 /**
@@ -25,7 +24,7 @@ export async function startWorker(app: App, opts: { replace?: TaskList } = {}): 
   events.on('pool:create', ({ workerPool }) => workerIds.add(workerPool.id));
   events.on('pool:release', ({ workerPool }) => workerIds.delete(workerPool.id));
   // Its own pool, patient while the database is away (see createPatientPool); ended with the runner.
-  const pgPool = createPatientPool(app.database.url, app.config.workerConcurrency + 4);
+  const pgPool = app.database.openPatientPool(app.config.workerConcurrency + 4);
   const runner = await run({
     events,
     pgPool,

@@ -2,7 +2,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { checkSchemaAnswers } from './migrate.ts';
-import { createDb, createPool, type Db } from './pool.ts';
+import { createDb, createPatientPool, createPool, type Db } from './pool.ts';
 
 export const EMBEDDED_DATABASE = 'adforge';
 
@@ -13,6 +13,8 @@ export interface Database {
   embedded: boolean;
   /** Throws unless the database answers and our schema is there (what /healthz asks). */
   check: () => Promise<void>;
+  /** Another pool on the same database whose connect waits out an outage (graphile-worker's: see createPatientPool). */
+  openPatientPool: (max: number) => pg.Pool;
   close: () => Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function openDatabase(
     db,
     embedded: !config.databaseUrl,
     check: () => checkSchemaAnswers(db),
+    openPatientPool: (max) => createPatientPool(url, max),
     close: async () => {
       await db.destroy();
       // Kysely ends the pool only if it ran a query itself; `adforge migrate` uses the pool directly.

@@ -359,6 +359,14 @@ export interface UpstreamJobEventsTable {
   at: ColumnType<Date, Date | string | undefined, never>;
 }
 
+export interface RateBucketsTable {
+  bucket: string;
+  tokens: number;
+  at_ms: number;
+  allowed: boolean;
+  full_at_ms: number;
+}
+
 export interface Database {
   teams: TeamsTable;
   api_keys: ApiKeysTable;
@@ -385,6 +393,7 @@ export interface Database {
   ad_library_ads: AdLibraryAdsTable;
   ad_library_scrape_jobs: AdLibraryScrapeJobsTable;
   rate_limit_hits: RateLimitHitsTable;
+  rate_buckets: RateBucketsTable;
   campaigns: CampaignsTable;
   campaign_rows: CampaignRowsTable;
   upstream_jobs: UpstreamJobsTable;

@@ -72,13 +72,19 @@ export type BucketDecision =
 export function takeTokens(rule: BucketRule, state: BucketState | undefined, cost: number, now: number): BucketDecision {
   const perMs = rule.perMinute / 60_000;
   const tokens = Math.min(rule.burst, (state?.tokens ?? rule.burst) + Math.max(0, now - (state?.at ?? now)) * perMs);
-  const untilFull = (t: number) => Math.ceil((rule.burst - t) / perMs / 1000);
-  if (tokens >= cost) {
-    const left = tokens - cost;
-    return { allowed: true, state: { tokens: left, at: now }, remaining: Math.floor(left), resetSeconds: untilFull(left) };
-  }
+  return tokens >= cost ? bucketDecision(rule, tokens - cost, true, cost, now) : bucketDecision(rule, tokens, false, cost, now);
+}
+
+/**
+ * The decision for a bucket left holding `tokens` after a draw of `cost` that was allowed or not:
+ * takeTokens' answer, for a store that drew the tokens itself (the shared bucket in PostgreSQL).
+ */
+export function bucketDecision(rule: BucketRule, tokens: number, allowed: boolean, cost: number, now: number): BucketDecision {
+  const perMs = rule.perMinute / 60_000;
+  const resetSeconds = Math.ceil((rule.burst - tokens) / perMs / 1000);
+  if (allowed) return { allowed: true, state: { tokens, at: now }, remaining: Math.floor(tokens), resetSeconds };
   const wait = Math.max(1, Math.ceil((cost - tokens) / perMs / 1000));
-  return { allowed: false, state: { tokens, at: now }, retryAfterSeconds: wait, resetSeconds: untilFull(tokens) };
+  return { allowed: false, state: { tokens, at: now }, retryAfterSeconds: wait, resetSeconds };
 }
 
 /** The IETF RateLimit fields for a bucket (limit = burst, policy with its refill window), plus Retry-After on a refusal. */

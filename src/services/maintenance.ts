@@ -1,5 +1,6 @@
 import { overdueGenerationIds } from '../repositories/generations.ts';
 import { purgeRateLimitHits } from '../repositories/rate-limits.ts';
+import { purgeFullBuckets } from '../repositories/rate-buckets.ts';
 import { pruneSignInState } from '../repositories/sessions.ts';
 import { SIGN_IN_WINDOW_MS } from '../domain/dashboard-users.ts';
 import type { Deps } from './context.ts';
@@ -18,7 +19,8 @@ export function createMaintenanceService({ db }: Pick<Deps, 'db'>, lifecycle: Pi
       return ended;
     },
     purgeIdempotencyKeys: (): Promise<number> => purgeExpiredIdempotencyKeys(db),
-    purgeRateLimitHits: (): Promise<number> => purgeRateLimitHits(db),
+    /** The scrape limit's old hits and the API keys' buckets that are full again. */
+    purgeRateLimitHits: async (): Promise<number> => (await purgeRateLimitHits(db)) + (await purgeFullBuckets(db)),
     pruneSignInState: (): Promise<void> => pruneSignInState(db, new Date(Date.now() - SIGN_IN_WINDOW_MS)),
   };
 }

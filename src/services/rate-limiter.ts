@@ -1,14 +1,21 @@
+import type { Db } from '../db/pool.ts';
 import { AppError } from '../domain/errors.ts';
-import { bucketHeaders, takeTokens, type BucketDecision, type BucketRule, type BucketState } from '../domain/rate-limit.ts';
+import { bucketDecision, bucketHeaders, takeTokens, type BucketDecision, type BucketRule, type BucketState } from '../domain/rate-limit.ts';
+import { drawFromBucket } from '../repositories/rate-buckets.ts';
+
+export type RateLimitStore = 'postgres' | 'memory';
 
 /**
- * Each API key's token bucket, held by this node (DESIGN decision 5). With N API nodes behind a
- * balancer a key can draw up to N times its limit: the documented bound. The least recently used
- * buckets beyond `maxKeys` are forgotten (a forgotten bucket starts full, as an idle one would be).
+ * Each API key's token bucket (DESIGN decision 5). `postgres` (the default): one bucket per key in
+ * the database, drawn in one statement, so the limit holds across every API node. `memory`: the
+ * bucket is held by this node, no round trip; with N API nodes a key can draw up to N times its
+ * limit. In memory the least recently used buckets beyond `maxKeys` are forgotten (a forgotten
+ * bucket starts full, as an idle one would be).
  */
-export function createRateLimiter({ maxKeys = 100_000 }: { maxKeys?: number } = {}) {
+export function createRateLimiter(opts: { store: 'memory'; maxKeys?: number } | { store: 'postgres'; db: Db }) {
   const buckets = new Map<string, BucketState>();
-  function take(keyId: string, rule: BucketRule, cost: number, now = Date.now()): BucketDecision {
+  const maxKeys = opts.store === 'memory' ? (opts.maxKeys ?? 100_000) : 0;
+  function takeHere(keyId: string, rule: BucketRule, cost: number, now = Date.now()): BucketDecision {
     const d = takeTokens(rule, buckets.get(keyId), cost, now);
     // Re-inserted, so the Map's order is least recently used first.
     buckets.delete(keyId);
@@ -16,13 +23,18 @@ export function createRateLimiter({ maxKeys = 100_000 }: { maxKeys?: number } = 
     if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
     return d;
   }
+  async function take(keyId: string, rule: BucketRule, cost: number): Promise<BucketDecision> {
+    if (opts.store === 'memory') return takeHere(keyId, rule, cost);
+    const drawn = await drawFromBucket(opts.db, keyId, rule, cost);
+    return bucketDecision(rule, drawn.tokens, drawn.allowed, cost, drawn.at);
+  }
   return {
     /**
      * A request's draw, as REST and GraphQL answer it: the RateLimit-* headers for every answer,
      * and the 429 to answer instead when the bucket did not hold its cost.
      */
-    draw(keyId: string, rule: BucketRule, cost: number): { headers: Record<string, string>; refusal?: AppError } {
-      const decision = take(keyId, rule, cost);
+    async draw(keyId: string, rule: BucketRule, cost: number): Promise<{ headers: Record<string, string>; refusal?: AppError }> {
+      const decision = await take(keyId, rule, cost);
       const headers = bucketHeaders(rule, decision);
       if (decision.allowed) return { headers };
       return { headers, refusal: new AppError('rate_limited', `Too many requests with this API key: retry in ${decision.retryAfterSeconds} s`, headers) };

@@ -12,12 +12,12 @@ import type { GraphQLContext } from './context.ts';
  */
 export function rateLimitPlugin(): Plugin<GraphQLContext & { reply?: FastifyReply }> {
   return {
-    onExecute({ args, setResultAndStopExecution }) {
+    async onExecute({ args, setResultAndStopExecution }) {
       const ctx = args.contextValue;
       if (!('principal' in ctx.auth)) return; // the fields answer the 401/403 themselves
       const operation = getOperationAST(args.document, args.operationName ?? undefined);
       const cost = operation?.operation === 'mutation' ? REQUEST_COST.write : REQUEST_COST.read;
-      const { headers, refusal } = ctx.app.services.rateLimiter.draw(ctx.auth.bucket, ctx.auth.rate, cost);
+      const { headers, refusal } = await ctx.app.services.rateLimiter.draw(ctx.auth.bucket, ctx.auth.rate, cost);
       ctx.reply?.headers(headers);
       if (refusal) {
         setResultAndStopExecution({ errors: [new GraphQLError(refusal.message, { extensions: { code: refusal.code, http: { status: 429, headers } } })] });

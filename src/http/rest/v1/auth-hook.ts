@@ -21,7 +21,7 @@ export function requireApiKey(scope: FastifyInstance, auth: AuthService, limiter
     const { principal, rate } = await auth.authorize(request.headers.authorization);
     request.principal = principal;
     const cost = (request.routeOptions.config as { cost?: number } | undefined)?.cost ?? REQUEST_COST.read;
-    const { headers, refusal } = limiter.draw(principal.keyId, rate, cost);
+    const { headers, refusal } = await limiter.draw(principal.keyId, rate, cost);
     if (refusal) throw refusal;
     reply.headers(headers);
   });
