@@ -4,8 +4,8 @@ import WebSocket from 'ws';
 import { loadTls } from '../../src/http/tls.ts';
 import type { TestService } from './app.ts';
 
-/** GraphQL over HTTPS, the server's certificate trusted as in the REST tests. */
-export async function graphqlClient(svc: TestService) {
+/** GraphQL over HTTPS, the server's certificate trusted as in the REST tests (any node: its base URL and config). */
+export async function graphqlClient(svc: { baseUrl: string; app: { config: Pick<TestService['app']['config'], 'dataDir' | 'tlsCertFile' | 'tlsKeyFile'> } }) {
   const tls = await loadTls(svc.app.config);
   const dispatcher = new Agent({ connect: { ca: tls.cert } });
   const fetchFn = ((input: any, init: any = {}) => undiciFetch(input, { ...init, dispatcher })) as unknown as typeof fetch;
