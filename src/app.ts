@@ -52,6 +52,7 @@ import { createWorkerLiveness } from './services/worker-liveness.ts';
 import { createReadiness } from './services/readiness.ts';
 import { createStorage } from './adapters/storage/from-config.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
+import { startTracing, type Tracing } from './observability/tracing.ts';
 import { jobCountsByTask } from './repositories/jobs.ts';
 import { listBreakers } from './repositories/engine-breakers.ts';
 
@@ -70,6 +71,8 @@ export interface App extends Deps {
   jobs: JobContext;
   /** Prometheus metrics of this process (GET /metrics). */
   metrics: Metrics;
+  /** OpenTelemetry traces of this process (on with OTEL_EXPORTER_OTLP_ENDPOINT). */
+  tracing: Tracing;
   close: () => Promise<void>;
 }
 
@@ -155,6 +158,7 @@ export type Runners = ReturnType<typeof buildRunners>;
 /** Opens the database, brings the schema up to date and builds everything once. */
 export async function buildApp(config: Readonly<Config>, log: Logger, opts: { seed?: boolean } = {}): Promise<App> {
   const engines = buildEngines(config);
+  const tracing = await startTracing(config.tracing);
   const database = await openDatabase(config, (line) => log.info(line), 10, (line) => log.warn(line));
   try {
     await migrate(database.pool, (line) => log.info(line));
@@ -199,8 +203,9 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
     const close = async () => {
       await events.close();
       await database.close();
+      await tracing.flush().catch((err: unknown) => log.warn({ err }, 'could not send the last spans'));
     };
-    return { ...deps, database, events, services, runners, jobs, metrics, close };
+    return { ...deps, database, events, services, runners, jobs, metrics, tracing, close };
   } catch (e) {
     await database.close().catch(() => {});
     throw e;

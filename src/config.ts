@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { TracingConfig } from './observability/tracing.ts';
 import path from 'node:path';
 import { z } from 'zod';
 import { VOICES } from './domain/catalogue/voices.ts';
@@ -79,6 +80,10 @@ const envSchema = z.object({
   ENGINE_ATTEMPT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(600),
   GENERATION_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(25).default(5),
   WORKER_HEARTBEAT_SECONDS: z.coerce.number().min(0.2).max(600).default(10),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).max(200).default('adforge'),
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(600_000).default(5000),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(1).max(3600).default(25),
   MAX_INPUT_VIDEO_MB: z.coerce.number().int().min(1).max(10_000).default(200),
   SPEECH_TIMEOUT_SECONDS: z.coerce.number().min(0.001).max(3600).default(120),
@@ -158,6 +163,8 @@ export interface Config {
   generationMaxAttempts: number;
   /** Workers beat this often; one silent for 4 beats is taken for dead and its jobs unlocked. */
   workerHeartbeatSeconds: number;
+  /** OpenTelemetry traces over OTLP/HTTP; off unless an endpoint is set. */
+  tracing: Readonly<TracingConfig>;
   /** On SIGTERM: how long open requests and running jobs get to finish before they are cut off (jobs released). */
   shutdownGraceSeconds: number;
   /** A voiceover's engine work (download excluded) past this fails the call with 502. */
@@ -273,6 +280,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     generationMaxAttempts: e.GENERATION_MAX_ATTEMPTS,
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    tracing: Object.freeze({
+      // The signal's own endpoint is used as it is; the general one gets the traces path (the OTLP exporter spec).
+      tracesUrl: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
+      serviceName: e.OTEL_SERVICE_NAME,
+      scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY,
+    }),
     speechTimeoutSeconds: e.SPEECH_TIMEOUT_SECONDS,
     speechConcurrency: e.SPEECH_CONCURRENCY ?? os.availableParallelism(),
     speech: Object.freeze(speech),

@@ -7,6 +7,7 @@ import { createEdge } from './edge.ts';
 import { installErrorHandling } from './errors.ts';
 import { installSecurityHeaders } from './security-headers.ts';
 import { instrumentHttp, registerMetricsRoute } from './metrics-route.ts';
+import { traceHttp } from './tracing-hooks.ts';
 import { registerWebApp } from './web-app-route.ts';
 import { registerFileRoutes } from './files-route.ts';
 import { registerApiDocs } from './docs-route.ts';
@@ -39,6 +40,7 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
   });
   installSecurityHeaders(fastify, app.config);
   instrumentHttp(fastify, app.metrics);
+  if (app.tracing.enabled) traceHttp(fastify);
   registerMetricsRoute(fastify, app.metrics, app.config.metrics.token);
   installErrorHandling(fastify, await registerWebApp(fastify, app.config));
 

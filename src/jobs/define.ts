@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
 import { addJob } from '../repositories/jobs.ts';
+import { currentTraceparent } from '../observability/tracing.ts';
 import type { JobContext } from './context.ts';
 
 /**
@@ -43,7 +44,9 @@ export async function queueJob<S extends z.ZodType>(
   const checked = job.payload.parse(payload) as z.output<S>;
   const { maxAttempts, jobKey } = job.options;
   if (typeof maxAttempts === 'function' && !opts.config) throw new Error(`job ${job.name}: its attempts come from the configuration, which was not given`);
-  await addJob(db, job.name, checked as Record<string, unknown>, {
+  // The trace that queued the job continues in it (src/observability/tracing.ts).
+  const traceparent = currentTraceparent();
+  await addJob(db, job.name, { ...(checked as Record<string, unknown>), ...(traceparent ? { traceparent } : {}) }, {
     maxAttempts: typeof maxAttempts === 'function' ? maxAttempts(opts.config!) : maxAttempts,
     ...(jobKey ? { jobKey: jobKey(checked) } : {}),
     ...(opts.runAt ? { runAt: opts.runAt } : {}),

@@ -1,4 +1,5 @@
 import type { TaskList } from 'graphile-worker';
+import { contextOf, inSpan, SpanKind } from '../observability/tracing.ts';
 import type { JobContext } from './context.ts';
 import type { CronDefinition, JobDefinition } from './define.ts';
 import { deliverWebhookJob } from './deliver-webhook.ts';
@@ -22,12 +23,16 @@ export function taskList(ctx: JobContext, jobs: readonly JobDefinition[] = JOBS,
   const list: TaskList = {};
   for (const job of jobs) {
     list[job.name] = async (raw, helpers) => {
-      try {
-        await job.handler(ctx, job.payload.parse(raw), helpers);
-      } catch (e) {
-        if (helpers.abortSignal?.aborted) await ctx.workerLiveness.releasedByShutdown(helpers.job.id);
-        throw e;
-      }
+      const payload = (raw ?? {}) as { traceparent?: unknown; generation_id?: unknown };
+      const attributes = { 'adforge.job': job.name, 'adforge.job_id': helpers.job.id, 'adforge.attempt': helpers.job.attempts, ...(typeof payload.generation_id === 'string' ? { 'adforge.generation_id': payload.generation_id } : {}) };
+      await inSpan(`job ${job.name}`, attributes, async () => {
+        try {
+          await job.handler(ctx, job.payload.parse(raw), helpers);
+        } catch (e) {
+          if (helpers.abortSignal?.aborted) await ctx.workerLiveness.releasedByShutdown(helpers.job.id);
+          throw e;
+        }
+      }, { kind: SpanKind.CONSUMER, parent: contextOf(payload.traceparent) });
     };
   }
   for (const cron of crons) list[cron.name] = async (_raw, helpers) => cron.handler(ctx, helpers);

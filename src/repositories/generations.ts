@@ -94,6 +94,8 @@ export interface GenerationJob {
   maxAttempts: number;
   /** The job key is this prefix and the new generation's id. */
   jobKeyPrefix: string;
+  /** The trace the job continues (W3C traceparent), when traced. */
+  traceparent?: string | undefined;
 }
 
 /**
@@ -160,7 +162,7 @@ export async function insertGenerationDebited(
       from generation
       cross join lateral graphile_worker.add_job(
         identifier => ${job.identifier}::text,
-        payload => json_build_object('generation_id', generation.id),
+        payload => json_build_object('generation_id', generation.id, 'traceparent', ${job.traceparent ?? null}::text),
         max_attempts => ${job.maxAttempts}::int,
         job_key => ${job.jobKeyPrefix}::text || generation.id
       ) as job
@@ -248,7 +250,7 @@ export async function insertGenerationsDebited(trx: Db, teamId: string, gs: Debi
     select from graphile_worker.add_jobs(array(
       select json_populate_record(null::graphile_worker.job_spec, json_build_object(
         'identifier', ${job.identifier}::text,
-        'payload', json_build_object('generation_id', generation.id),
+        'payload', json_build_object('generation_id', generation.id, 'traceparent', ${job.traceparent ?? null}::text),
         'max_attempts', ${job.maxAttempts}::int,
         'job_key', ${job.jobKeyPrefix}::text || generation.id))
       from generation))`.execute(trx);

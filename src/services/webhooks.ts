@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { inSpan, SpanKind, SpanStatusCode } from '../observability/tracing.ts';
 import { z } from 'zod';
 import { AppError } from '../domain/errors.ts';
 import { pageQuery, uuid } from '../domain/inputs.ts';
@@ -57,7 +58,13 @@ export function createWebhookService({ db, storage, config, log, metrics }: Pick
     hook: { webhook_url: string; webhook_secret: string },
     sent: { event: string; eventId: string; body: string; generationId: string | null; redeliveryOf?: string },
   ): Promise<WebhookDeliveryRow> {
-    const result = await deliverWebhook({ url: hook.webhook_url, secret: hook.webhook_secret, body: sent.body, eventId: sent.eventId, allowPrivate: config.allowPrivateNetworkUrls });
+    const attributes = { 'adforge.event': sent.event, 'server.address': hostOf(hook.webhook_url), ...(sent.generationId ? { 'adforge.generation_id': sent.generationId } : {}) };
+    const result = await inSpan('webhook.deliver', attributes, async (span) => {
+      const r = await deliverWebhook({ url: hook.webhook_url, secret: hook.webhook_secret, body: sent.body, eventId: sent.eventId, allowPrivate: config.allowPrivateNetworkUrls });
+      span.setAttribute('adforge.outcome', r.statusCode === null ? 'unsent' : String(r.statusCode));
+      if (!r.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: r.error ?? 'not delivered' });
+      return r;
+    }, { kind: SpanKind.CLIENT });
     const row = await insertWebhookDelivery(db, {
       generation_id: sent.generationId,
       api_key_id: keyId,
@@ -146,3 +153,11 @@ export function createWebhookService({ db, storage, config, log, metrics }: Pick
   };
 }
 export type WebhookService = ReturnType<typeof createWebhookService>;
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'invalid';
+  }
+}

@@ -299,3 +299,22 @@ describe('loadConfig speech engine', () => {
     expect(loadConfig({ ...elevenlabs, ELEVENLABS_VOICE_IDS: '' }).speech.elevenlabs!.voiceIds).toEqual({});
   });
 });
+
+describe('tracing and shutdown settings', () => {
+  it('traces nowhere by default; the general OTLP endpoint gets /v1/traces, the traces endpoint is used as it is', () => {
+    expect(loadConfig({}).tracing).toEqual({ tracesUrl: undefined, serviceName: 'adforge', scheduleDelayMs: 5000 });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }).tracing.tracesUrl).toBe('http://collector:4318/v1/traces');
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://t.example/otlp' }).tracing.tracesUrl).toBe('https://t.example/otlp');
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'adforge-eu', OTEL_BSP_SCHEDULE_DELAY: '250' }).tracing).toMatchObject({ serviceName: 'adforge-eu', scheduleDelayMs: 250 });
+    expect(configError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+  });
+
+  it('drains for 25 s by default; rate-limit buckets are shared unless RATE_LIMIT_STORE=memory', () => {
+    expect(loadConfig({}).shutdownGraceSeconds).toBe(25);
+    expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '5' }).shutdownGraceSeconds).toBe(5);
+    expect(configError({ SHUTDOWN_GRACE_SECONDS: '0' })).toMatch(/SHUTDOWN_GRACE_SECONDS/);
+    expect(loadConfig({}).rateLimitStore).toBe('postgres');
+    expect(loadConfig({ RATE_LIMIT_STORE: 'memory' }).rateLimitStore).toBe('memory');
+    expect(configError({ RATE_LIMIT_STORE: 'redis' })).toMatch(/RATE_LIMIT_STORE/);
+  });
+});

@@ -1,4 +1,6 @@
 import { request, type Dispatcher } from 'undici';
+import type { Span } from '@opentelemetry/api';
+import { inSpan, SpanKind } from '../../observability/tracing.ts';
 import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
@@ -61,6 +63,12 @@ interface ProviderCall {
  * UpstreamError: the same size cap, error mapping and parse for every adapter.
  */
 async function callProvider(c: ProviderCall): Promise<{ raw: Buffer; json: unknown }> {
+  const url = new URL(c.url);
+  const attributes = { 'adforge.provider': c.provider, 'http.request.method': c.method, 'server.address': url.host, 'url.path': url.pathname };
+  return inSpan(`${c.provider} ${c.method}`, attributes, (span) => callProviderTraced(c, span), { kind: SpanKind.CLIENT });
+}
+
+async function callProviderTraced(c: ProviderCall, span: Span): Promise<{ raw: Buffer; json: unknown }> {
   let res: Dispatcher.ResponseData;
   const payload = await encodeBody(c.body);
   try {
@@ -78,6 +86,7 @@ async function callProvider(c: ProviderCall): Promise<{ raw: Buffer; json: unkno
   const raw = await readAtMost(res.body, c.maxBytes, () => new UpstreamError('refused', `${c.provider} answered with too much data`)).catch((e: unknown) => {
     throw e instanceof UpstreamError ? e : new UpstreamError(c.submit ? 'unsent_unknown' : 'transient', `the ${c.provider} answer was cut off`, { cause: e });
   });
+  span.setAttribute('http.response.status_code', res.statusCode);
   const ok = res.statusCode >= 200 && res.statusCode < 300;
   const json = ok && c.binary ? undefined : parseJson(raw);
   if (ok) return { raw, json };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { annotate, currentTraceparent } from '../../observability/tracing.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import { parseInput } from '../../domain/validate.ts';
@@ -115,7 +116,7 @@ export function createGenerationCreator({ db, config, engines, metrics }: Pick<D
     for (let attempt = 1; ; attempt++) {
       let out: { id: string | null; available: number; claimed: boolean };
       try {
-        out = await insertGenerationDebited(db, g, job, statement);
+        out = await insertGenerationDebited(db, g, { ...job, traceparent: currentTraceparent() }, statement);
       } catch (e) {
         const err = e as { code?: string; constraint?: string };
         if (inTransaction || err.code !== CHECK_VIOLATION || err.constraint !== 'credits_within_limit') throw e;
@@ -125,6 +126,7 @@ export function createGenerationCreator({ db, config, engines, metrics }: Pick<D
       }
       if (out.id) {
         counted(g);
+        annotate({ 'adforge.generation_id': g.id });
         return created;
       }
       if ('scope' in mode && !out.claimed && out.available >= g.credits) {
@@ -218,7 +220,7 @@ export function createGenerationCreator({ db, config, engines, metrics }: Pick<D
         if (isStoredRefusal(refusal)) stored.push({ ...claims[i]!, outcome });
         return { ...outcome, replayed: false };
       });
-      await insertGenerationsDebited(trx, p.teamId, generations, job);
+      await insertGenerationsDebited(trx, p.teamId, generations, { ...job, traceparent: currentTraceparent() });
       generations.forEach(counted);
       await storeMany(trx, p.teamId, stored);
       return outcomes;

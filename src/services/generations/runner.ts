@@ -1,4 +1,5 @@
 import { EngineError, type EngineResult } from '../../adapters/engines/engine.ts';
+import { inSpan } from '../../observability/tracing.ts';
 import { routeModel, type EngineRegistry } from '../../adapters/engines/registry.ts';
 import { isUpstreamEngine } from '../../adapters/engines/upstream.ts';
 import { DownloadError } from '../../adapters/net/download.ts';
@@ -77,7 +78,7 @@ export function createGenerationRunner(
         );
         const signals = [AbortSignal.timeout(config.engineAttemptTimeoutSeconds * 1000), ended.signal];
         if (shutdown) signals.push(shutdown);
-        result = await engine.run(job, AbortSignal.any(signals));
+        result = await inSpan('engine.run', { 'adforge.engine': engine.name, 'adforge.generation_id': g.id, 'adforge.operation': g.operation }, () => engine.run(job, AbortSignal.any(signals)));
       } catch (e) {
         if (shutdown?.aborted && !ended.signal.aborted) {
           log.info({ generation_id: g.id }, 'render stopped: the worker is shutting down; the job goes back to the queue');
@@ -97,7 +98,7 @@ export function createGenerationRunner(
         await unwatch();
       }
 
-      const { keys, meta } = await storeResults(storage, g, result.files);
+      const { keys, meta } = await inSpan('storage.put', { 'adforge.generation_id': g.id, 'adforge.files': result.files.length }, () => storeResults(storage, g, result.files));
       await lifecycle.complete(g.id, keys, meta);
     },
   };

@@ -1,4 +1,5 @@
 import { fileTypeFromBuffer } from 'file-type';
+import { annotate } from '../../observability/tracing.ts';
 import type { GenerationRow, UpstreamJobRow } from '../../db/types.ts';
 import type { AnyEngine, EngineRegistry } from '../../adapters/engines/registry.ts';
 import { UpstreamError, attachedImages, isUpstreamEngine, type UpstreamEngine, type UpstreamInputs, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/upstream.ts';
@@ -194,6 +195,7 @@ export function createUpstreamCore(
       const job = await findUpstreamJob(db, upstreamJobId);
       if (!job || job.state !== 'submitted') return;
       const engine = engines.byName(job.provider);
+      annotate({ 'adforge.generation_id': job.generation_id });
       const g = await findGenerationById(db, job.generation_id);
       if (!g || g.status !== 'processing') {
         // Ended meanwhile (the sweeper's deadline): stop the provider's work where it can be stopped.
