@@ -28,11 +28,11 @@ export function createMetrics(sources: {
   };
   const generations = {
     created: new Counter({ name: 'adforge_generations_created_total', help: 'Generations accepted (charged), by type and model', labelNames: ['type', 'model'] as const, registers: [registry] }),
-    ended: new Counter({ name: 'adforge_generations_ended_total', help: 'Generations that completed or failed, by type, model and status', labelNames: ['type', 'model', 'status'] as const, registers: [registry] }),
+    ended: new Counter({ name: 'adforge_generations_ended_total', help: 'Generations that completed or failed, by type, model, engine (none: ended without one, as a cancel or a timeout) and status', labelNames: ['type', 'model', 'engine', 'status'] as const, registers: [registry] }),
     duration: new Histogram({
       name: 'adforge_generation_duration_seconds',
-      help: 'From accepted to completed or failed, by type and status',
-      labelNames: ['type', 'status'] as const,
+      help: 'From accepted to completed or failed, by type, engine and status',
+      labelNames: ['type', 'engine', 'status'] as const,
       buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800],
       registers: [registry],
     }),

@@ -81,8 +81,8 @@ describe('GET /metrics', () => {
       const diff = (name: string, labels: Record<string, string> = {}) => at(after, name, labels) - at(before, name, labels);
       const credits = made.body.credits ?? (await svc.api('GET', `/api/v1/generations/${made.body.generation_id}`, { key: t.key })).body.credits;
       expect(diff('adforge_generations_created_total', { type: 'text-to-image', model: 'gpt-2' })).toBe(1);
-      expect(diff('adforge_generations_ended_total', { type: 'text-to-image', model: 'gpt-2', status: 'failed' })).toBe(1);
-      expect(diff('adforge_generation_duration_seconds_count', { type: 'text-to-image', status: 'failed' })).toBe(1);
+      expect(diff('adforge_generations_ended_total', { type: 'text-to-image', model: 'gpt-2', engine: 'none', status: 'failed' })).toBe(1);
+      expect(diff('adforge_generation_duration_seconds_count', { type: 'text-to-image', engine: 'none', status: 'failed' })).toBe(1);
       expect(diff('adforge_credits_debited_total')).toBe(credits);
       expect(diff('adforge_credits_refunded_total')).toBe(credits);
       expect(diff('adforge_webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);

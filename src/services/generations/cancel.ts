@@ -25,9 +25,11 @@ export function createGenerationCanceller({ db, storage }: Pick<Deps, 'db' | 'st
       if (!g) throw new AppError('not_found', 'Generation not found');
       let now = g;
       if (g.status === 'processing') {
-        const ended = await lifecycle.fail(g.id, CANCELLED, async (trx) => {
-          const live = await findLiveUpstreamJob(trx, g.id);
-          if (live?.state === 'submitted') await queueJob(trx, pollUpstreamJob, { upstream_job_id: live.id });
+        const ended = await lifecycle.fail(g.id, CANCELLED, {
+          within: async (trx) => {
+            const live = await findLiveUpstreamJob(trx, g.id);
+            if (live?.state === 'submitted') await queueJob(trx, pollUpstreamJob, { upstream_job_id: live.id });
+          },
         });
         // Undefined when it ended otherwise meanwhile: read how.
         now = ended ?? (await findGenerationById(db, g.id))!;

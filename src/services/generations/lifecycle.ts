@@ -24,28 +24,31 @@ export function createGenerationLifecycle({ db, metrics }: Pick<Deps, 'db' | 'me
   }
 
   // Counted once the transaction committed: a rolled-back end ended nothing.
-  function count(row: GenerationRow): void {
+  function count(row: GenerationRow, engine = 'none'): void {
     if (!metrics || !row.completed_at) return;
     const model = typeof row.params.model === 'string' ? row.params.model : 'none';
-    metrics.generations.ended.inc({ type: row.type, model, status: row.status });
-    metrics.generations.duration.observe({ type: row.type, status: row.status }, (row.completed_at.getTime() - row.created_at.getTime()) / 1000);
+    metrics.generations.ended.inc({ type: row.type, model, engine, status: row.status });
+    metrics.generations.duration.observe({ type: row.type, engine, status: row.status }, (row.completed_at.getTime() - row.created_at.getTime()) / 1000);
     if (row.status === 'failed') metrics.credits.refunded.inc(row.credits);
   }
 
   return {
-    /** `within` runs in the same transaction once the generation has ended (an upstream attempt's end, say). */
-    async complete(id: string, resultKeys: string[], resultMeta: Record<string, unknown>, within?: (trx: Db) => Promise<unknown>): Promise<GenerationRow | undefined> {
+    /**
+     * `within` runs in the same transaction once the generation has ended (an upstream attempt's
+     * end, say); `engine` names what made it, for the metrics ('none' when nothing did: a cancel, a timeout).
+     */
+    async complete(id: string, resultKeys: string[], resultMeta: Record<string, unknown>, { within, engine }: EndOptions = {}): Promise<GenerationRow | undefined> {
       const ended = await db.transaction().execute(async (trx) => {
         const row = await finishGeneration(trx, id, { status: 'completed', result_keys: resultKeys, result_meta: resultMeta });
         if (row) await afterEnd(trx, row);
         if (row) await within?.(trx);
         return row;
       });
-      if (ended) count(ended);
+      if (ended) count(ended, engine);
       return ended;
     },
 
-    async fail(id: string, error: string, within?: (trx: Db) => Promise<unknown>): Promise<GenerationRow | undefined> {
+    async fail(id: string, error: string, { within, engine }: EndOptions = {}): Promise<GenerationRow | undefined> {
       const ended = await db.transaction().execute(async (trx) => {
         const row = await finishGeneration(trx, id, { status: 'failed', error });
         // The attempt ends even when the generation had already ended (the sweeper came first).
@@ -56,9 +59,14 @@ export function createGenerationLifecycle({ db, metrics }: Pick<Deps, 'db' | 'me
         await afterEnd(trx, row);
         return row;
       });
-      if (ended) count(ended);
+      if (ended) count(ended, engine);
       return ended;
     },
   };
+}
+
+interface EndOptions {
+  within?: (trx: Db) => Promise<unknown>;
+  engine?: string;
 }
 export type GenerationLifecycle = ReturnType<typeof createGenerationLifecycle>;

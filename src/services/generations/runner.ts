@@ -92,14 +92,14 @@ export function createGenerationRunner(
         const verdict = classify(e);
         log.warn({ err: e, generation_id: g.id, attempt: attempt.number, transient: verdict.transient }, 'generation attempt failed');
         if (verdict.transient && !lastAttempt) throw new RetryLater(verdict.message, { cause: e });
-        await lifecycle.fail(g.id, verdict.message);
+        await lifecycle.fail(g.id, verdict.message, { engine: engine.name });
         return;
       } finally {
         await unwatch();
       }
 
       const { keys, meta } = await inSpan('storage.put', { 'adforge.generation_id': g.id, 'adforge.files': result.files.length }, () => storeResults(storage, g, result.files));
-      await lifecycle.complete(g.id, keys, meta);
+      await lifecycle.complete(g.id, keys, meta, { engine: engine.name });
     },
   };
 }

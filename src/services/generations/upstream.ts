@@ -41,8 +41,8 @@ export function createUpstreamCore(
   const schedulePoll = (upstreamJobId: string, delayMs: number) =>
     queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId }, { runAt: new Date(Date.now() + Math.max(0, delayMs)) });
 
-  async function failBoth(g: Pick<GenerationRow, 'id'>, upstreamJobId: string, message: string): Promise<void> {
-    await lifecycle.fail(g.id, message, (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }));
+  async function failBoth(g: Pick<GenerationRow, 'id'>, upstreamJobId: string, message: string, engine?: string): Promise<void> {
+    await lifecycle.fail(g.id, message, { within: (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }), ...(engine ? { engine } : {}) });
   }
 
   function authFailed(provider: string): string {
@@ -230,7 +230,7 @@ export function createUpstreamCore(
 
   /** A final answer of the provider: the generation fails, or its results are copied and it completes. */
   async function finish(g: GenerationRow, job: { id: string; refetches: number }, engine: UpstreamEngine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
-    if (status.state === 'failed') return failBoth(g, job.id, status.message);
+    if (status.state === 'failed') return failBoth(g, job.id, status.message, engine.name);
     let copied;
     try {
       copied = await copyResults(g, status.outputs);
@@ -242,7 +242,7 @@ export function createUpstreamCore(
       return schedulePoll(job.id, 0);
     }
     const cost = status.cost ?? null;
-    await lifecycle.complete(g.id, copied.keys, copied.meta, (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }));
+    await lifecycle.complete(g.id, copied.keys, copied.meta, { within: (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }), engine: engine.name });
   }
 }
 export type UpstreamCore = ReturnType<typeof createUpstreamCore>;
