@@ -102,6 +102,9 @@ const envSchema = z.object({
   AD_LIBRARY_SOURCE_BACKOFF_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   AD_LIBRARY_SOURCE_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(4),
 });
+/** Every environment variable the configuration reads (README "Configuration"; the container files are checked against it). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 
 export interface Config {
   dataDir: string;
