@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -43,6 +44,7 @@ export function createEdge(opts: {
     res.end(HTTPS_REQUIRED);
   });
   for (const s of [secure, plain]) {
+    s.on('clientError', answerMalformed);
     s.keepAliveTimeout = 5_000;
     s.headersTimeout = 15_000;
     s.requestTimeout = 120_000;
@@ -107,6 +109,37 @@ export function createEdge(opts: {
       }
     },
   };
+}
+
+/**
+ * What Node's parser refused (bad bytes, a lying or doubled Content-Length, both Content-Length and
+ * chunked, headers too large, too slow) is answered in the API's error shape, not Node's bare 400.
+ */
+const ANSWERED = Symbol('answered malformed');
+
+function answerMalformed(err: Error & { code?: string }, socket: Duplex & { [ANSWERED]?: true }): void {
+  // The parser reports again for every later chunk of the same connection: it was answered once.
+  if (socket[ANSWERED]) return;
+  socket[ANSWERED] = true;
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request headers are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'the request did not arrive in time']
+        : [400, 'Bad Request', 'malformed HTTP request: the request line, a header or the body framing is invalid'];
+  const body = JSON.stringify({ error: { code: 'validation_error', message } });
+  // What the client is still sending is read and dropped for a moment: closing on unread data
+  // would reset the connection and the client would never see the answer.
+  socket.resume();
+  setTimeout(() => socket.destroy(), 2_000).unref();
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 function forwardedProto(req: http.IncomingMessage): string | undefined {

@@ -6,6 +6,7 @@ import type { LocalStorage } from '../adapters/storage/local.ts';
 import { createEdge } from './edge.ts';
 import { installErrorHandling } from './errors.ts';
 import { installSecurityHeaders } from './security-headers.ts';
+import { refuseDoubledHeaders } from './request-guards.ts';
 import { instrumentHttp, registerMetricsRoute } from './metrics-route.ts';
 import { traceHttp } from './tracing-hooks.ts';
 import { registerWebApp } from './web-app-route.ts';
@@ -39,6 +40,7 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
     reply.header('x-request-id', request.id);
   });
   installSecurityHeaders(fastify, app.config);
+  refuseDoubledHeaders(fastify);
   instrumentHttp(fastify, app.metrics);
   if (app.tracing.enabled) traceHttp(fastify);
   registerMetricsRoute(fastify, app.metrics, app.config.metrics.token);

@@ -137,6 +137,6 @@ describe('compose.yaml', () => {
     for (const [, s] of Object.entries(services)) for (const dep of Object.keys(s.depends_on ?? {})) expect(services[dep]).toBeDefined();
     expect(envOf(services.minio).MINIO_ROOT_USER).toBe(envOf(ours[0]![1]).S3_ACCESS_KEY_ID);
     expect(services.bucket.command.join(' ')).toContain(`local/${envOf(ours[0]![1]).S3_BUCKET}`);
-    expect(envOf(services.postgres).POSTGRES_PASSWORD).toBe(new URL(envOf(ours[0]![1]).DATABASE_URL).password);
+    expect(envOf(services.postgres).POSTGRES_PASSWORD).toBe(new URL(envOf(ours[0]![1]).DATABASE_URL!).password);
   });
 });

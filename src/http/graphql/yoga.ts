@@ -11,6 +11,7 @@ import { isDatabaseUnavailable } from '../../domain/database-unavailable.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import { authenticate, buildContext, type Credentials, type GraphQLContext } from './context.ts';
 import { metricsPlugin } from './metrics-plugin.ts';
+import { errorCodesPlugin } from './error-codes-plugin.ts';
 import { rateLimitPlugin } from './rate-limit-plugin.ts';
 import { graphqlSchema } from './schema.ts';
 
@@ -54,6 +55,7 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     cors: { origin: '*', credentials: false },
     context: (init) => buildContext(app, events, init.credentials ?? credentialsOf(init.request.headers), init.reply),
     plugins: [
+      errorCodesPlugin(),
       metricsPlugin(app.metrics),
       rateLimitPlugin(),
       EnvelopArmorPlugin({
