@@ -274,6 +274,10 @@ describe('adforge start on the embedded PostgreSQL', () => {
         `select t.credits_used as used, coalesce((select sum(amount) from credit_ledger l where l.team_id = t.id), 0)::int as sum from teams t where name = 'Demo team'`,
       );
       expect(team!.used).toBe(team!.sum);
+    } catch (e) {
+      // What the service said is the first thing to read when this fails.
+      const out = s.output();
+      throw new Error(`${(e as Error).message}\n--- stderr ---\n${out.stderr.slice(-3000)}\n--- stdout (last lines) ---\n${out.stdout.split('\n').slice(-15).join('\n').slice(0, 4000)}`, { cause: e });
     } finally {
       loading = false;
       await Promise.all(loops);
