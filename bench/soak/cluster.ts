@@ -30,6 +30,23 @@ export async function startPostgres(dir: string, log: (line: string) => void): P
   return { handle, url: handle.url('adforge'), pidFile: path.join(await fs.realpath(pgDir), 'postmaster.pid') };
 }
 
+/**
+ * `work` on a connection of its own, or undefined when the database cannot be reached or the work
+ * fails (the chaos loop may be restarting it): the soak's own reads never wait on the service's pool.
+ */
+export async function onDatabase<T>(url: string, work: (c: pg.Client) => Promise<T>, timeoutMs = 3000): Promise<T | undefined> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs, statement_timeout: 20_000 });
+  c.on('error', () => {});
+  try {
+    await c.connect();
+    return await work(c);
+  } catch {
+    return undefined;
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
 export function createNodes(env: Record<string, string>) {
   const nodes: Node[] = [];
   const add = (name: string, role: Node['role'], port?: number) => nodes.push({ name, role, port, proc: undefined, serving: false });

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { onDatabase } from './cluster.ts';
 import type { LoadRecord } from './load.ts';
 
 export interface CheckTally {
@@ -47,19 +48,6 @@ export function createInvariants(o: {
       if (t.failures.length < 10) t.failures.push(`${new Date().toISOString()}: ${why()}`);
     }
   };
-
-  async function withDb<T>(work: (c: pg.Client) => Promise<T>): Promise<T | undefined> {
-    const c = new pg.Client({ connectionString: o.databaseUrl, connectionTimeoutMillis: 3000, statement_timeout: 20_000 });
-    c.on('error', () => {});
-    try {
-      await c.connect();
-      return await work(c);
-    } catch {
-      return undefined;
-    } finally {
-      await c.end().catch(() => {});
-    }
-  }
 
   async function databaseChecks(c: pg.Client, final: boolean): Promise<void> {
     const teams = await c.query<{ id: string; used: number; cap: number; ledger: number }>(
@@ -122,7 +110,7 @@ export function createInvariants(o: {
     tallies,
     async check(final = false): Promise<void> {
       answerChecks();
-      const ran = await withDb(async (c) => {
+      const ran = await onDatabase(o.databaseUrl, async (c) => {
         await databaseChecks(c, final);
         return true;
       });

@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { Agent, request } from 'undici';
 import { UNLIMITED_RATE } from '../../test/support/app.ts';
 import { runCli, stdoutJson } from '../../test/support/cli-run.ts';
@@ -11,7 +10,7 @@ import { testVideo } from '../../test/support/media-probe.ts';
 import { FIXTURE_PAGE_ID, mediaBytes, startMetaAdLibraryFake } from '../../test/support/meta-ad-library-fake.ts';
 import { startWebhookReceiver } from '../../test/support/webhook-receiver.ts';
 import { startChaosProxy, type ChaosProxy, type ProxyMode } from './chaos-proxy.ts';
-import { createNodes, startPostgres, type Node } from './cluster.ts';
+import { createNodes, onDatabase, startPostgres, type Node } from './cluster.ts';
 import { createInvariants, type CheckTally, type Invariant } from './invariants.ts';
 import { createLoad, type LoadRecord, type Team } from './load.ts';
 
@@ -133,9 +132,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     })();
     const chaos = runChaos({ until, everyMs: opts.chaosEverySeconds * 1000, nodes, falProxy, hookProxy, pidFile: db.pidFile, databaseUrl: db.url, faults, outages, log: opts.log });
     await load.run(opts.loops, until);
+    opts.log('load stopped');
     await chaos;
     running = false;
     await checking;
+    opts.log('chaos stopped');
 
     // Everything healthy again: the service finishes what it accepted.
     for (const p of [falProxy, hookProxy]) p.setMode('ok');
@@ -143,6 +144,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const drainStart = Date.now();
     const finished = await waitFinished(db.url, campaign, 180_000);
     const drainedSeconds = (Date.now() - drainStart) / 1000;
+    opts.log(`everything accepted finished: ${finished} after ${drainedSeconds.toFixed(1)} s`);
     await invariants.check(true);
     return {
       seconds: opts.seconds,
@@ -204,21 +206,15 @@ async function startCampaign(node: Node, ca: string, team: Team, voiceId: string
 async function waitFinished(databaseUrl: string, campaign: { id: string }, timeoutMs: number): Promise<boolean> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
-    const c = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 3000 });
-    c.on('error', () => {});
-    try {
-      await c.connect();
+    const done = await onDatabase(databaseUrl, async (c) => {
       const { rows } = await c.query<{ processing: number; campaign_done: boolean }>(
         `select (select count(*) from generations where status = 'processing')::int as processing,
                 (select status = 'submitted' and not exists (select from campaign_rows r where r.campaign_id = c.id and r.generation_id is null and r.voiceover_id is null and r.error is null) from campaigns c where c.id = $1) as campaign_done`,
         [campaign.id],
       );
-      if (rows[0]!.processing === 0 && rows[0]!.campaign_done) return true;
-    } catch {
-      // the database is coming back
-    } finally {
-      await c.end().catch(() => {});
-    }
+      return rows[0]!.processing === 0 && rows[0]!.campaign_done;
+    });
+    if (done) return true;
     await sleep(1000);
   }
   return false;
@@ -260,7 +256,7 @@ async function runChaos(o: {
   // short soak still gets through the whole list.
   const start = Date.now();
   while (start + (n + 1) * o.everyMs < o.until) {
-    await sleep(start + (n + 1) * o.everyMs - Date.now());
+    await sleep(Math.max(0, start + (n + 1) * o.everyMs - Date.now()));
     const fault = FAULTS[n % FAULTS.length]!;
     const pickFrom = <T,>(list: T[]) => list[Math.floor(n / FAULTS.length) % list.length]!;
     n++;
@@ -293,11 +289,11 @@ async function runChaos(o: {
         case 'backends terminated (pg_terminate_backend)': {
           const outage: [number, number | undefined] = [Date.now(), undefined];
           o.outages.push(outage);
-          const c = new pg.Client(o.databaseUrl);
-          await c.connect();
-          await c.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`);
-          await c.end();
+          const ended = await onDatabase(o.databaseUrl, (c) =>
+            c.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`),
+          );
           outage[1] = Date.now() + 2000;
+          if (!ended) throw new Error('the database could not be reached');
           break;
         }
         case 'provider fails (500)':
@@ -325,20 +321,10 @@ async function runChaos(o: {
   }
 }
 
+/** When the database answers again. */
 async function databaseBack(url: string): Promise<number> {
-  for (;;) {
-    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-    c.on('error', () => {});
-    try {
-      await c.connect();
-      await c.query('select 1');
-      return Date.now();
-    } catch {
-      await sleep(200);
-    } finally {
-      await c.end().catch(() => {});
-    }
-  }
+  while (!(await onDatabase(url, (c) => c.query('select 1'), 1000))) await sleep(200);
+  return Date.now();
 }
 
 /** The table printed at the end and written to bench/RESULTS-soak.md. */

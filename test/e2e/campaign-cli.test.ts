@@ -318,8 +318,9 @@ describe('a mixed campaign of every type, end to end', () => {
 describe('a key with a tight rate limit', () => {
   it('the run waits out each 429 (Retry-After) and finishes every row, charged once', async () => {
     const { key, keyId, teamId } = await svc.team({ credits: 1000 });
-    // 12 tokens and 10 a second: each mutation (5) and query (1) soon waits for the bucket.
-    await svc.app.services.teams.setRateLimit(keyId, { per_minute: 600, burst: 12 });
+    // 10 tokens and 1 a second: the run's calls cost about 18 (each mutation 5, each query 1), so it
+    // meets the limit however slowly the machine sends them, and waits at most 5 s each time.
+    await svc.app.services.teams.setRateLimit(keyId, { per_minute: 60, burst: 10 });
     const rows = [['type', 'row_key', 'prompt', 'model', 'aspect_ratio'], ...Array.from({ length: 6 }, (_, i) => ['text-to-image', `r-${i}`, `poster ${i}`, 'fast', '1:1'])];
     const file = await writeFile('limited.csv', toCsv(rows));
     const refusedBefore = svc.logLines.filter((l) => l.includes('"statusCode":429')).length;

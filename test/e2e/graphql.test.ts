@@ -252,8 +252,11 @@ describe('relations load in batches', () => {
         pg.Client.prototype.query = original;
       }
     };
-    const ten = await count(10);
-    const hundred = await count(100);
+    // Background work of the in-process service (key-usage flushes, heartbeats) only adds queries:
+    // the least of three tries is the page's own count.
+    const least = async (limit: number) => Math.min(await count(limit), await count(limit), await count(limit));
+    const ten = await least(10);
+    const hundred = await least(100);
     expect(hundred).toBe(ten);
     expect(hundred).toBeLessThanOrEqual(8);
   });
