@@ -30,6 +30,8 @@ export interface SoakReport {
   checks: Map<Invariant, CheckTally>;
   campaign: { rows: number; finished: boolean };
   drainedSeconds: number;
+  /** What the service made of it, read from the database at the end. */
+  outcome: Outcome | undefined;
   failed: boolean;
 }
 
@@ -146,6 +148,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const drainedSeconds = (Date.now() - drainStart) / 1000;
     opts.log(`everything accepted finished: ${finished} after ${drainedSeconds.toFixed(1)} s`);
     await invariants.check(true);
+    const outcome = await readOutcome(db.url);
     return {
       seconds: opts.seconds,
       load: load.record,
@@ -153,6 +156,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       checks: invariants.tallies,
       campaign: { rows: campaign.rows, finished },
       drainedSeconds,
+      outcome,
       failed: invariants.failed() || !finished,
     };
   } finally {
@@ -327,6 +331,27 @@ async function databaseBack(url: string): Promise<number> {
   return Date.now();
 }
 
+interface Outcome {
+  generations: Record<string, number>;
+  refunded: number;
+  webhooks: { ok: number; failed: number };
+  providerJobs: Record<string, number>;
+}
+
+async function readOutcome(url: string): Promise<Outcome | undefined> {
+  return onDatabase(url, async (c) => {
+    const count = async (q: string) => Object.fromEntries((await c.query<{ k: string; n: number }>(q)).rows.map((r) => [r.k, r.n]));
+    return {
+      generations: await count(`select case when status = 'failed' and error = 'cancelled' then 'cancelled' else status end as k, count(*)::int as n from generations group by 1 order by 1`),
+      refunded: Number((await c.query(`select count(*)::int as n from credit_ledger where kind = 'refund'`)).rows[0].n),
+      webhooks: (await c.query(`select count(*) filter (where ok)::int as ok, count(*) filter (where not ok)::int as failed from webhook_deliveries`)).rows[0],
+      providerJobs: await count(`select state as k, count(*)::int as n from upstream_jobs group by 1 order by 1`),
+    };
+  });
+}
+
+const listed = (counts: Record<string, number>) => Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(', ');
+
 /** The table printed at the end and written to bench/RESULTS-soak.md. */
 export function soakTable(r: SoakReport): string {
   const byStatus = new Map<number, number>();
@@ -348,6 +373,13 @@ export function soakTable(r: SoakReport): string {
     `| Idempotency-Key replays | ${r.load.replays.same} answered their first generation, ${r.load.replays.different} did not |`,
     `| campaign | ${r.campaign.rows} rows, ${r.campaign.finished ? 'finished' : 'NOT finished'} |`,
     `| after the load: everything accepted finished in | ${r.drainedSeconds.toFixed(1)} s |`,
+    ...(r.outcome
+      ? [
+          `| generations at the end (campaign rows included) | ${listed(r.outcome.generations)}; ${r.outcome.refunded} refunds |`,
+          `| webhook attempts recorded | ${r.outcome.webhooks.ok} delivered, ${r.outcome.webhooks.failed} failed (not retried, by the spec) |`,
+          `| provider (fal) attempts | ${listed(r.outcome.providerJobs)} |`,
+        ]
+      : []),
     '',
     '| Fault injected | times |',
     '|---|---|',
