@@ -12,8 +12,14 @@ import { scrapeAdLibraryJob } from './scrape-ad-library.ts';
 export const JOBS: readonly JobDefinition[] = [runGenerationJob, pollUpstreamJob, deliverWebhookJob, runCampaignJob, scrapeAdLibraryJob];
 export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, pruneSignInStateCron];
 
-/** graphile-worker's crontab, from the cron definitions. */
-export const crontab = (): string => CRONS.map((c) => `${c.schedule} ${c.name}`).join('\n');
+/**
+ * graphile-worker's crontab, from the cron definitions. Workers take jobs by priority, then by
+ * when they were due: at the default priority a cron's job waits behind every job queued before
+ * it, so under a backlog the deadline sweeper ran minutes late (the chaos soak saw generations
+ * processing well past their deadline). Maintenance is short and goes first.
+ */
+const CRON_PRIORITY = -10;
+export const crontab = (): string => CRONS.map((c) => `${c.schedule} ${c.name} ?priority=${CRON_PRIORITY}`).join('\n');
 
 /**
  * graphile-worker's task list: each task checks its payload against its definition and runs its handler.

@@ -1,4 +1,4 @@
-import type { JobHelpers } from 'graphile-worker';
+import { parseCrontab, type JobHelpers } from 'graphile-worker';
 import { describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/pool.ts';
@@ -31,7 +31,18 @@ describe('job definitions', () => {
   it('have unique names, and the crontab is read off the cron definitions', () => {
     const names = [...JOBS, ...CRONS].map((j) => j.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(crontab().split('\n')).toEqual(['* * * * * sweep_generations', '17 * * * * purge_idempotency_keys', '23 * * * * purge_rate_limit_hits', '29 * * * * prune_sign_in_state']);
+    expect(crontab().split('\n')).toEqual([
+      '* * * * * sweep_generations ?priority=-10',
+      '17 * * * * purge_idempotency_keys ?priority=-10',
+      '23 * * * * purge_rate_limit_hits ?priority=-10',
+      '29 * * * * prune_sign_in_state ?priority=-10',
+    ]);
+  });
+
+  it("the crontab graphile-worker reads puts every cron's job ahead of the queue's (priority 0): the sweeper never waits behind a backlog", () => {
+    const items = parseCrontab(crontab());
+    expect(items.map((i) => i.task)).toEqual(CRONS.map((c) => c.name));
+    for (const item of items) expect(item.options.priority).toBeLessThan(0);
   });
 
   it('the task list checks each payload against its definition before the handler runs', async () => {
