@@ -1,9 +1,10 @@
-// npm run soak: the chaos soak (bench/soak/run.ts). SOAK_SECONDS (600), SOAK_LOOPS (6),
+// npm run soak: the chaos soak (bench/soak/run.ts; the faults in chaos.ts, the checks in invariants.ts). SOAK_SECONDS (600), SOAK_LOOPS (6),
 // SOAK_CHAOS_EVERY (10 s between faults), SOAK_RESULTS (bench/RESULTS-soak.md). Exit 1 when an
 // invariant failed.
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { runSoak, soakTable } from './soak/run.ts';
+import { soakTable } from './soak/report.ts';
+import { runSoak } from './soak/run.ts';
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 600);
 const results = process.env.SOAK_RESULTS ?? fileURLToPath(new URL('./RESULTS-soak.md', import.meta.url));

@@ -9,10 +9,13 @@ import { sendBytes, startImageHost } from '../../test/support/image-host.ts';
 import { testVideo } from '../../test/support/media-probe.ts';
 import { FIXTURE_PAGE_ID, mediaBytes, startMetaAdLibraryFake } from '../../test/support/meta-ad-library-fake.ts';
 import { startWebhookReceiver } from '../../test/support/webhook-receiver.ts';
-import { startChaosProxy, type ChaosProxy, type ProxyMode } from './chaos-proxy.ts';
+import { runChaos } from './chaos.ts';
+import { startChaosProxy } from './chaos-proxy.ts';
 import { createNodes, onDatabase, startPostgres, type Node } from './cluster.ts';
-import { createInvariants, type CheckTally, type Invariant } from './invariants.ts';
-import { createLoad, type LoadRecord, type Team } from './load.ts';
+import { createInvariants } from './invariants.ts';
+import { createLoad, type Team } from './load.ts';
+import { readOutcome, type SoakReport } from './report.ts';
+
 
 export interface SoakOptions {
   seconds: number;
@@ -23,17 +26,6 @@ export interface SoakOptions {
   log: (line: string) => void;
 }
 
-export interface SoakReport {
-  seconds: number;
-  load: LoadRecord;
-  faults: Map<string, number>;
-  checks: Map<Invariant, CheckTally>;
-  campaign: { rows: number; finished: boolean };
-  drainedSeconds: number;
-  /** What the service made of it, read from the database at the end. */
-  outcome: Outcome | undefined;
-  failed: boolean;
-}
 
 const FAL_KEY = 'soak-fal-key:5e1d';
 
@@ -231,174 +223,4 @@ async function waitFinished(databaseUrl: string, campaign: { id: string }, stall
     await sleep(1000);
   }
   return false;
-}
-
-export const FAULTS = [
-  'worker SIGKILL',
-  'provider fails (500)',
-  'API node restart (SIGTERM, drained)',
-  'webhook receiver fails (500)',
-  'PostgreSQL SIGKILL (restarted by its supervisor)',
-  'provider slow (4 s)',
-  'webhook receiver slow (4 s)',
-  'backends terminated (pg_terminate_backend)',
-  'provider vanishes',
-  'API node SIGKILL and restart',
-  'webhook receiver vanishes',
-] as const;
-
-async function runChaos(o: {
-  until: number;
-  everyMs: number;
-  nodes: ReturnType<typeof createNodes>;
-  falProxy: ChaosProxy;
-  hookProxy: ChaosProxy;
-  pidFile: string;
-  databaseUrl: string;
-  faults: Map<string, number>;
-  outages: Array<[number, number | undefined]>;
-  log: (line: string) => void;
-}): Promise<void> {
-  let n = 0;
-  const broken = async (proxy: ChaosProxy, mode: ProxyMode) => {
-    proxy.setMode(mode);
-    await sleep(Math.min(6000, o.everyMs - 500));
-    proxy.setMode('ok');
-  };
-  // Faults on a fixed beat from the start (one that outlasts the beat delays only the next), so a
-  // short soak still gets through the whole list.
-  const start = Date.now();
-  while (start + (n + 1) * o.everyMs < o.until) {
-    await sleep(Math.max(0, start + (n + 1) * o.everyMs - Date.now()));
-    const fault = FAULTS[n % FAULTS.length]!;
-    const pickFrom = <T,>(list: T[]) => list[Math.floor(n / FAULTS.length) % list.length]!;
-    n++;
-    o.faults.set(fault, (o.faults.get(fault) ?? 0) + 1);
-    o.log(`chaos: ${fault}`);
-    try {
-      switch (fault) {
-        case 'worker SIGKILL': {
-          const w = pickFrom(o.nodes.workers());
-          await o.nodes.stop(w, 'SIGKILL');
-          await sleep(1500);
-          await o.nodes.start(w);
-          break;
-        }
-        case 'API node restart (SIGTERM, drained)':
-        case 'API node SIGKILL and restart': {
-          const a = pickFrom(o.nodes.api());
-          await o.nodes.stop(a, fault.startsWith('API node SIGKILL') ? 'SIGKILL' : 'SIGTERM');
-          await o.nodes.start(a);
-          break;
-        }
-        case 'PostgreSQL SIGKILL (restarted by its supervisor)': {
-          const pid = Number((await fs.readFile(o.pidFile, 'utf8')).split('\n')[0]);
-          const outage: [number, number | undefined] = [Date.now(), undefined];
-          o.outages.push(outage);
-          process.kill(pid, 'SIGKILL');
-          outage[1] = await databaseBack(o.databaseUrl);
-          break;
-        }
-        case 'backends terminated (pg_terminate_backend)': {
-          const outage: [number, number | undefined] = [Date.now(), undefined];
-          o.outages.push(outage);
-          const ended = await onDatabase(o.databaseUrl, (c) =>
-            c.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and backend_type = 'client backend'`),
-          );
-          outage[1] = Date.now() + 2000;
-          if (!ended) throw new Error('the database could not be reached');
-          break;
-        }
-        case 'provider fails (500)':
-          await broken(o.falProxy, 'fail');
-          break;
-        case 'provider slow (4 s)':
-          await broken(o.falProxy, 'slow');
-          break;
-        case 'provider vanishes':
-          await broken(o.falProxy, 'vanish');
-          break;
-        case 'webhook receiver fails (500)':
-          await broken(o.hookProxy, 'fail');
-          break;
-        case 'webhook receiver slow (4 s)':
-          await broken(o.hookProxy, 'slow');
-          break;
-        case 'webhook receiver vanishes':
-          await broken(o.hookProxy, 'vanish');
-          break;
-      }
-    } catch (e) {
-      o.log(`chaos: ${fault} went wrong: ${(e as Error).message}`);
-    }
-  }
-}
-
-/** When the database answers again. */
-async function databaseBack(url: string): Promise<number> {
-  while (!(await onDatabase(url, (c) => c.query('select 1'), 1000))) await sleep(200);
-  return Date.now();
-}
-
-interface Outcome {
-  generations: Record<string, number>;
-  refunded: number;
-  webhooks: { ok: number; failed: number };
-  providerJobs: Record<string, number>;
-}
-
-async function readOutcome(url: string): Promise<Outcome | undefined> {
-  return onDatabase(url, async (c) => {
-    const count = async (q: string) => Object.fromEntries((await c.query<{ k: string; n: number }>(q)).rows.map((r) => [r.k, r.n]));
-    return {
-      generations: await count(`select case when status = 'failed' and error = 'cancelled' then 'cancelled' else status end as k, count(*)::int as n from generations group by 1 order by 1`),
-      refunded: Number((await c.query(`select count(*)::int as n from credit_ledger where kind = 'refund'`)).rows[0].n),
-      webhooks: (await c.query(`select count(*) filter (where ok)::int as ok, count(*) filter (where not ok)::int as failed from webhook_deliveries`)).rows[0],
-      providerJobs: await count(`select state as k, count(*)::int as n from upstream_jobs group by 1 order by 1`),
-    };
-  });
-}
-
-const listed = (counts: Record<string, number>) => Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(', ');
-
-/** The table printed at the end and written to bench/RESULTS-soak.md. */
-export function soakTable(r: SoakReport): string {
-  const byStatus = new Map<number, number>();
-  const byKind = new Map<string, number>();
-  for (const a of r.load.answers) {
-    byStatus.set(a.status, (byStatus.get(a.status) ?? 0) + 1);
-    byKind.set(a.kind, (byKind.get(a.kind) ?? 0) + 1);
-  }
-  const lines = [
-    `Soak of ${r.seconds} s: ${r.failed ? 'FAILED' : 'every invariant held'}`,
-    '',
-    '| Load held | |',
-    '|---|---|',
-    `| requests answered | ${r.load.answers.length} (${(r.load.answers.length / r.seconds).toFixed(1)}/s) |`,
-    ...[...byKind.entries()].sort().map(([k, n]) => `| ${k} | ${n} |`),
-    `| answers by status | ${[...byStatus.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s === 0 ? 'no connection' : s}: ${n}`).join(', ')} |`,
-    `| generations accepted | ${r.load.accepted.size} |`,
-    `| voiceovers made | ${r.load.voiceovers} |`,
-    `| Idempotency-Key replays | ${r.load.replays.same} answered their first generation, ${r.load.replays.different} did not |`,
-    `| campaign | ${r.campaign.rows} rows, ${r.campaign.finished ? 'finished' : 'NOT finished'} |`,
-    `| after the load: everything accepted finished in | ${r.drainedSeconds.toFixed(1)} s |`,
-    ...(r.outcome
-      ? [
-          `| generations at the end (campaign rows included) | ${listed(r.outcome.generations)}; ${r.outcome.refunded} refunds |`,
-          `| webhook attempts recorded | ${r.outcome.webhooks.ok} delivered, ${r.outcome.webhooks.failed} failed (not retried, by the spec) |`,
-          `| provider (fal) attempts | ${listed(r.outcome.providerJobs)} |`,
-        ]
-      : []),
-    '',
-    '| Fault injected | times |',
-    '|---|---|',
-    ...[...r.faults.entries()].map(([f, n]) => `| ${f} | ${n} |`),
-    '',
-    '| Invariant | checks passed | failed | skipped (database away) |',
-    '|---|---|---|---|',
-    ...[...r.checks.entries()].map(([name, t]) => `| ${name} | ${t.passed} | ${t.failed} | ${t.skipped} |`),
-  ];
-  const failures = [...r.checks.entries()].filter(([, t]) => t.failures.length);
-  if (failures.length) lines.push('', 'Failures:', ...failures.flatMap(([name, t]) => t.failures.map((f) => `- ${name}: ${f}`)));
-  return lines.join('\n');
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FAULTS, runSoak, soakTable } from '../../bench/soak/run.ts';
+import { FAULTS } from '../../bench/soak/chaos.ts';
 import { INVARIANTS } from '../../bench/soak/invariants.ts';
+import { soakTable } from '../../bench/soak/report.ts';
+import { runSoak } from '../../bench/soak/run.ts';
 
 // The 90-second version of `npm run soak` (bench/soak): two API processes and two workers on one
 // PostgreSQL under a mixed load while every fault of the list is injected at least once.
