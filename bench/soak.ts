@@ -2,6 +2,7 @@
 // SOAK_CHAOS_EVERY (10 s between faults), SOAK_RESULTS (bench/RESULTS-soak.md). Exit 1 when an
 // invariant failed.
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { soakTable } from './soak/report.ts';
 import { runSoak } from './soak/run.ts';
@@ -19,7 +20,7 @@ const table = soakTable(report);
 process.stdout.write(`${table}\n`);
 await fs.writeFile(
   results,
-  `# Chaos soak\n\n\`npm run soak\` (SOAK_SECONDS=${seconds}), ${started.toISOString()}, on this machine (${(await import('node:os')).cpus().length} vCPU, Node ${process.version}).\n` +
+  `# Chaos soak\n\n\`npm run soak\` (SOAK_SECONDS=${seconds}), ${started.toISOString()}, on this machine (${os.cpus().length} vCPU, Node ${process.version}).\n` +
     'Two `adforge serve` and two `adforge worker` processes on one embedded PostgreSQL (supervised by the soak), local storage; fakes for fal, the ad source, media hosts and a webhook receiver behind fault-injecting proxies.\n\n' +
     `${table}\n`,
 );

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { onDatabase } from './cluster.ts';
+import type { Outage } from './chaos.ts';
 import type { LoadRecord } from './load.ts';
 
 export interface CheckTally {
@@ -32,8 +33,8 @@ export function createInvariants(o: {
   databaseUrl: string;
   filesDir: string;
   load: LoadRecord;
-  /** [start, end] of every time the database was made unavailable (end undefined while it lasts). */
-  outages: () => Array<[number, number | undefined]>;
+  /** Every time the database was made unavailable. */
+  outages: () => Outage[];
   receivedEventIds: () => string[];
   /** The prompt of every job the fake provider accepted: each soak create's prompt is unique. */
   providerPrompts: () => string[];
@@ -86,9 +87,7 @@ export function createInvariants(o: {
     pass(INVARIANTS[4], lost.length === 0, () => `${lost.length} of ${ids.length} missing: ${lost.slice(0, 3).join(', ')}`);
 
     const hooks = await c.query(`select generation_id, event, count(*)::int as n from webhook_deliveries where redelivery_of is null and generation_id is not null group by 1, 2 having count(*) > 1`);
-    const counts = new Map<string, number>();
-    for (const id of o.receivedEventIds()) counts.set(id, (counts.get(id) ?? 0) + 1);
-    const twiceReceived = [...counts.entries()].filter(([, n]) => n > 1);
+    const twiceReceived = repeated(o.receivedEventIds());
     pass(INVARIANTS[5], hooks.rowCount === 0 && twiceReceived.length === 0, () => `recorded twice: ${JSON.stringify(hooks.rows.slice(0, 3))}; received twice: ${JSON.stringify(twiceReceived.slice(0, 3))}`);
   }
 
@@ -100,9 +99,7 @@ export function createInvariants(o: {
     const wrong = answers.filter((a) => a.status >= 500 && (a.status !== 503 || !windows.some(([s, e]) => a.at >= s && a.at <= e)));
     pass(INVARIANTS[6], wrong.length === 0, () => wrong.slice(0, 5).map((a) => `${a.kind} ${a.status} at ${new Date(a.at).toISOString()}`).join('; '));
     pass(INVARIANTS[7], o.load.replays.different === 0, () => `${o.load.replays.different} replays made another generation`);
-    const sent = new Map<string, number>();
-    for (const p of o.providerPrompts()) sent.set(p, (sent.get(p) ?? 0) + 1);
-    const again = [...sent.entries()].filter(([, n]) => n > 1);
+    const again = repeated(o.providerPrompts());
     pass(INVARIANTS[8], again.length === 0, () => `${again.length} generations sent again: ${JSON.stringify(again.slice(0, 3))}`);
   }
 
@@ -118,4 +115,11 @@ export function createInvariants(o: {
     },
     failed: () => [...tallies.values()].some((t) => t.failed > 0),
   };
+}
+
+/** The values seen more than once, with how often. */
+function repeated(values: string[]): Array<[string, number]> {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.entries()].filter(([, n]) => n > 1);
 }

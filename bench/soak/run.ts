@@ -1,21 +1,21 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Agent, request } from 'undici';
-import { UNLIMITED_RATE } from '../../test/support/app.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent } from 'undici';
+import { apiClient, UNLIMITED_RATE } from '../../test/support/app.ts';
 import { runCli, stdoutJson } from '../../test/support/cli-run.ts';
 import { startFalFake } from '../../test/support/fal-fake.ts';
 import { sendBytes, startImageHost } from '../../test/support/image-host.ts';
 import { testVideo } from '../../test/support/media-probe.ts';
 import { FIXTURE_PAGE_ID, mediaBytes, startMetaAdLibraryFake } from '../../test/support/meta-ad-library-fake.ts';
 import { startWebhookReceiver } from '../../test/support/webhook-receiver.ts';
-import { runChaos } from './chaos.ts';
+import { runChaos, type Outage } from './chaos.ts';
 import { startChaosProxy } from './chaos-proxy.ts';
-import { createNodes, onDatabase, startPostgres, type Node } from './cluster.ts';
+import { createNodes, onDatabase, startPostgres } from './cluster.ts';
 import { createInvariants } from './invariants.ts';
 import { createLoad, type Team } from './load.ts';
 import { readOutcome, type SoakReport } from './report.ts';
-
 
 export interface SoakOptions {
   seconds: number;
@@ -25,7 +25,6 @@ export interface SoakOptions {
   chaosEverySeconds: number;
   log: (line: string) => void;
 }
-
 
 const FAL_KEY = 'soak-fal-key:5e1d';
 
@@ -40,7 +39,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   await fs.chmod(dir, 0o755);
   const cleanups: Array<() => Promise<unknown>> = [async () => fs.rm(dir, { recursive: true, force: true })];
   const faults = new Map<string, number>();
-  const outages: Array<[number, number | undefined]> = [];
+  const outages: Outage[] = [];
   try {
     const db = await startPostgres(dir, (line) => opts.log(`postgres: ${line}`));
     cleanups.unshift(() => db.handle.stop());
@@ -97,8 +96,11 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       const key = stdoutJson(await runCli(['key', 'create', '--team', team.id, '--webhook-url', `${hookProxy.url}/hooks`, '--json'], adminEnv, { timeoutMs: 30_000 }));
       teams.push({ teamId: team.id, key: key.key });
     }
-    const fixtures = await prepareFixtures(nodes.api()[0]!, ca, teams[0]!, host.url('/p.png'));
-    const campaign = await startCampaign(nodes.api()[0]!, ca, teams[0]!, fixtures.voiceId);
+    const setup = new Agent({ connect: { ca } });
+    cleanups.unshift(() => setup.close());
+    const api = setupApi(`https://127.0.0.1:${nodes.api()[0]!.port}`, setup, teams[0]!);
+    const fixtures = await prepareFixtures(api, host.url('/p.png'));
+    const campaign = await startCampaign(api, fixtures.voiceId);
 
     const load = createLoad({
       nodes,
@@ -156,35 +158,28 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+type Api = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<any>;
 
-async function api(node: Node, ca: string, team: Team, method: 'GET' | 'POST', p: string, body?: unknown): Promise<any> {
-  const dispatcher = new Agent({ connect: { ca } });
-  try {
-    const res = await request(`https://127.0.0.1:${node.port}${p}`, {
-      method,
-      dispatcher,
-      headers: { authorization: `Bearer ${team.key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    const json = (await res.body.json()) as any;
-    if (res.statusCode >= 400) throw new Error(`${method} ${p}: ${res.statusCode} ${JSON.stringify(json)}`);
-    return json;
-  } finally {
-    await dispatcher.close();
-  }
+/** One team's calls to one node for the set-up; anything but a success stops the soak. */
+function setupApi(baseUrl: string, dispatcher: Agent, team: Team): Api {
+  const call = apiClient(baseUrl, dispatcher);
+  return async (method, p, body) => {
+    const res = await call(method, p, { key: team.key, ...(body === undefined ? {} : { body }) });
+    if (res.status >= 400) throw new Error(`${method} ${p}: ${res.status} ${res.text}`);
+    return res.body;
+  };
 }
 
-async function prepareFixtures(node: Node, ca: string, team: Team, imageUrl: string) {
-  const product = await api(node, ca, team, 'POST', '/api/v1/products', { name: 'Soak shoe', description: 'A shoe', category: 'shoes', image_url: imageUrl });
-  const avatars = await api(node, ca, team, 'GET', '/api/v1/avatars');
-  const voices = await api(node, ca, team, 'GET', '/api/v1/voices?limit=1');
+async function prepareFixtures(api: Api, imageUrl: string) {
+  const product = await api('POST', '/api/v1/products', { name: 'Soak shoe', description: 'A shoe', category: 'shoes', image_url: imageUrl });
+  const avatars = await api('GET', '/api/v1/avatars');
+  const voices = await api('GET', '/api/v1/voices?limit=1');
   return { productId: product.id as string, avatarId: avatars.data[0].id as string, voiceId: voices.data[0].id as string };
 }
 
 /** One campaign of images and voiceovers, started through GraphQL before the chaos begins. */
-async function startCampaign(node: Node, ca: string, team: Team, voiceId: string): Promise<{ id: string; rows: number }> {
-  const gql = (query: string, variables: Record<string, unknown> = {}) => api(node, ca, team, 'POST', '/graphql', { query, variables });
+async function startCampaign(api: Api, voiceId: string): Promise<{ id: string; rows: number }> {
+  const gql = (query: string, variables: Record<string, unknown> = {}) => api('POST', '/graphql', { query, variables });
   const opened = await gql('mutation { openCampaign(name: "soak") { ... on MutationOpenCampaignSuccess { data { id } } } }');
   const id = opened.data.openCampaign.data.id as string;
   const rows = Array.from({ length: 12 }, (_, i) => ({
