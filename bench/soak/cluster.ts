@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { freePort } from '../../src/adapters/net/ports.ts';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '../../src/db/embedded.ts';
@@ -55,7 +56,7 @@ export function createNodes(env: Record<string, string>) {
     const own = node.port ? { PORT: String(node.port), PUBLIC_BASE_URL: `https://127.0.0.1:${node.port}` } : {};
     node.proc = spawnCli([node.role], { ...env, ...own });
     if (node.role === 'serve') await node.proc.waitForStdout(/adforge is running/, 60_000);
-    else await new Promise((r) => setTimeout(r, 1000));
+    else await sleep(1000);
     node.serving = true;
   }
 

@@ -83,7 +83,9 @@ export function createLoad(o: { nodes: Nodes; ca: string; teams: Team[]; fixture
     [0.7, (team) => cancel(team)],
     [0.15, (team) => call('scrape', team, 'POST', '/ad-library/scrape', { url: f.scrapeUrl })],
   ];
-  const total = [...CREATES, ...OTHERS].reduce((s, [w]) => s + w, 0);
+  const weight = (list: Array<[number, ...unknown[]]>) => list.reduce((s, [w]) => s + w, 0);
+  const createWeight = weight(CREATES);
+  const total = createWeight + weight(OTHERS);
 
   async function create(team: Team): Promise<void> {
     const [, kind, path, body] = pick(CREATES);
@@ -123,7 +125,7 @@ export function createLoad(o: { nodes: Nodes; ca: string; teams: Team[]; fixture
   }
 
   function pick<T extends [number, ...unknown[]]>(list: T[]): T {
-    let r = Math.random() * list.reduce((s, [w]) => s + w, 0);
+    let r = Math.random() * weight(list);
     for (const item of list) if ((r -= item[0]) <= 0) return item;
     return list.at(-1)!;
   }
@@ -136,7 +138,6 @@ export function createLoad(o: { nodes: Nodes; ca: string; teams: Team[]; fixture
         Array.from({ length: loops }, async (_, i) => {
           const team = o.teams[i % o.teams.length]!;
           while (Date.now() < until) {
-            const createWeight = CREATES.reduce((s, [w]) => s + w, 0);
             if (Math.random() * total < createWeight) await create(team);
             else await pick(OTHERS)[1](team);
           }
