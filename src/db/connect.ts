@@ -2,7 +2,8 @@ import path from 'node:path';
 import pg from 'pg';
 import type { Config } from '../config.ts';
 import { checkSchemaAnswers } from './migrate.ts';
-import { createDb, createPatientPool, createPool, type Db } from './pool.ts';
+import { createPatientPool } from './patient-pool.ts';
+import { createDb, createPool, type Db } from './pool.ts';
 
 export const EMBEDDED_DATABASE = 'adforge';
 
@@ -13,7 +14,7 @@ export interface Database {
   embedded: boolean;
   /** Throws unless the database answers and our schema is there (what /healthz asks). */
   check: () => Promise<void>;
-  /** Another pool on the same database whose connect waits out an outage (graphile-worker's: see createPatientPool). */
+  /** Another pool on the same database that waits out an outage (graphile-worker's: see createPatientPool). */
   openPatientPool: (max: number) => pg.Pool;
   close: () => Promise<void>;
 }

@@ -40,7 +40,8 @@ export async function startTcpProxy(target: { host: string; port: number }) {
       for (const s of sockets) s.destroy();
       await closed;
     },
-    restore: listen,
+    /** Listening again (nothing when it already is). */
+    restore: () => (server ? Promise.resolve() : listen()),
     async close(): Promise<void> {
       const closed = new Promise<void>((r) => (server ? server.close(() => r()) : r()));
       for (const s of sockets) s.destroy();
