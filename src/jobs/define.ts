@@ -19,6 +19,8 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
     maxAttempts: number | ((config: Readonly<Config>) => number);
     /** One queued job per key: queueing it again replaces the waiting one instead of adding another. */
     jobKey?: (payload: z.output<S>) => string;
+    /** graphile-worker's priority (lower runs first; 0 when absent). Due jobs are taken by priority, then by age. */
+    priority?: number;
   };
   /** Return means done; throwing asks graphile-worker for another attempt (with its backoff). */
   handler: (ctx: JobContext, payload: z.output<S>, helpers: JobHelpers) => Promise<void>;
@@ -31,6 +33,15 @@ export interface CronDefinition {
   handler: (ctx: JobContext, helpers: JobHelpers) => Promise<void>;
 }
 
+/**
+ * graphile-worker priorities (lower runs first; new work is 0). Under a backlog of renders, a due
+ * job of a lower number still runs next: maintenance (the deadline sweeper) first, then the work
+ * that finishes what a provider was already paid for or a team already waits on (a look at an
+ * upstream job, a webhook delivery). These are short and queued at most once per generation step,
+ * so they cannot starve the renders.
+ */
+export const PRIORITY = { maintenance: -10, finishing: -5 } as const;
+
 export const defineJob = <S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> => def;
 export const defineCron = (def: CronDefinition): CronDefinition => def;
 
@@ -42,7 +53,7 @@ export async function queueJob<S extends z.ZodType>(
   opts: { config?: Readonly<Config>; runAt?: Date } = {},
 ): Promise<void> {
   const checked = job.payload.parse(payload) as z.output<S>;
-  const { maxAttempts, jobKey } = job.options;
+  const { maxAttempts, jobKey, priority } = job.options;
   if (typeof maxAttempts === 'function' && !opts.config) throw new Error(`job ${job.name}: its attempts come from the configuration, which was not given`);
   // The trace that queued the job continues in it (src/observability/tracing.ts).
   const traceparent = currentTraceparent();
@@ -50,5 +61,6 @@ export async function queueJob<S extends z.ZodType>(
     maxAttempts: typeof maxAttempts === 'function' ? maxAttempts(opts.config!) : maxAttempts,
     ...(jobKey ? { jobKey: jobKey(checked) } : {}),
     ...(opts.runAt ? { runAt: opts.runAt } : {}),
+    ...(priority ? { priority } : {}),
   });
 }

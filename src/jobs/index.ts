@@ -1,7 +1,7 @@
 import type { TaskList } from 'graphile-worker';
 import { contextOf, inSpan, SpanKind } from '../observability/tracing.ts';
 import type { JobContext } from './context.ts';
-import type { CronDefinition, JobDefinition } from './define.ts';
+import { PRIORITY, type CronDefinition, type JobDefinition } from './define.ts';
 import { deliverWebhookJob } from './deliver-webhook.ts';
 import { pruneSignInStateCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, sweepGenerationsCron } from './maintenance.ts';
 import { runCampaignJob } from './run-campaign.ts';
@@ -18,8 +18,7 @@ export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdem
  * it, so under a backlog the deadline sweeper ran minutes late (the chaos soak saw generations
  * processing well past their deadline). Maintenance is short and goes first.
  */
-const CRON_PRIORITY = -10;
-export const crontab = (): string => CRONS.map((c) => `${c.schedule} ${c.name} ?priority=${CRON_PRIORITY}`).join('\n');
+export const crontab = (): string => CRONS.map((c) => `${c.schedule} ${c.name} ?priority=${PRIORITY.maintenance}`).join('\n');
 
 /**
  * graphile-worker's task list: each task checks its payload against its definition and runs its handler.

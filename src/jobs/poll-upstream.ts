@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineJob } from './define.ts';
+import { defineJob, PRIORITY } from './define.ts';
 
 /**
  * One look at a job waiting upstream; the handler queues the next look itself (run_at), so a
@@ -9,6 +9,6 @@ import { defineJob } from './define.ts';
 export const pollUpstreamJob = defineJob({
   name: 'poll_upstream',
   payload: z.object({ upstream_job_id: z.uuid() }),
-  options: { maxAttempts: 10, jobKey: (p) => `upstream:${p.upstream_job_id}` },
+  options: { maxAttempts: 10, jobKey: (p) => `upstream:${p.upstream_job_id}`, priority: PRIORITY.finishing },
   handler: (ctx, { upstream_job_id }) => ctx.upstream.poll(upstream_job_id),
 });

@@ -6,14 +6,15 @@ export async function addJob(
   db: Db,
   identifier: string,
   payload: Record<string, unknown>,
-  opts: { maxAttempts?: number; jobKey?: string; runAt?: Date } = {},
+  opts: { maxAttempts?: number; jobKey?: string; runAt?: Date; priority?: number } = {},
 ): Promise<void> {
   await sql`select graphile_worker.add_job(
     identifier => ${identifier},
     payload => ${JSON.stringify(payload)}::json,
     max_attempts => ${opts.maxAttempts ?? 25}::int,
     job_key => ${opts.jobKey ?? null}::text,
-    run_at => ${opts.runAt ?? null}::timestamptz
+    run_at => ${opts.runAt ?? null}::timestamptz,
+    priority => ${opts.priority ?? null}::int
   )`.execute(db);
 }
 

@@ -45,6 +45,12 @@ describe('job definitions', () => {
     for (const item of items) expect(item.options.priority).toBeLessThan(0);
   });
 
+  it('jobs that finish paid or awaited work (a look upstream, a delivery) go before new renders, after maintenance', () => {
+    const priority = Object.fromEntries(JOBS.map((j) => [j.name, j.options.priority ?? 0]));
+    expect(priority).toEqual({ run_generation: 0, poll_upstream: -5, deliver_webhook: -5, run_campaign: 0, scrape_ad_library: 0 });
+    for (const item of parseCrontab(crontab())) expect(item.options.priority).toBeLessThan(priority.poll_upstream!);
+  });
+
   it('the task list checks each payload against its definition before the handler runs', async () => {
     const ctx = context();
     const tasks = taskList(ctx);
