@@ -141,6 +141,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const finished = await waitFinished(db.url, campaign, 90_000);
     const drainedSeconds = (Date.now() - drainStart) / 1000;
     opts.log(`everything accepted finished: ${finished} after ${drainedSeconds.toFixed(1)} s`);
+    if (!finished) for (const line of await describeUnfinished(db.url, campaign)) opts.log(`unfinished: ${line}`);
     await invariants.check(true);
     const outcome = await readOutcome(db.url);
     return {
@@ -191,6 +192,39 @@ async function startCampaign(api: Api, voiceId: string): Promise<{ id: string; r
   const started = await gql('mutation ($id: ID!) { startCampaign(id: $id) { __typename ... on AppError { code message } } }', { id });
   if (started.data?.startCampaign?.__typename !== 'MutationStartCampaignSuccess') throw new Error(`the campaign did not start: ${JSON.stringify(started)}`);
   return { id, rows: rows.length };
+}
+
+/**
+ * What a stalled drain left, for the one who reads the failure: each generation still processing
+ * with its upstream attempts and its jobs in the queue, and the campaign's rows not yet submitted.
+ */
+async function describeUnfinished(databaseUrl: string, campaign: { id: string }): Promise<string[]> {
+  const lines = await onDatabase(databaseUrl, async (c) => {
+    const { rows } = await c.query<{ line: string }>(
+      `select json_build_object(
+          'generation', g.id, 'type', g.type, 'created_at', g.created_at, 'deadline_at', g.deadline_at,
+          'upstream', (select json_agg(json_build_object('state', u.state, 'polls', u.polls, 'error', u.error, 'updated_at', u.updated_at,
+                         'events', (select json_agg(json_build_object('state', e.state, 'detail', e.detail, 'at', e.at) order by e.id) from upstream_job_events e where e.upstream_job_id = u.id)))
+                       from upstream_jobs u where u.generation_id = g.id),
+          'jobs', (select json_agg(json_build_object('task', t.identifier, 'key', j.key, 'attempts', j.attempts, 'max', j.max_attempts, 'priority', j.priority, 'run_at', j.run_at,
+                     'locked_at', j.locked_at, 'locked_by', j.locked_by, 'last_error', left(j.last_error, 200)))
+                   from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+                   where j.key = 'generation:' || g.id or j.key in (select 'upstream:' || u.id from upstream_jobs u where u.generation_id = g.id)
+                      or j.payload->>'generation_id' = g.id::text
+                      or j.payload->>'upstream_job_id' in (select u.id::text from upstream_jobs u where u.generation_id = g.id))
+        )::text as line
+       from generations g where g.status = 'processing'
+       union all
+       select json_build_object('campaign', c.id, 'status', c.status,
+          'rows_waiting', (select count(*) from campaign_rows r where r.campaign_id = c.id and r.generation_id is null and r.voiceover_id is null and r.error is null),
+          'jobs', (select json_agg(json_build_object('task', t.identifier, 'attempts', j.attempts, 'run_at', j.run_at, 'locked_by', j.locked_by, 'last_error', left(j.last_error, 200)))
+                   from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where j.payload->>'campaign_id' = c.id::text))::text
+       from campaigns c where c.id = $1`,
+      [campaign.id],
+    );
+    return rows.map((r) => r.line);
+  });
+  return lines ?? ['(the database did not answer)'];
 }
 
 /**
