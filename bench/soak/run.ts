@@ -141,7 +141,14 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const finished = await waitFinished(db.url, campaign, 90_000);
     const drainedSeconds = (Date.now() - drainStart) / 1000;
     opts.log(`everything accepted finished: ${finished} after ${drainedSeconds.toFixed(1)} s`);
-    if (!finished) for (const line of await describeUnfinished(db.url, campaign)) opts.log(`unfinished: ${line}`);
+    if (!finished) {
+      for (const line of await describeUnfinished(db.url, campaign)) opts.log(`unfinished: ${line}`);
+      for (const n of nodes.workers()) {
+        const out = n.proc?.output();
+        const tail = `${out?.stdout ?? ''}${out?.stderr ?? ''}`.trim().split('\n').slice(-20);
+        for (const line of tail) opts.log(`${n.name} said: ${line.slice(0, 600)}`);
+      }
+    }
     await invariants.check(true);
     const outcome = await readOutcome(db.url);
     return {
