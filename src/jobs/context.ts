@@ -14,5 +14,5 @@ export interface JobContext {
   webhooks: Pick<WebhookService, 'deliverFor'>;
   maintenance: MaintenanceService;
   upstream: Pick<UpstreamCore, 'poll'>;
-  workerLiveness: Pick<WorkerLiveness, 'releasedByShutdown'>;
+  workerLiveness: Pick<WorkerLiveness, 'releasedByShutdown' | 'afterOutage'>;
 }

@@ -1,4 +1,5 @@
 import type { TaskList } from 'graphile-worker';
+import { isDatabaseUnavailable } from '../domain/database-unavailable.ts';
 import { contextOf, inSpan, SpanKind } from '../observability/tracing.ts';
 import type { JobContext } from './context.ts';
 import { PRIORITY, type CronDefinition, type JobDefinition } from './define.ts';
@@ -22,7 +23,8 @@ export const crontab = (): string => CRONS.map((c) => `${c.schedule} ${c.name} ?
 
 /**
  * graphile-worker's task list: each task checks its payload against its definition and runs its handler.
- * A handler stopped by the worker's shutdown (its abort signal) gives its attempt back before it is released.
+ * A handler stopped by the worker's shutdown (its abort signal) gives its attempt back before it is
+ * released; so does one that failed on a database outage, once the database answers again.
  */
 export function taskList(ctx: JobContext, jobs: readonly JobDefinition[] = JOBS, crons: readonly CronDefinition[] = CRONS): TaskList {
   const list: TaskList = {};
@@ -35,6 +37,8 @@ export function taskList(ctx: JobContext, jobs: readonly JobDefinition[] = JOBS,
           await job.handler(ctx, job.payload.parse(raw), helpers);
         } catch (e) {
           if (helpers.abortSignal?.aborted) await ctx.workerLiveness.releasedByShutdown(helpers.job.id);
+          // A job of one attempt is never run again, by its definition (a webhook delivery).
+          else if (isDatabaseUnavailable(e) && helpers.job.max_attempts > 1) await ctx.workerLiveness.afterOutage(helpers.job.id, helpers.abortSignal);
           throw e;
         }
       }, { kind: SpanKind.CONSUMER, parent: contextOf(payload.traceparent) });

@@ -34,6 +34,11 @@ export async function unlockJobsOfDeadWorkers(db: Db, ownIds: Iterable<string>, 
   return dead;
 }
 
+/** Throws unless the database answers a statement now. */
+export async function databaseAnswers(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
 /**
  * A job stopped by its worker's shutdown gives back the attempt it was charged when fetched:
  * graphile-worker then releases it with the shortest backoff, and a drain never uses up a job's attempts.

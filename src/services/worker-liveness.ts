@@ -1,5 +1,10 @@
-import { beat, returnJobAttempt, unlockJobsOfDeadWorkers } from '../repositories/worker-heartbeats.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isDatabaseUnavailable } from '../domain/database-unavailable.ts';
+import { beat, databaseAnswers, returnJobAttempt, unlockJobsOfDeadWorkers } from '../repositories/worker-heartbeats.ts';
 import type { Deps } from './context.ts';
+
+/** How long a job that failed on an outage waits, holding its slot, for the database to answer. */
+const OUTAGE_PATIENCE_MS = 60_000;
 
 /**
  * A worker killed mid-job leaves its jobs locked; every live worker beats every few seconds, and
@@ -12,6 +17,33 @@ export function createWorkerLiveness({ db, config }: Pick<Deps, 'db' | 'config'>
     unlockJobsOfSilentWorkers: (ownIds: Iterable<string>): Promise<string[]> => unlockJobsOfDeadWorkers(db, ownIds, config.workerHeartbeatSeconds * 4),
     /** Called for a job its worker stopped while shutting down, before it is released. */
     releasedByShutdown: (jobId: string): Promise<void> => returnJobAttempt(db, jobId),
+    /**
+     * Called for a job that failed with what looks like the database away. If it is away, then once
+     * it answers again (within a minute, unless the worker stops) the job gets its attempt back, so
+     * graphile-worker retries it after a second. Otherwise every outage a job met would use an
+     * attempt and lengthen its backoff (e^attempts seconds): a look at a provider's finished job
+     * could wait minutes or run out of attempts, and its generation be swept and refunded although
+     * the provider was paid. False when the database answers at once (the error came from elsewhere,
+     * a host refusing a download, say) or did not come back in time: the failure counts as usual.
+     */
+    async afterOutage(jobId: string, signal?: AbortSignal): Promise<boolean> {
+      const until = Date.now() + OUTAGE_PATIENCE_MS;
+      let away = false;
+      for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
+        try {
+          if (!away) {
+            await databaseAnswers(db);
+            return false;
+          }
+          await returnJobAttempt(db, jobId);
+          return true;
+        } catch (e) {
+          if (!isDatabaseUnavailable(e) || signal?.aborted || Date.now() + delay > until) return false;
+          away = true;
+          await sleep(delay, undefined, signal ? { signal } : {}).catch(() => {});
+        }
+      }
+    },
   };
 }
 export type WorkerLiveness = ReturnType<typeof createWorkerLiveness>;

@@ -22,7 +22,7 @@ function context() {
       pruneSignInState: vi.fn(async () => {}),
     },
     upstream: { poll: vi.fn(async () => {}) },
-    workerLiveness: { releasedByShutdown: vi.fn(async () => {}) },
+    workerLiveness: { releasedByShutdown: vi.fn(async () => {}), afterOutage: vi.fn(async () => true) },
   } satisfies JobContext;
 }
 const helpers = (attempts = 1, max = 3, abortSignal = new AbortController().signal) => ({ job: { id: '42', attempts, max_attempts: max }, abortSignal, logger: { warn: vi.fn() } }) as unknown as JobHelpers;
@@ -80,6 +80,22 @@ describe('job definitions', () => {
     stopping.abort();
     await expect(tasks.run_generation!({ generation_id: ID }, helpers(1, 5, stopping.signal)) as Promise<unknown>).rejects.toThrow('render stopped');
     expect(ctx.workerLiveness.releasedByShutdown).toHaveBeenCalledWith('42');
+  });
+
+  it('a job that failed on the database being away asks for its attempt back, unless it has only one (a delivery is never run twice)', async () => {
+    const ctx = context();
+    const tasks = taskList(ctx);
+    const away = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    ctx.upstream.poll.mockRejectedValue(away);
+    await expect(tasks.poll_upstream!({ upstream_job_id: ID }, helpers(3, 10)) as Promise<unknown>).rejects.toBe(away);
+    expect(ctx.workerLiveness.afterOutage).toHaveBeenCalledWith('42', expect.any(AbortSignal));
+    ctx.webhooks.deliverFor.mockRejectedValue(away);
+    await expect(tasks.deliver_webhook!({ generation_id: ID }, helpers(1, 1)) as Promise<unknown>).rejects.toBe(away);
+    expect(ctx.workerLiveness.afterOutage).toHaveBeenCalledTimes(1);
+    ctx.upstream.poll.mockRejectedValue(new Error('a bug'));
+    await expect(tasks.poll_upstream!({ upstream_job_id: ID }, helpers(3, 10)) as Promise<unknown>).rejects.toThrow('a bug');
+    expect(ctx.workerLiveness.afterOutage).toHaveBeenCalledTimes(1);
+    expect(ctx.workerLiveness.releasedByShutdown).not.toHaveBeenCalled();
   });
 
   it('a producer cannot queue a payload its definition refuses, and attempts come from the config where the definition says so', async () => {
