@@ -1,7 +1,6 @@
 import pg from 'pg';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { isDatabaseUnavailable } from '../domain/database-unavailable.ts';
 import { createPool, HotStatementClient } from './pool.ts';
+import { waitOutOutage } from './wait-out-outage.ts';
 
 // Statements that belong to their connection's session or transaction: run again on another
 // connection they would mean something else (a LISTEN nobody reads, half a transaction).
@@ -27,22 +26,6 @@ export function createPatientPool(connectionString: string, max: number): pg.Poo
   let pool: pg.Pool | undefined;
   const ending = () => (pool as (pg.Pool & { ending?: boolean }) | undefined)?.ending === true;
 
-  /** `attempt` until it does not fail for the database being away (or the pool ends). */
-  const patiently = async <T>(attempt: () => Promise<T>, firstError?: unknown): Promise<T> => {
-    let error = firstError;
-    for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
-      if (error !== undefined) {
-        if (ending() || !isDatabaseUnavailable(error)) throw error;
-        await sleep(delay);
-      }
-      try {
-        return await attempt();
-      } catch (e) {
-        error = e;
-      }
-    }
-  };
-
   const onNewConnection = async (args: unknown[]): Promise<unknown> => {
     const client = new pg.Client({ connectionString, connectionTimeoutMillis: 8000 });
     client.on('error', () => {});
@@ -67,13 +50,13 @@ export function createPatientPool(connectionString: string, max: number): pg.Poo
       else if (TRANSACTION_END.test(text)) this.#inTransaction = false;
       const first = super.query(...args) as Promise<unknown>;
       if (!again) return first;
-      return first.catch((e: unknown) => patiently(() => onNewConnection(args), e));
+      return first.catch((firstError: unknown) => waitOutOutage(() => onNewConnection(args), { firstError, stop: ending }));
     }
   }
 
   pool = createPool(connectionString, max, PatientClient);
   const connectOnce = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
   // The callback form (pool.query) stays as it is; graphile-worker uses the promise form.
-  pool.connect = ((cb?: unknown) => (typeof cb === 'function' ? (connectOnce as (c: unknown) => void)(cb) : patiently(connectOnce))) as typeof pool.connect;
+  pool.connect = ((cb?: unknown) => (typeof cb === 'function' ? (connectOnce as (c: unknown) => void)(cb) : waitOutOutage(connectOnce, { stop: ending }))) as typeof pool.connect;
   return pool;
 }

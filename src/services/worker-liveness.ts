@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitOutOutage } from '../db/wait-out-outage.ts';
 import { isDatabaseUnavailable } from '../domain/database-unavailable.ts';
 import { beat, databaseAnswers, returnJobAttempt, unlockJobsOfDeadWorkers } from '../repositories/worker-heartbeats.ts';
 import type { Deps } from './context.ts';
@@ -28,21 +28,15 @@ export function createWorkerLiveness({ db, config }: Pick<Deps, 'db' | 'config'>
      */
     async afterOutage(jobId: string, signal?: AbortSignal): Promise<boolean> {
       const until = Date.now() + OUTAGE_PATIENCE_MS;
-      let away = false;
-      for (let delay = 250; ; delay = Math.min(delay * 2, 5_000)) {
-        try {
-          if (!away) {
-            await databaseAnswers(db);
-            return false;
-          }
-          await returnJobAttempt(db, jobId);
-          return true;
-        } catch (e) {
-          if (!isDatabaseUnavailable(e) || signal?.aborted || Date.now() + delay > until) return false;
-          away = true;
-          await sleep(delay, undefined, signal ? { signal } : {}).catch(() => {});
-        }
-      }
+      const away = await databaseAnswers(db).then(
+        () => undefined,
+        (e: unknown) => (isDatabaseUnavailable(e) ? e : undefined),
+      );
+      if (away === undefined) return false;
+      return waitOutOutage(() => returnJobAttempt(db, jobId), { firstError: away, until, ...(signal ? { signal } : {}) }).then(
+        () => true,
+        () => false,
+      );
     },
   };
 }
