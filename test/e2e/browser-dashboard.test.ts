@@ -91,9 +91,14 @@ describe('the dashboard in a browser', () => {
 
     expect((await svc.api('GET', '/api/v1/products', { key })).status).toBe(200);
     await page.getByRole('button', { name: 'Done' }).click();
-    await page.reload();
     const row = page.getByTestId('api-key').filter({ hasText: 'Browser key' });
-    await expect.poll(async () => (await row.textContent()) ?? '').not.toContain('Last usednever');
+    // The key's use is recorded in the background: the page is read again until it shows it.
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return (await row.textContent()) ?? '';
+      }, { timeout: 15_000, interval: 250 })
+      .not.toContain('Last usednever');
 
     await row.getByRole('button', { name: 'Revoke' }).click();
     const dialog = page.getByRole('dialog');
@@ -165,6 +170,9 @@ describe('the dashboard in a browser', () => {
       expect(await phone.page.getByRole('navigation', { name: 'Main' }).isVisible()).toBe(false);
       const bg = await phone.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       expect(bg).toBe('rgb(17, 17, 22)');
+      // The screenshot shows the card's thumbnail, not the moment before it has loaded.
+      await phone.page.getByTestId('generation-card').first().locator('img').waitFor();
+      await phone.page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('[data-testid="generation-card"] img')].every((i) => i.complete && i.naturalWidth > 0));
       await screenshot(phone.page, 'phone-dark-generations');
       await menu.click();
       await phone.page.getByRole('link', { name: 'Credits' }).click();
