@@ -54,7 +54,9 @@ describe('OpenTelemetry traces over OTLP', () => {
     await waitUntil(() => hook.received.length === 1, 20_000, 'the webhook');
 
     const named = (name: string) => otlp.spans.find((s) => s.name === name && s.attributes['adforge.generation_id'] === id);
-    await waitUntil(() => Boolean(named('webhook.deliver')), 20_000, 'the webhook span to be exported');
+    // Spans are exported as they end, in batches: the webhook's can arrive before the job that queued it ends.
+    const spans = ['POST /api/v1/images/text-to-image', 'job run_generation', 'engine.run', 'storage.put', 'job deliver_webhook', 'webhook.deliver'];
+    await waitUntil(() => spans.every((name) => Boolean(named(name))), 20_000, 'every span of the generation to be exported');
 
     const request = named('POST /api/v1/images/text-to-image')!;
     expect(request).toMatchObject({ service: 'adforge-test', kind: SERVER, parentSpanId: undefined });
