@@ -18,13 +18,16 @@ describe('rate limits per API key (a token bucket; reads take 1, writes 5)', () 
   it('a flooding key gets 429 rate_limited with Retry-After, is charged nothing for it, and the others are served', async () => {
     const t = await svc.team({ credits: 1000 });
     const other = await svc.app.services.teams.createKey(t.teamId);
+    const started = Date.now();
     const flood = await Promise.all(Array.from({ length: 20 }, (_, i) => svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: image(i) })));
+    // What the bucket refilled while they ran (10 tokens a second), on a machine however slow.
+    const refilled = Math.floor(((Date.now() - started) / 1000) * 10);
     const accepted = flood.filter((r) => r.status === 202);
     const refused = flood.filter((r) => r.status === 429);
     expect(accepted.length + refused.length).toBe(20);
-    // 30 tokens, 5 a create (and a little refill while they run).
+    // 30 tokens, 5 a create, and the refill while they ran.
     expect(accepted.length).toBeGreaterThanOrEqual(6);
-    expect(accepted.length).toBeLessThanOrEqual(7);
+    expect(accepted.length).toBeLessThanOrEqual(Math.max(7, Math.floor((30 + refilled) / 5)));
     const r = refused[0]!;
     expect(r.body.error).toEqual({ code: 'rate_limited', message: expect.stringMatching(/^Too many requests with this API key: retry in \d+ s$/) });
     expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
