@@ -1,4 +1,5 @@
 import type { GenerationOperation } from '../../domain/generation-types.ts';
+import type { CheckResult } from '../provider-check.ts';
 
 /**
  * An engine that runs on a provider's servers: one submit, then polls until the provider says
@@ -84,6 +85,18 @@ export interface UpstreamEngine {
    * the signature (or its freshness) does not hold. Only a hint: the poll decides.
    */
   verifyHook?(headers: Record<string, string | string[] | undefined>, rawBody: Buffer): Promise<{ providerJobId: string } | null>;
+  /**
+   * The provider's own names (models, endpoints, templates) a route key may send work to: the
+   * key is one of our models, an operation, or `*`. Used by `adforge providers check`.
+   */
+  targets?(routeKey: string): string[];
+  /** Free reads only: the key first (target `key`), then each target. */
+  check?(targets: readonly string[], signal: AbortSignal): Promise<CheckResult[]>;
+  /**
+   * Models of ours this provider has retired (their date, and where to route them instead): a
+   * route that sends one here stops the start.
+   */
+  readonly retired?: Readonly<Record<string, { operation: GenerationOperation; since: string; instead: string }>>;
 }
 
 /**
