@@ -65,3 +65,23 @@ describe('engine routes', () => {
     expect(falInput({ model: 'seedance-2.0', duration: 5 }, {}, ['https://x/r.png']).endpoint).toBe('bytedance/seedance-2.0/reference-to-video');
   });
 });
+
+describe('retired provider models', () => {
+  // A stand-in provider whose published API retired one of our models (as OpenAI did Sora's).
+  const retiring = { ...createFalEngine({ queueUrl: 'https://queue.example', apiKey: 'k', allowPrivate: false }), name: 'acme', retired: { 'sora-2': { operation: 'ai-video' as const, since: '2026-09-24', instead: 'fal' } } };
+
+  it('a route that sends a retired model to its provider stops the start with the date and the alternative', () => {
+    expect(() => createEngineRegistry([local, fal, retiring], 'sora-2=acme|fal,*=local')).toThrow(
+      'invalid configuration: ENGINE_ROUTES sends sora-2 to acme, which retired it on 2026-09-24; route it to fal instead (sora-2=fal)',
+    );
+    // Through an operation key or the catch-all too.
+    expect(() => createEngineRegistry([local, fal, retiring], 'ai-video=acme,*=local')).toThrow(/sends sora-2 to acme, which retired it on 2026-09-24/);
+    expect(() => createEngineRegistry([local, fal, retiring], '*=acme')).toThrow(/sends sora-2 to acme/);
+  });
+
+  it('a route that sends the retired model elsewhere is fine, whatever else the provider serves', () => {
+    const r = createEngineRegistry([local, fal, retiring], 'ai-video=acme,sora-2=fal,*=local');
+    expect(r.engineFor({ model: 'sora-2', operation: 'ai-video' }).name).toBe('fal');
+    expect(r.retirements()).toEqual([{ provider: 'acme', model: 'sora-2', since: '2026-09-24', instead: 'fal' }]);
+  });
+});

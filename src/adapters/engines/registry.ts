@@ -41,6 +41,13 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
   if (!fallback) throw new Error('invalid configuration: ENGINE_ROUTES has no "*" route and no local engine exists');
   const chainFor = (route: { model?: unknown; operation: string }): AnyEngine[] =>
     (typeof route.model === 'string' ? table.get(route.model) : undefined) ?? table.get(route.operation) ?? fallback;
+  // A model its provider retired fails every request sent there, after the customer was charged: it stops the start instead.
+  const retirements = engines.filter(isUpstreamEngine).flatMap((e) => Object.entries(e.retired ?? {}).map(([model, r]) => ({ provider: e.name, model, since: r.since, instead: r.instead, operation: r.operation })));
+  for (const r of retirements) {
+    if (chainFor({ model: r.model, operation: r.operation }).some((e) => e.name === r.provider)) {
+      throw new Error(`invalid configuration: ENGINE_ROUTES sends ${r.model} to ${r.provider}, which retired it on ${r.since}; route it to ${r.instead} instead (${r.model}=${r.instead})`);
+    }
+  }
   return {
     /** The providers of a request's route, in the order they are tried. */
     chainFor,
@@ -51,6 +58,8 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
     /** Every route as operators read it: key and the engine names in order. */
     routes: (): Array<{ key: string; engines: string[] }> => [...table.entries()].map(([key, chain]) => ({ key, engines: chain.map((e) => e.name) })),
     providers: (): UpstreamEngine[] => engines.filter(isUpstreamEngine),
+    /** Models the configured providers have retired (none of them is routed there: the start checked). */
+    retirements: () => retirements.map(({ provider, model, since, instead }) => ({ provider, model, since, instead })),
     /**
      * Why the route cannot make this request (a 400 at create), or undefined: it is accepted when
      * some engine of the route can make it; otherwise the first engine's reason is given.
