@@ -3,15 +3,9 @@ import { createMetaAdSource } from './adapters/ad-library-source/meta-source.ts'
 import type { Config } from './config.ts';
 import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
-import { createLocalEngine } from './adapters/engines/local/local-engine.ts';
-import { createFalEngine } from './adapters/engines/fal/fal-engine.ts';
-import { createOpenAiEngine } from './adapters/engines/openai/openai-engine.ts';
-import { createGeminiEngine } from './adapters/engines/gemini/gemini-engine.ts';
-import { createEngineRegistry, type AnyEngine, type EngineRegistry } from './adapters/engines/registry.ts';
+import type { EngineRegistry } from './adapters/engines/registry.ts';
+import { buildEngines } from './adapters/engines/from-config.ts';
 import { createSpeechEngine } from './adapters/engines/speech/select.ts';
-import { createHeyGenEngine } from './adapters/engines/heygen/heygen-engine.ts';
-import { createSyncEngine } from './adapters/engines/sync/sync-engine.ts';
-import { createSubmagicEngine } from './adapters/engines/submagic/submagic-engine.ts';
 import { createPgEventBus, type EventBus } from './events/pg-events.ts';
 import type { JobContext } from './jobs/context.ts';
 import { createAdLibraryReader } from './services/ad-library/read.ts';
@@ -74,20 +68,6 @@ export interface App extends Deps {
   /** OpenTelemetry traces of this process (on with OTEL_EXPORTER_OTLP_ENDPOINT). */
   tracing: Tracing;
   close: () => Promise<void>;
-}
-
-/** Every engine the config turns on, and the routes between them. An unknown engine or a missing key stops the start. */
-function buildEngines(config: Readonly<Config>): EngineRegistry {
-  const engines: AnyEngine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs })];
-  const { fal } = config.upstream;
-  const { openai, gemini, heygen, sync, submagic } = config.upstream;
-  if (submagic) engines.push(createSubmagicEngine({ apiUrl: submagic.apiUrl, apiKey: submagic.apiKey, templates: submagic.templates, allowPrivate: config.allowPrivateNetworkUrls }));
-  if (sync) engines.push(createSyncEngine({ apiUrl: sync.apiUrl, apiKey: sync.apiKey, ...(sync.webhookSecret ? { webhookSecret: sync.webhookSecret } : {}), allowPrivate: config.allowPrivateNetworkUrls }));
-  if (heygen) engines.push(createHeyGenEngine({ apiUrl: heygen.apiUrl, apiKey: heygen.apiKey, languages: heygen.languages, allowPrivate: config.allowPrivateNetworkUrls }));
-  if (gemini) engines.push(createGeminiEngine({ apiUrl: gemini.apiUrl, apiKey: gemini.apiKey, imageModels: gemini.imageModels, allowPrivate: config.allowPrivateNetworkUrls }));
-  if (openai) engines.push(createOpenAiEngine({ baseUrl: openai.baseUrl, apiKey: openai.apiKey, imageModels: openai.imageModels, allowPrivate: config.allowPrivateNetworkUrls }));
-  if (fal) engines.push(createFalEngine({ queueUrl: fal.queueUrl, apiKey: fal.apiKey, jwksUrl: fal.jwksUrl, endpoints: fal.endpoints, allowPrivate: config.allowPrivateNetworkUrls }));
-  return createEngineRegistry(engines, config.engineRoutes);
 }
 
 function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool']) {

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './admin-commands.ts';
 import { registerCampaignCommands } from './campaign/commands.ts';
+import { registerProviderCommands } from './provider-commands.ts';
 import { registerRunCommands } from './run-commands.ts';
 
 const program = new Command('adforge')
@@ -9,4 +10,5 @@ const program = new Command('adforge')
 registerRunCommands(program);
 registerAdminCommands(program);
 registerCampaignCommands(program);
+registerProviderCommands(program);
 await program.parseAsync(process.argv);

@@ -16,7 +16,7 @@ export const routeModel = (params: Record<string, unknown>): unknown => params.m
  * tried (fail-over happens only before one accepts the job). A route naming a provider whose key
  * is not set, or no known engine at all, is a configuration error at start, not at run time.
  */
-export function createEngineRegistry(engines: AnyEngine[], routes: string | undefined) {
+export function createEngineRegistry(engines: AnyEngine[], routes: string | undefined, o: { allowRetired?: boolean } = {}) {
   const byName = new Map<string, AnyEngine>(engines.map((e) => [e.name, e]));
   const table = new Map<string, AnyEngine[]>();
   for (const pair of (routes ?? '*=local').split(',').map((s) => s.trim()).filter(Boolean)) {
@@ -41,12 +41,16 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
   if (!fallback) throw new Error('invalid configuration: ENGINE_ROUTES has no "*" route and no local engine exists');
   const chainFor = (route: { model?: unknown; operation: string }): AnyEngine[] =>
     (typeof route.model === 'string' ? table.get(route.model) : undefined) ?? table.get(route.operation) ?? fallback;
-  // A model its provider retired fails every request sent there, after the customer was charged: it stops the start instead.
+  // A model its provider retired fails every request sent there, after the customer was charged: it stops the start instead
+  // (`providers check` builds the routes anyway, to report them).
   const retirements = engines.filter(isUpstreamEngine).flatMap((e) => Object.entries(e.retired ?? {}).map(([model, r]) => ({ provider: e.name, model, since: r.since, instead: r.instead, operation: r.operation })));
-  for (const r of retirements) {
-    if (chainFor({ model: r.model, operation: r.operation }).some((e) => e.name === r.provider)) {
-      throw new Error(`invalid configuration: ENGINE_ROUTES sends ${r.model} to ${r.provider}, which retired it on ${r.since}; route it to ${r.instead} instead (${r.model}=${r.instead})`);
-    }
+  const keyOf = (model: string, operation: string) => (table.has(model) ? model : table.has(operation) ? operation : '*');
+  const retiredRoutes = retirements
+    .filter((r) => chainFor({ model: r.model, operation: r.operation }).some((e) => e.name === r.provider))
+    .map(({ provider, model, since, instead, operation }) => ({ key: keyOf(model, operation), provider, model, since, instead }));
+  const first = retiredRoutes[0];
+  if (first && !o.allowRetired) {
+    throw new Error(`invalid configuration: ENGINE_ROUTES sends ${first.model} to ${first.provider}, which retired it on ${first.since}; route it to ${first.instead} instead (${first.model}=${first.instead})`);
   }
   return {
     /** The providers of a request's route, in the order they are tried. */
@@ -60,6 +64,8 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
     providers: (): UpstreamEngine[] => engines.filter(isUpstreamEngine),
     /** Models the configured providers have retired (none of them is routed there: the start checked). */
     retirements: () => retirements.map(({ provider, model, since, instead }) => ({ provider, model, since, instead })),
+    /** Routes that send a retired model to the provider that retired it: the route key that does it (empty unless allowRetired). */
+    retiredRoutes: () => retiredRoutes,
     /**
      * Why the route cannot make this request (a 400 at create), or undefined: it is accepted when
      * some engine of the route can make it; otherwise the first engine's reason is given.
