@@ -46,8 +46,9 @@ export async function startGeminiFake(opts: { key: string; video: Buffer; png: B
     }
     const download = /^\/v1beta\/files\/(op\d+):download$/.exec(url.pathname);
     if (req.method === 'GET' && download) {
-      res.writeHead(200, { 'content-type': 'video/mp4' });
-      return res.end(opts.video);
+      // As Google does: the file's URI answers with a redirect to where the bytes are, on another host.
+      res.writeHead(302, { location: `${storageBase}/signed/${download[1]}.mp4?sig=fake` });
+      return res.end();
     }
     const op = /^\/v1beta\/(models\/[\w.-]+\/operations\/(op\d+))$/.exec(url.pathname);
     if (req.method === 'GET' && op) {
@@ -63,11 +64,22 @@ export async function startGeminiFake(opts: { key: string; video: Buffer; png: B
     return sendJson(res, 404, { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } });
   });
   base = await listenOnLoopback(server);
+  // The file store the download redirects to: another origin, read without the key.
+  const storageReads: Array<{ path: string; headers: http.IncomingHttpHeaders }> = [];
+  const storage = http.createServer((req, res) => {
+    storageReads.push({ path: req.url ?? '', headers: req.headers });
+    res.writeHead(200, { 'content-type': 'video/mp4' });
+    res.end(opts.video);
+  });
+  const storageBase = await listenOnLoopback(storage);
   return {
+    storageReads,
     url: `${base}/v1beta`,
     base,
     videoSubmits,
     imageCalls,
-    close: () => closeServer(server),
+    close: async () => {
+      await Promise.all([closeServer(server), closeServer(storage)]);
+    },
   };
 }

@@ -22,9 +22,11 @@ function httpFailure(o: {
   submit: boolean;
   /** Statuses that provably created nothing, even to a submit (the provider's own client resends on them). */
   safeToResend?: ReadonlySet<number>;
+  /** A provider that refuses a key with another status (Google: 400 API_KEY_INVALID) says so here. */
+  keyRefused?: boolean;
 }): UpstreamError {
   const { provider, status } = o;
-  if (status === 401 || status === 403) return new UpstreamError('auth', `${provider} refused the service credentials`);
+  if (status === 401 || status === 403 || o.keyRefused) return new UpstreamError('auth', `${provider} refused the service credentials`);
   if (status === 429) return new UpstreamError('rate_limited', `${provider} is rate limiting`, { retryAfterMs: retryAfterMs(o.retryAfter) ?? undefined });
   if (o.safeToResend?.has(status)) return new UpstreamError('transient', `${provider} answered ${status}`);
   if (status >= 500) return new UpstreamError(o.submit ? 'unsent_unknown' : 'transient', `${provider} answered ${status}${o.submit ? ' to the submit' : ''}`);
@@ -53,22 +55,33 @@ interface ProviderCall {
   submit?: boolean;
   /** The answer is media, not JSON. */
   binary?: boolean;
+  /** A 3xx with a Location is handed back (`redirect`) rather than thrown: the caller decides how to follow it. */
+  handBackRedirect?: boolean;
   /** The provider's error text in its error JSON. */
   message: (json: unknown) => string | undefined;
   safeToResend?: ReadonlySet<number>;
+  keyRefused?: (status: number, json: unknown) => boolean;
 }
 
 /**
  * One request to a provider, answered 2xx (its bytes, and its JSON unless binary) or thrown as an
  * UpstreamError: the same size cap, error mapping and parse for every adapter.
  */
-async function callProvider(c: ProviderCall): Promise<{ raw: Buffer; json: unknown }> {
+async function callProvider(c: ProviderCall): Promise<ProviderAnswer> {
   const url = new URL(c.url);
   const attributes = { 'adforge.provider': c.provider, 'http.request.method': c.method, 'server.address': url.host, 'url.path': url.pathname };
   return inSpan(`${c.provider} ${c.method}`, attributes, (span) => callProviderTraced(c, span), { kind: SpanKind.CLIENT });
 }
 
-async function callProviderTraced(c: ProviderCall, span: Span): Promise<{ raw: Buffer; json: unknown }> {
+/** A 2xx answer, or (only when asked for) the address a 3xx sends the caller to. */
+export interface ProviderAnswer {
+  raw: Buffer;
+  json: unknown;
+  /** The Location of a 3xx, as sent (maybe relative): only with `handBackRedirect`. */
+  redirect?: string;
+}
+
+async function callProviderTraced(c: ProviderCall, span: Span): Promise<ProviderAnswer> {
   let res: Dispatcher.ResponseData;
   const payload = await encodeBody(c.body);
   try {
@@ -83,6 +96,12 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<{ raw: B
     if (isBlockedAddressError(e)) throw new UpstreamError('auth', `the ${c.provider} address is not allowed`, { cause: e });
     throw networkFailure(c.provider, e, Boolean(c.submit));
   }
+  const location = res.headers.location;
+  if (c.handBackRedirect && res.statusCode >= 300 && res.statusCode < 400 && location) {
+    span.setAttribute('http.response.status_code', res.statusCode);
+    await res.body.dump().catch(() => {});
+    return { raw: Buffer.alloc(0), json: undefined, redirect: Array.isArray(location) ? location[0]! : location };
+  }
   const raw = await readAtMost(res.body, c.maxBytes, () => new UpstreamError('refused', `${c.provider} answered with too much data`)).catch((e: unknown) => {
     throw e instanceof UpstreamError ? e : new UpstreamError(c.submit ? 'unsent_unknown' : 'transient', `the ${c.provider} answer was cut off`, { cause: e });
   });
@@ -90,7 +109,15 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<{ raw: B
   const ok = res.statusCode >= 200 && res.statusCode < 300;
   const json = ok && c.binary ? undefined : parseJson(raw);
   if (ok) return { raw, json };
-  throw httpFailure({ provider: c.provider, status: res.statusCode, retryAfter: res.headers['retry-after'], message: c.message(json), submit: Boolean(c.submit), ...(c.safeToResend ? { safeToResend: c.safeToResend } : {}) });
+  throw httpFailure({
+    provider: c.provider,
+    status: res.statusCode,
+    retryAfter: res.headers['retry-after'],
+    message: c.message(json),
+    submit: Boolean(c.submit),
+    ...(c.safeToResend ? { safeToResend: c.safeToResend } : {}),
+    ...(c.keyRefused?.(res.statusCode, json) ? { keyRefused: true } : {}),
+  });
 }
 
 /**
@@ -139,6 +166,8 @@ export interface ProviderClientOptions {
   maxBinaryBytes?: number;
   message: (json: unknown) => string | undefined;
   safeToResend?: ReadonlySet<number>;
+  /** The key was refused, told by an answer other than 401/403 (Google answers a bad key 400 API_KEY_INVALID). */
+  keyRefused?: (status: number, json: unknown) => boolean;
 }
 
 export type ProviderRequest = (
@@ -146,8 +175,8 @@ export type ProviderRequest = (
   url: string,
   body: unknown,
   signal: AbortSignal,
-  o?: { submit?: boolean; binary?: boolean; headers?: Record<string, string> },
-) => Promise<{ raw: Buffer; json: unknown }>;
+  o?: { submit?: boolean; binary?: boolean; headers?: Record<string, string>; handBackRedirect?: boolean },
+) => Promise<ProviderAnswer>;
 
 /**
  * One provider's connection settings, set once: its API root, SSRF-safe dispatcher, auth header,
@@ -174,8 +203,10 @@ export function createProviderClient(o: ProviderClientOptions): {
       maxBytes: x.binary ? (o.maxBinaryBytes ?? o.maxBytes) : o.maxBytes,
       message: o.message,
       ...(o.safeToResend ? { safeToResend: o.safeToResend } : {}),
+      ...(o.keyRefused ? { keyRefused: o.keyRefused } : {}),
       ...(x.submit ? { submit: true } : {}),
       ...(x.binary ? { binary: true } : {}),
+      ...(x.handBackRedirect ? { handBackRedirect: true } : {}),
     });
   return {
     dispatcher,

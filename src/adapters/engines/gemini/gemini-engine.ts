@@ -1,7 +1,7 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import { download } from '../../net/download.ts';
 import { createProviderClient, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamFile, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { readVideoFile } from './video-file.ts';
 import { withoutSound } from './without-sound.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageSizeOf } from './gemini-map.ts';
 
@@ -120,8 +120,8 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
         outputs: [
           {
             fetch: async (s) => {
-              // The key goes only to the API's own origin; any other link is read like a public one.
-              const bytes = new URL(uri).origin === origin ? (await call('GET', uri, undefined, s, { binary: true })).raw : (await download(uri, { maxBytes: MAX_VIDEO_BYTES, allowPrivate: opts.allowPrivate, timeoutMs: 300_000 })).bytes;
+              // The file URI redirects to the bytes; the key goes only to the API's own origin.
+              const bytes = await readVideoFile(uri, { call, apiOrigin: origin, maxBytes: MAX_VIDEO_BYTES, allowPrivate: opts.allowPrivate, timeoutMs: 300_000 }, s);
               // Veo on the Gemini API always makes sound: a request without it gets the picture alone.
               return sound ? bytes : withoutSound(bytes);
             },
