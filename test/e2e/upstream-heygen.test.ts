@@ -2,7 +2,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
-import { startHeyGenFake } from '../support/heygen-fake.ts';
+import { HEYGEN_DOCUMENTED_LANGUAGES, startHeyGenFake } from '../support/heygen-fake.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
@@ -18,7 +18,8 @@ let platformAvatar: { id: string; image_key: string };
 
 beforeAll(async () => {
   video = await testVideo({ width: 160, height: 90, seconds: 1 });
-  heygen = await startHeyGenFake({ key: HEYGEN_KEY, video });
+  // Klingon stands for a language HeyGen lists that adforge's defaults do not name (HEYGEN_LANGUAGES adds it).
+  heygen = await startHeyGenFake({ key: HEYGEN_KEY, video, languages: [...HEYGEN_DOCUMENTED_LANGUAGES, 'Klingon (Qo’noS)'] });
   host = await startImageHost({ '/face.png': sendBytes(await pngBytes(48, 48, '#c08050'), 'image/png'), '/clip.mp4': sendBytes(video, 'video/mp4') });
   svc = await startTestService(
     {

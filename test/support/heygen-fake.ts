@@ -1,136 +1,263 @@
 import http from 'node:http';
-import { HEYGEN_DEFAULT_LANGUAGES } from '../../src/adapters/engines/heygen/heygen-map.ts';
+import { fileTypeFromBuffer } from 'file-type';
+import { checkAnswer, formFields, loadContract, requestProblems, type Contract, type ContractProblem } from './contract.ts';
 import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
- * A local stand-in for HeyGen's API, following the schemas heygen-com/heygen-cli generates from
- * HeyGen's OpenAPI (gen/asset.go, gen/video.go CreateVideoFromImage and Get Video,
- * gen/video-translate.go) and heygen-com/skills-legacy skills/faceswap/SKILL.md: `x-api-key`;
- * answers {data}; errors {error: {code, message}}; v3 mutations honour `Idempotency-Key` (a repeat
- * replays the first answer; one arriving while the first is in flight gets 409
- * request_in_progress). It records what it received and serves real MP4 bytes as results.
+ * A local stand-in for HeyGen's API, held to the contracts in test/contracts/heygen/ (HeyGen's
+ * OpenAPI as heygen-com/heygen-cli's generated gen/*.go carries it, and the face swap workflow of
+ * heygen-com/skills-legacy skills/faceswap/SKILL.md). Every request is checked against its call's
+ * contract and every answer against the documented shapes.
+ *
+ * Refusals are HeyGen's (developers.heygen.com/reference/upload-asset, StandardAPIError): a wrong
+ * or missing `x-api-key` is 401 {error: {code: "authentication_failed", message}}; a request that
+ * breaks its contract is 400 {error: {code: "invalid_parameter", message, param}} naming the field;
+ * an unknown video or translation is 404 {error: {code: "not_found"}}; an unknown workflow execution
+ * answers status "not_found" (the skill's poller reads it so). v3 mutations honour `Idempotency-Key`:
+ * a repeat replays the first answer. An upload's type is the one its bytes show, as HeyGen detects it.
+ * It records what it received and serves real MP4 bytes as results.
  */
 interface Job {
   kind: 'video' | 'translation' | 'workflow';
   polls: number;
   failure?: string;
+  lost?: boolean;
 }
 
-const ASPECTS = ['16:9', '9:16', '4:5', '5:4', '1:1', 'auto'];
-const RESOLUTIONS = ['4k', '1080p', '720p'];
-const KNOWN_LANGUAGES = new Set([...Object.values(HEYGEN_DEFAULT_LANGUAGES), 'Klingon (Qo’noS)']);
+interface Asset {
+  bytes: Buffer;
+  /** The type HeyGen would detect from the bytes. */
+  type: string;
+  filename: string;
+}
 
-export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsUntilDone?: number }) {
-  const assets = new Map<string, { bytes: Buffer; type: string; filename: string }>();
+const contract = (name: string): Contract => loadContract('heygen', name);
+
+/** The language names HeyGen's own documents spell out: the languages contract's examples. */
+export const HEYGEN_DOCUMENTED_LANGUAGES: readonly string[] = (
+  contract('list-translation-languages').responses['200'] as { properties: { data: { properties: { languages: { items: { examples: string[] } } } } } }
+).properties.data.properties.languages.items.examples;
+
+type Handler = (o: { body: any; id?: string; key?: string }) => { status: number; body: unknown } | 'dropped' | Promise<{ status: number; body: unknown }>;
+
+export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsUntilDone?: number; languages?: readonly string[] }) {
+  const assets = new Map<string, Asset>();
   const videoCreates: Array<{ body: Record<string, any>; key: string | undefined }> = [];
   const translationCreates: Array<{ body: Record<string, any>; key: string | undefined }> = [];
   const workflowCreates: Array<{ body: Record<string, any> }> = [];
+  /** Every request the fake refused by its contract, with what was wrong. */
+  const refused: Array<{ call: string; problems: ContractProblem[] }> = [];
   const jobs = new Map<string, Job>();
   const replays = new Map<string, { status: number; body: unknown }>();
   /** How many times each `path key` was answered from its first answer. */
   const replayed = new Map<string, number>();
   const submitFailures: Array<{ status: number; body?: unknown }> = [];
+  /** What GET /v3/video-translations/languages lists; a test may take a name away. */
+  const languages: string[] = [...(opts.languages ?? HEYGEN_DOCUMENTED_LANGUAGES)];
   let dropNextVideoAnswer = false;
   let refuseNextVideo: string | undefined;
+  let refuseNextWorkflow: string | undefined;
+  let loseNextExecution = false;
   let counter = 0;
   let base = '';
 
-  const err = (res: http.ServerResponse, status: number, code: string, message: string) => sendJson(res, status, { error: { code, message } });
+  const error = (status: number, code: string, message: string, param: string | null = null) => ({ status, body: { error: { code, message, param, doc_url: null } } });
+  const done = (job: Job) => job.polls > (opts.pollsUntilDone ?? 1);
+  const submit = (): { status: number; body: unknown } | undefined => {
+    const f = submitFailures.shift();
+    return f && { status: f.status, body: f.body ?? { error: { code: 'unavailable', message: 'Service unavailable', param: null, doc_url: null } } };
+  };
+
+  const routes: Array<{ method: string; path: RegExp; contract: Contract; mutation?: boolean; handle: Handler }> = [
+    {
+      method: 'POST',
+      path: /^\/v3\/assets$/,
+      contract: contract('upload-asset'),
+      mutation: true,
+      handle: ({ body }) => {
+        const id = `ast_${++counter}`;
+        const f = body.file as { filename: string; type: string; bytes: Buffer };
+        assets.set(id, { bytes: f.bytes, type: f.type, filename: f.filename });
+        return { status: 200, body: { data: { asset_id: id, url: `${base}/assets/${id}`, mime_type: f.type, size_bytes: f.bytes.length } } };
+      },
+    },
+    {
+      method: 'POST',
+      path: /^\/v3\/videos$/,
+      contract: contract('create-video'),
+      mutation: true,
+      handle: ({ body, key }) => {
+        const failed = submit();
+        if (failed) return failed;
+        const image = body.image.type === 'asset_id' ? assets.get(body.image.asset_id) : undefined;
+        if (body.image.type === 'asset_id' && !image?.type.startsWith('image/')) return error(400, 'invalid_parameter', 'image asset not found or not an image', 'image');
+        if (body.audio_asset_id !== undefined && !assets.get(body.audio_asset_id)?.type.startsWith('audio/')) return error(400, 'invalid_parameter', 'audio asset not found or not audio', 'audio_asset_id');
+        videoCreates.push({ body, key });
+        const id = `vid_${++counter}`;
+        jobs.set(id, { kind: 'video', polls: 0, ...(refuseNextVideo ? { failure: refuseNextVideo } : {}) });
+        refuseNextVideo = undefined;
+        const reply = { status: 200, body: { data: { video_id: id, status: 'waiting', output_format: 'mp4' } } };
+        if (dropNextVideoAnswer) {
+          // The job exists and its answer is kept for a replay; this answer never arrives.
+          dropNextVideoAnswer = false;
+          if (key) replays.set(`/v3/videos ${key}`, reply);
+          return 'dropped';
+        }
+        return reply;
+      },
+    },
+    {
+      method: 'POST',
+      path: /^\/v3\/video-translations$/,
+      contract: contract('create-video-translation'),
+      mutation: true,
+      handle: ({ body, key }) => {
+        const failed = submit();
+        if (failed) return failed;
+        const unknown = (body.output_languages as string[]).find((l) => !languages.includes(l));
+        if (unknown !== undefined) return error(400, 'invalid_parameter', `language not supported: ${unknown}`, 'output_languages');
+        translationCreates.push({ body, key });
+        const id = `vt_${++counter}`;
+        jobs.set(id, { kind: 'translation', polls: 0 });
+        return { status: 200, body: { data: { video_translation_ids: [id] } } };
+      },
+    },
+    {
+      method: 'POST',
+      path: /^\/v1\/workflows\/executions$/,
+      contract: contract('create-workflow-execution'),
+      handle: ({ body }) => {
+        const failed = submit();
+        if (failed) return failed;
+        workflowCreates.push({ body });
+        const id = `node-gw-${++counter}`;
+        jobs.set(id, { kind: 'workflow', polls: 0, ...(refuseNextWorkflow ? { failure: refuseNextWorkflow } : {}), ...(loseNextExecution ? { lost: true } : {}) });
+        refuseNextWorkflow = undefined;
+        loseNextExecution = false;
+        return { status: 200, body: { data: { execution_id: id, status: 'submitted' } } };
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v3\/videos\/([^/]+)$/,
+      contract: contract('get-video'),
+      handle: ({ id }) => {
+        const job = jobs.get(id!);
+        if (job?.kind !== 'video') return error(404, 'not_found', 'Video not found.');
+        job.polls++;
+        if (!done(job)) return { status: 200, body: { data: { id, status: job.polls === 1 ? 'pending' : 'processing' } } };
+        if (job.failure) return { status: 200, body: { data: { id, status: 'failed', failure_code: 'face_not_detected', failure_message: job.failure } } };
+        return { status: 200, body: { data: { id, status: 'completed', video_url: `${base}/files/${id}.mp4`, duration: 1 } } };
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v3\/video-translations\/languages$/,
+      contract: contract('list-translation-languages'),
+      handle: () => ({ status: 200, body: { data: { languages } } }),
+    },
+    {
+      method: 'GET',
+      path: /^\/v3\/video-translations\/([^/]+)$/,
+      contract: contract('get-video-translation'),
+      handle: ({ id }) => {
+        const job = jobs.get(id!);
+        if (job?.kind !== 'translation') return error(404, 'not_found', 'Video translation not found.');
+        job.polls++;
+        if (!done(job)) return { status: 200, body: { data: { id, status: job.polls === 1 ? 'pending' : 'running' } } };
+        return { status: 200, body: { data: { id, status: 'completed', video_url: `${base}/files/${id}.mp4`, duration: 1 } } };
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v1\/workflows\/executions\/([^/]+)$/,
+      contract: contract('get-workflow-execution'),
+      handle: ({ id }) => {
+        const job = jobs.get(id!);
+        if (job?.kind !== 'workflow' || job.lost) return { status: 200, body: { data: { execution_id: id, status: 'not_found' } } };
+        job.polls++;
+        if (!done(job)) return { status: 200, body: { data: { execution_id: id, status: 'submitted' } } };
+        if (job.failure) return { status: 200, body: { data: { execution_id: id, status: 'failed', error: { message: job.failure } } } };
+        return { status: 200, body: { data: { execution_id: id, status: 'completed', output: { video_url: `${base}/files/${id}.mp4` } } } };
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v3\/users\/me$/,
+      contract: contract('get-current-user'),
+      handle: () => ({
+        status: 200,
+        body: { data: { username: 'adforge-test', email: null, first_name: null, last_name: null, billing_type: 'wallet', wallet: { currency: 'usd', remaining_balance: 42.5, auto_reload: { enabled: false } }, subscription: null, usage_based: null } },
+      }),
+    },
+  ];
+
+  /** The body as the contract describes it: JSON, or the form's parts with each file's detected type. */
+  async function bodyOf(req: http.IncomingMessage, raw: Buffer, c: Contract): Promise<unknown> {
+    if (!c.request.contentType) return undefined;
+    if (c.request.contentType === 'multipart/form-data') {
+      const form = await readForm(req, raw);
+      const fields = await formFields(form);
+      for (const [name, value] of form.entries()) {
+        if (typeof value === 'string') continue;
+        const bytes = Buffer.from(await value.arrayBuffer());
+        // HeyGen reads the type from the bytes, never from the part's header.
+        const detected = (await fileTypeFromBuffer(bytes))?.mime ?? value.type;
+        fields[name] = { ...(fields[name] as object), type: detected, bytes };
+      }
+      return fields;
+    }
+    return JSON.parse(raw.toString('utf8'));
+  }
 
   const server = http.createServer(async (req, res) => {
-    const raw = await readRaw(req);
-    const url = new URL(req.url ?? '/', base);
-    if (servedVideo(req, res, url, opts.video)) return;
-    if (req.headers['x-api-key'] !== opts.key) return err(res, 401, 'unauthorized', 'Invalid API key');
-    const key = typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
-    if (key !== undefined && !/^[A-Za-z0-9_:.-]{1,255}$/.test(key)) return err(res, 400, 'invalid_parameter', 'Idempotency-Key is malformed');
-    const replayKey = key ? `${url.pathname} ${key}` : undefined;
-    if (req.method === 'POST' && replayKey && replays.has(replayKey)) {
-      const r = replays.get(replayKey)!;
-      replayed.set(replayKey, (replayed.get(replayKey) ?? 0) + 1);
-      return sendJson(res, r.status, r.body);
-    }
-    const answer = (status: number, body: unknown) => {
-      if (replayKey) replays.set(replayKey, { status, body });
-      return sendJson(res, status, body);
+    let route: (typeof routes)[number] | undefined;
+    const answer = (status: number, body: unknown, replayKey?: string) => {
+      if (route) checkAnswer(route.contract, status, body);
+      if (replayKey && status < 300) replays.set(replayKey, { status, body });
+      sendJson(res, status, body);
     };
-
-    if (req.method === 'POST' && url.pathname === '/v3/assets') {
-      const form = await readForm(req, raw);
-      const f = form.get('file');
-      if (!f || typeof f === 'string') return err(res, 400, 'invalid_parameter', 'file is required');
-      const id = `ast_${++counter}`;
-      assets.set(id, { bytes: Buffer.from(await f.arrayBuffer()), type: f.type, filename: f.name });
-      return answer(200, { data: { asset_id: id, url: `${base}/assets/${id}`, mime_type: f.type, size_bytes: f.size } });
-    }
-
-    if (req.method === 'POST' && ['/v3/videos', '/v3/video-translations', '/v1/workflows/executions'].includes(url.pathname)) {
-      const failure = submitFailures.shift();
-      if (failure) return sendJson(res, failure.status, failure.body ?? { error: { code: 'unavailable', message: 'Service unavailable' } });
-    }
-
-    if (req.method === 'POST' && url.pathname === '/v3/videos') {
-      const body = JSON.parse(raw.toString('utf8')) as Record<string, any>;
-      if (body.type !== 'image') return err(res, 400, 'invalid_parameter', "type must be 'avatar' or 'image'");
-      const image = body.image;
-      if (!image || (image.type === 'asset_id' ? !assets.has(image.asset_id) : image.type !== 'url' && image.type !== 'base64')) return err(res, 400, 'invalid_parameter', 'image is invalid');
-      const audio = body.audio_asset_id ? assets.has(body.audio_asset_id) : typeof body.audio_url === 'string' || (typeof body.script === 'string' && typeof body.voice_id === 'string');
-      if (!audio) return err(res, 400, 'invalid_parameter', 'audio_asset_id, audio_url or script with voice_id is required');
-      if (body.aspect_ratio !== undefined && !ASPECTS.includes(body.aspect_ratio)) return err(res, 400, 'invalid_parameter', 'aspect_ratio is invalid');
-      if (body.resolution !== undefined && !RESOLUTIONS.includes(body.resolution)) return err(res, 400, 'invalid_parameter', 'resolution is invalid');
-      videoCreates.push({ body, key });
-      const id = `vid_${++counter}`;
-      jobs.set(id, { kind: 'video', polls: 0, ...(refuseNextVideo ? { failure: refuseNextVideo } : {}) });
-      refuseNextVideo = undefined;
-      const reply = { data: { video_id: id, status: 'waiting', output_format: 'mp4' } };
-      if (replayKey) replays.set(replayKey, { status: 200, body: reply });
-      if (dropNextVideoAnswer) {
-        // The job exists; the answer never arrives (a connection cut after the request was read).
-        dropNextVideoAnswer = false;
-        return req.socket.destroy();
+    try {
+      const raw = await readRaw(req);
+      const url = new URL(req.url ?? '/', base);
+      if (servedVideo(req, res, url, opts.video)) return;
+      route = routes.find((r) => r.method === req.method && r.path.test(url.pathname));
+      if (!route) return sendJson(res, 404, { error: { code: 'not_found', message: 'Not found', param: null, doc_url: null } });
+      if (req.headers['x-api-key'] !== opts.key) {
+        const e = error(401, 'authentication_failed', 'Invalid or expired API key. Verify your x-api-key header.');
+        return answer(e.status, e.body);
       }
-      return sendJson(res, 200, reply);
-    }
-
-    if (req.method === 'POST' && url.pathname === '/v3/video-translations') {
-      const body = JSON.parse(raw.toString('utf8')) as Record<string, any>;
-      if (body.video?.type !== 'url' || typeof body.video.url !== 'string') return err(res, 400, 'invalid_parameter', 'video is required');
-      if (!Array.isArray(body.output_languages) || !body.output_languages.every((l: unknown) => KNOWN_LANGUAGES.has(String(l)))) return err(res, 400, 'invalid_parameter', 'output_languages holds an unsupported language');
-      if (body.mode !== undefined && !['speed', 'precision'].includes(body.mode)) return err(res, 400, 'invalid_parameter', 'mode is invalid');
-      translationCreates.push({ body, key });
-      const id = `vt_${++counter}`;
-      jobs.set(id, { kind: 'translation', polls: 0 });
-      return answer(200, { data: { video_translation_ids: [id] } });
-    }
-
-    if (req.method === 'POST' && url.pathname === '/v1/workflows/executions') {
-      const body = JSON.parse(raw.toString('utf8')) as Record<string, any>;
-      if (body.workflow_type !== 'FaceswapNode' || typeof body.input?.source_image_url !== 'string' || typeof body.input?.target_video_url !== 'string') {
-        return err(res, 400, 'invalid_parameter', 'workflow_type FaceswapNode with input.source_image_url and input.target_video_url is required');
+      let body: unknown;
+      try {
+        body = await bodyOf(req, raw, route.contract);
+      } catch {
+        const e = error(400, 'invalid_parameter', 'The request body could not be read');
+        return answer(e.status, e.body);
       }
-      workflowCreates.push({ body });
-      const id = `node-gw-${++counter}`;
-      jobs.set(id, { kind: 'workflow', polls: 0 });
-      return sendJson(res, 200, { data: { execution_id: id, status: 'submitted' } });
-    }
-
-    const poll = /^\/(v3\/videos|v3\/video-translations|v1\/workflows\/executions)\/([\w-]+)$/.exec(url.pathname);
-    if (req.method === 'GET' && poll) {
-      const job = jobs.get(poll[2]!);
-      if (!job) return err(res, 404, 'not_found', 'Not found');
-      job.polls++;
-      const done = job.polls > (opts.pollsUntilDone ?? 1);
-      const id = poll[2]!;
-      const videoUrl = `${base}/files/${id}.mp4`;
-      if (job.kind === 'workflow') {
-        return sendJson(res, 200, { data: { execution_id: id, status: done ? 'completed' : 'processing', ...(done ? { output: { video_url: videoUrl } } : {}) } });
+      // The contract sees a file part as {filename, type, size}; the handler also gets its bytes.
+      const seen = route.contract.request.contentType === 'multipart/form-data' ? Object.fromEntries(Object.entries(body as Record<string, any>).map(([k, v]) => [k, typeof v === 'object' ? { filename: v.filename, type: v.type, size: v.size } : v])) : body;
+      const problems = requestProblems(route.contract, { headers: req.headers, body: seen });
+      if (problems.length) {
+        refused.push({ call: route.contract.call, problems });
+        const e = error(400, 'invalid_parameter', problems.map((p) => p.message).join('; '), problems[0]!.path.join('.') || null);
+        return answer(e.status, e.body);
       }
-      const waiting = job.kind === 'translation' ? 'running' : 'processing';
-      if (!done) return sendJson(res, 200, { data: { id, status: job.polls === 1 ? 'pending' : waiting } });
-      if (job.failure) return sendJson(res, 200, { data: { id, status: 'failed', failure_code: 'face_not_detected', failure_message: job.failure } });
-      return sendJson(res, 200, { data: { id, status: 'completed', video_url: videoUrl, duration: 1 } });
+      const key = route.mutation && typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
+      const replayKey = key ? `${url.pathname} ${key}` : undefined;
+      if (replayKey && replays.has(replayKey)) {
+        const r = replays.get(replayKey)!;
+        replayed.set(replayKey, (replayed.get(replayKey) ?? 0) + 1);
+        return answer(r.status, r.body);
+      }
+      const id = route.path.exec(url.pathname)?.[1];
+      const out = await route.handle({ body, ...(id !== undefined ? { id: decodeURIComponent(id) } : {}), ...(key ? { key } : {}) });
+      // A connection cut after the request was read: the job exists, its answer never arrives.
+      if (out === 'dropped') return req.socket.destroy();
+      return answer(out.status, out.body, replayKey);
+    } catch (e) {
+      if (!res.headersSent) sendJson(res, 500, { error: { code: 'fake_broke', message: String(e), param: null, doc_url: null } });
+      throw e;
     }
-    return err(res, 404, 'not_found', 'Not found');
   });
   base = await listenOnLoopback(server);
   return {
@@ -139,11 +266,15 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
     videoCreates,
     translationCreates,
     workflowCreates,
+    refused,
     jobs,
     replayed,
+    languages,
     failNextSubmit: (f: { status: number; body?: unknown }) => submitFailures.push(f),
     dropNextVideoAnswer: () => (dropNextVideoAnswer = true),
     refuseNextVideo: (message: string) => (refuseNextVideo = message),
+    refuseNextWorkflow: (message: string) => (refuseNextWorkflow = message),
+    loseNextExecution: () => (loseNextExecution = true),
     close: () => closeServer(server),
   };
 }
