@@ -4,17 +4,37 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
-import { closeServer, listenOnLoopback } from './http-fake.ts';
+import { checkAnswer, loadContract, requestProblems, type Contract } from './contract.ts';
+import { closeServer, listenOnLoopback, readBody } from './http-fake.ts';
 
 /**
- * A local stand-in for the Ad Library source (contract: src/adapters/ad-library-source/meta-fields.ts): the
- * company-ads list with cursor paging and x-api-key auth, plus the media its records link to.
- * Behaviour is switched per test through `control`; every request is recorded in `requests`.
+ * A local stand-in for the Ad Library source, ScrapeCreators (contracts:
+ * test/contracts/scrapecreators/): the company-ads list with cursor paging, by GET (parameters in
+ * the query) or by POST (the same parameters as a JSON body, the way ScrapeCreators documents for a
+ * cursor grown too large for a GET), x-api-key auth, the free credit-balance read, and the media
+ * its records link to. Behaviour is switched per test through `control`; every request is recorded.
+ *
+ * Every request is held to its contract; a broken one is refused the way ScrapeCreators refuses a
+ * bad parameter: 400 with its error body `{success: false, error, errorStatus, message}` (the
+ * shape of apis.js errorResponseExamples; a parameter out of range is a 400 in apis.js, LinkedIn
+ * Search Posts' cursor), the message naming the field. Every JSON answer is checked against the
+ * contract (checkAnswer).
+ *
+ * A GET whose request line is longer than `control.maxGetTarget` is refused before it reaches the
+ * API, as the server in front of it would: 414 URI Too Long with an HTML page (RFC 9110
+ * 15.5.15; nginx's default request-line buffer is 8 KiB). ScrapeCreators publishes no number for
+ * "too large", so the fake's limit is a setting and the adapter's own limit sits well below it.
  */
 
 export interface FakeRequest {
+  method: string;
   path: string;
+  /** The URL's query parameters (a POST's parameters are in `body`). */
   query: Record<string, string>;
+  /** A POST's JSON body; undefined for a GET. */
+  body: unknown;
+  /** The call's parameters, from the query of a GET or the JSON body of a POST. */
+  params: Record<string, unknown>;
   apiKey: string | undefined;
   /** Index of the result page the cursor asked for; undefined for media and unknown cursors. */
   page: number | undefined;
@@ -23,7 +43,7 @@ export interface FakeRequest {
 
 /** `onPage` limits a behaviour to one result page (0-based); without it every ads request counts. */
 export interface FakeControl {
-  /** The key requests must carry; null accepts any (or none). */
+  /** The key requests must carry; null accepts any (or none): a self-hosted source needing no key. */
   token: string | null;
   /** Answer 429 this many times, with this Retry-After header when given. */
   throttle: { times: number; retryAfter?: string; onPage?: number };
@@ -37,10 +57,19 @@ export interface FakeControl {
   htmlAnswer: boolean;
   /** Result pages per known page id; anything else answers 404. */
   pages: Map<string, unknown[][]>;
+  /** Characters added to every cursor handed out: a cursor grown by long pagination. */
+  cursorPadding: number;
+  /** The longest GET request line (path and query) let through; a longer one is answered 414. */
+  maxGetTarget: number;
+  /** What the credit-balance read answers. */
+  credits: number;
 }
 
 export const FIXTURE_PAGE_ID = '1234567890';
 export const ADS_ROUTE = '/v1/facebook/adLibrary/company/ads';
+export const CREDIT_BALANCE_ROUTE = '/v1/account/credit-balance';
+/** The request line the fake lets a GET have by default: nginx's default 8 KiB buffer. */
+export const DEFAULT_MAX_GET_TARGET = 8 * 1024;
 
 const fixtureFile = new URL('../fixtures/meta-ad-library/acme-ads.json', import.meta.url);
 let media: Promise<{ png: Buffer; mp4: Buffer }> | undefined;
@@ -61,12 +90,23 @@ export function mediaBytes(): Promise<{ png: Buffer; mp4: Buffer }> {
   return media;
 }
 
-export const cursorFor = (page: number) => Buffer.from(`acme-page:${page}`).toString('base64url');
-const pageOf = (cursor: string | undefined): number | undefined => {
-  if (!cursor) return 0;
-  const m = /^acme-page:(\d+)$/.exec(Buffer.from(cursor, 'base64url').toString());
+/** The cursor of a result page; `padding` characters make it as long as a late page's real cursor. */
+export const cursorFor = (page: number, padding = 0) => Buffer.from(`acme-page:${page}${padding > 0 ? `:${'x'.repeat(padding)}` : ''}`).toString('base64url');
+const pageOf = (cursor: unknown): number | undefined => {
+  if (cursor === undefined) return 0;
+  if (typeof cursor !== 'string') return undefined;
+  const m = /^acme-page:(\d+)(:x*)?$/.exec(Buffer.from(cursor, 'base64url').toString());
   return m ? Number(m[1]) : undefined;
 };
+
+const contracts = {
+  get: loadContract('scrapecreators', 'company-ads'),
+  post: loadContract('scrapecreators', 'company-ads-post'),
+  balance: loadContract('scrapecreators', 'credit-balance'),
+};
+
+type Answer = { status: number; body: unknown; headers?: Record<string, string> };
+const refusal = (status: number, error: string, message: string): Answer => ({ status, body: { success: false, error, errorStatus: status, message } });
 
 export async function startMetaAdLibraryFake(opts: { token?: string | null } = {}) {
   const { png, mp4 } = await mediaBytes();
@@ -79,60 +119,105 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
     repeatCursor: false,
     htmlAnswer: false,
     pages: new Map([[fixture.pageId, fixture.pages]]),
+    cursorPadding: 0,
+    maxGetTarget: DEFAULT_MAX_GET_TARGET,
+    credits: 4_200,
   };
   const requests: FakeRequest[] = [];
   let base = '';
 
   const applies = (rule: { onPage?: number }, page: number | undefined) => rule.onPage === undefined || rule.onPage === page;
 
-  function answerAds(url: URL, req: http.IncomingMessage): { status: number; body: unknown; headers?: Record<string, string> } {
-    const page = pageOf(url.searchParams.get('cursor') ?? undefined);
+  /** The key check, then the contract's; undefined when the request may be answered. */
+  function refused(contract: Contract, req: http.IncomingMessage, parts: { query: Record<string, string>; body?: unknown }): Answer | undefined {
     const key = req.headers['x-api-key'];
     if (control.token !== null && key !== control.token) {
       // Echoes the key it got, as some servers do: the adapter must not pass it on to users.
-      return { status: 401, body: { success: false, error: 'unauthorized', message: `Invalid API key ${String(key ?? '')}`.trim() } };
+      return refusal(401, 'unauthorized', `Invalid API key ${String(key ?? '')}`.trim());
     }
+    // A source that needs no key (token null) is held to everything but the key header.
+    const headers = control.token === null ? { ...req.headers, 'x-api-key': 'none needed' } : req.headers;
+    const problems = requestProblems(contract, { headers, query: parts.query, ...(contract.request.body ? { body: parts.body } : {}) });
+    if (problems.length > 0) return refusal(400, 'bad_request', problems.map((p) => p.message).join('; '));
+    return undefined;
+  }
+
+  function answerAds(params: Record<string, unknown>): Answer {
+    const page = pageOf(params.cursor);
     const { throttle, fail } = control;
     if (throttle.times > 0 && applies(throttle, page)) {
       throttle.times -= 1;
       const headers: Record<string, string> = throttle.retryAfter ? { 'retry-after': throttle.retryAfter } : {};
-      return { status: 429, body: { success: false, error: 'rate_limited', message: 'Too many requests' }, headers };
+      return { ...refusal(429, 'rate_limited', 'Too many requests'), headers };
     }
     if ((fail.times === 'always' || fail.times > 0) && applies(fail, page)) {
       if (fail.times !== 'always') fail.times -= 1;
-      return { status: fail.status ?? 500, body: { success: false, error: 'scrape_failed', message: 'upstream failed' } };
+      return refusal(fail.status ?? 500, 'scrape_failed', 'upstream failed');
     }
-    const pages = control.pages.get(url.searchParams.get('pageId') ?? '');
-    if (!pages) return { status: 404, body: { success: false, error: 'not_found', message: 'Company not found' } };
-    if (page === undefined || (page > 0 && page >= pages.length)) {
-      return { status: 400, body: { success: false, error: 'bad_request', message: 'invalid cursor' } };
-    }
+    const pages = control.pages.get(typeof params.pageId === 'string' ? params.pageId : '');
+    if (!pages) return refusal(404, 'not_found', 'Company not found');
+    if (page === undefined || (page > 0 && page >= pages.length)) return refusal(400, 'bad_request', 'invalid cursor');
     const next = control.repeatCursor ? page : page + 1;
     const results = JSON.parse(JSON.stringify(pages[page] ?? []).replaceAll('{{BASE}}', base)) as unknown[];
-    return { status: 200, body: { success: true, results, cursor: next < pages.length ? cursorFor(next) : null } };
+    return { status: 200, body: { success: true, results, cursor: next < pages.length ? cursorFor(next, control.cursorPadding) : null } };
   }
 
   const server = http.createServer((req, res) => {
+    // An answer outside the contract fails the test (an unhandled rejection) and the request alike.
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(String(e));
+      throw e;
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://fake');
+    const query = Object.fromEntries(url.searchParams);
+    const raw = await readBody(req);
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = raw;
+      }
+    }
+    const params: Record<string, unknown> = req.method === 'POST' ? (typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {}) : query;
     const record = (status: number, page?: number) =>
-      requests.push({
-        path: url.pathname,
-        query: Object.fromEntries(url.searchParams),
-        apiKey: [req.headers['x-api-key']].flat()[0],
-        page,
-        status,
-      });
+      requests.push({ method: req.method ?? '', path: url.pathname, query, body, params, apiKey: [req.headers['x-api-key']].flat()[0], page, status });
+    const sendJson = (contract: Contract, a: Answer, page?: number) => {
+      checkAnswer(contract, a.status, a.body);
+      record(a.status, page);
+      const send = () => {
+        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
+        res.end(JSON.stringify(a.body));
+      };
+      if (control.delayMs > 0 && contract !== contracts.balance) setTimeout(send, control.delayMs).unref();
+      else send();
+    };
+
     const mediaMatch = /^\/media\/[\w-]+\.(png|mp4)$/.exec(url.pathname);
-    if (mediaMatch) {
+    if (mediaMatch && req.method === 'GET') {
       const bytes = mediaMatch[1] === 'png' ? png : mp4;
       record(200);
       res.writeHead(200, { 'content-type': mediaMatch[1] === 'png' ? 'image/png' : 'video/mp4', 'content-length': bytes.length });
       res.end(bytes);
       return;
     }
-    if (url.pathname !== ADS_ROUTE) {
+    if (url.pathname === CREDIT_BALANCE_ROUTE && req.method === 'GET') {
+      sendJson(contracts.balance, refused(contracts.balance, req, { query }) ?? { status: 200, body: { creditCount: control.credits } });
+      return;
+    }
+    if (url.pathname !== ADS_ROUTE || (req.method !== 'GET' && req.method !== 'POST')) {
       record(404);
       res.writeHead(404, { 'content-type': 'application/json' }).end('{"success":false,"error":"not_found"}');
+      return;
+    }
+    if (req.method === 'GET' && (req.url ?? '').length > control.maxGetTarget) {
+      const page = '<html><head><title>414 Request-URI Too Large</title></head><body><center><h1>414 Request-URI Too Large</h1></center></body></html>';
+      checkAnswer(contracts.get, 414, page);
+      record(414);
+      res.writeHead(414, { 'content-type': 'text/html' }).end(page);
       return;
     }
     if (control.htmlAnswer) {
@@ -140,15 +225,10 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Welcome to nginx!</body></html>');
       return;
     }
-    const answer = answerAds(url, req);
-    record(answer.status, pageOf(url.searchParams.get('cursor') ?? undefined));
-    const send = () => {
-      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      res.end(JSON.stringify(answer.body));
-    };
-    if (control.delayMs > 0) setTimeout(send, control.delayMs).unref();
-    else send();
-  });
+    const contract = req.method === 'POST' ? contracts.post : contracts.get;
+    const answer = refused(contract, req, { query, body }) ?? answerAds(params);
+    sendJson(contract, answer, pageOf(params.cursor));
+  }
   base = await listenOnLoopback(server);
   const port = Number(new URL(base).port);
 

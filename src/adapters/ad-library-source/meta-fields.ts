@@ -3,10 +3,14 @@
  *
  * Format implemented: the public Meta Ad Library's own ad record (the JSON behind
  * facebook.com/ads/library: `ad_archive_id`, `is_active`, `start_date`, `snapshot.*`), as the
- * ScrapeCreators Facebook Ad Library API passes it through:
+ * ScrapeCreators Facebook Ad Library API passes it through (its contract, with sources:
+ * test/contracts/scrapecreators/):
  *   GET {base}/v1/facebook/adLibrary/company/ads?pageId=&status=ALL&country=ALL&cursor=
  *   header x-api-key -> { results: AdRecord[], cursor: string | null }; 401 bad key, 402 no credits,
  *   404 unknown page, 429 rate limited. https://docs.scrapecreators.com/v1/facebook/adlibrary/company/ads/
+ *   A cursor too long for a GET goes by POST to the same path, the same parameters as a JSON body
+ *   (see MAX_GET_TARGET). The key is checked for free by GET {base}/v1/account/credit-balance
+ *   -> { creditCount }.
  * The record's fields (incl. `aaa_info.eu_total_reach` on the ad-detail answer):
  *   https://docs.scrapecreators.com/v1/facebook/adlibrary/ad/
  * Why not Meta's Graph API `ads_archive` (https://developers.facebook.com/docs/graph-api/reference/ads_archive/):
@@ -35,7 +39,30 @@
 import type { SourceAd, SourceBrand, SourceMedia } from '../../domain/ad-source.ts';
 
 export const ADS_PATH = 'v1/facebook/adLibrary/company/ads';
+export const CREDIT_BALANCE_PATH = 'v1/account/credit-balance';
 export const TOKEN_HEADER = 'x-api-key';
+
+/**
+ * The longest request line (path and query) sent by GET; a longer one goes by POST. ScrapeCreators
+ * (scrapecreators-cli api-config/apis.js, Company Ads): "Use GET for normal requests. If the cursor
+ * becomes too large after extensive pagination, use POST and send the same parameters in the JSON
+ * body." It names no length, so this one is ours: about 2 KB, the smallest limit in common use
+ * (old browsers, some proxies; nginx allows 8 KiB by default, Cloudflare 16 KB), far above a
+ * first page's cursor (~70 characters). A 414 to a shorter GET lowers it (meta-source.ts).
+ */
+export const MAX_GET_TARGET = 2_000;
+
+/** One page's request: by GET with the parameters in the query, or by POST with them as JSON. */
+export type AdsRequest = { method: 'GET'; url: URL; target: number } | { method: 'POST'; url: URL; target: number; body: string };
+
+export function adsRequest(base: URL, pageId: string, cursor: string | null, maxGetTarget = MAX_GET_TARGET): AdsRequest {
+  const params = adsQuery(pageId, cursor);
+  const get = new URL(ADS_PATH, base);
+  for (const [k, v] of Object.entries(params)) get.searchParams.set(k, v);
+  const target = get.pathname.length + get.search.length;
+  if (target <= maxGetTarget) return { method: 'GET', url: get, target };
+  return { method: 'POST', url: new URL(ADS_PATH, base), target, body: JSON.stringify(params) };
+}
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : {});

@@ -3,7 +3,7 @@ import { request, type Dispatcher } from 'undici';
 import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
-import { ADS_PATH, TOKEN_HEADER, adsQuery, mapAd, mapBrand, readAdsPage, sourceMessage } from './meta-fields.ts';
+import { MAX_GET_TARGET, TOKEN_HEADER, adsRequest, mapAd, mapBrand, readAdsPage, sourceMessage, type AdsRequest } from './meta-fields.ts';
 import { AdSourceError, type AdSource, type SourceAd } from '../../domain/ad-source.ts';
 
 export interface MetaAdSourceOptions {
@@ -25,7 +25,7 @@ export interface MetaAdSourceOptions {
 }
 
 type Page = { records: Record<string, unknown>[]; cursor: string | null };
-type Outcome = { ok: Page } | { throttled: number | null } | { retry: string; status?: number };
+type Outcome = { ok: Page } | { throttled: number | null } | { retry: string; status?: number } | { tooLong: true };
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const SOURCE = 'the Ad Library source';
@@ -46,12 +46,20 @@ export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
     return said ? `: ${said}` : '';
   };
   const backoff = (n: number) => Math.min(backoffMs * 2 ** (n - 1), maxWaitMs);
+  // The longest request line sent by GET; lowered when the source's server refuses a shorter one (414).
+  let maxGetTarget = MAX_GET_TARGET;
 
-  async function attempt(url: URL, pageId: string, signal: AbortSignal, dispatcher: Dispatcher): Promise<Outcome> {
+  async function attempt(req: AdsRequest, pageId: string, signal: AbortSignal, dispatcher: Dispatcher): Promise<Outcome> {
     const timeout = AbortSignal.timeout(timeoutMs);
     let status: number, body: unknown, retryAfter: string | undefined;
     try {
-      const res = await request(url, { method: 'GET', headers, dispatcher, signal: AbortSignal.any([signal, timeout]) });
+      const res = await request(req.url, {
+        method: req.method,
+        headers: req.method === 'POST' ? { ...headers, 'content-type': 'application/json' } : headers,
+        ...(req.method === 'POST' ? { body: req.body } : {}),
+        dispatcher,
+        signal: AbortSignal.any([signal, timeout]),
+      });
       status = res.statusCode;
       retryAfter = [res.headers['retry-after']].flat()[0];
       body = parseJson(await readAtMost(res.body, MAX_BODY_BYTES, () => new AdSourceError('failed', `${SOURCE} answered with more than ${MAX_BODY_BYTES / 1024 / 1024} MB`)));
@@ -67,6 +75,8 @@ export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
       throw new AdSourceError('failed', `${SOURCE} answered in an unexpected format (no list of ads)${quote(body)}`, { status });
     }
     if (status === 429) return { throttled: retryAfterMs(retryAfter) };
+    // 414 URI Too Long: refused before anything was read or charged; the same parameters go by POST.
+    if (status === 414 && req.method === 'GET') return { tooLong: true };
     if (status === 401 || status === 403) {
       const why = token ? 'refused the access token' : 'requires an access token, and none is configured';
       throw new AdSourceError('unauthorized', `${SOURCE} ${why} (HTTP ${status}${quote(body)})`, { status });
@@ -79,14 +89,18 @@ export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
   /** One page of results; throttling and passing failures are waited out here, so reading resumes where it was. */
   async function fetchPage(pageId: string, cursor: string | null, signal: AbortSignal): Promise<Page> {
     if (!/^\d+$/.test(pageId)) throw new AdSourceError('not_found', `page id must be numeric, got "${pageId.slice(0, 40)}"`);
-    const url = new URL(ADS_PATH, base);
-    for (const [k, v] of Object.entries(adsQuery(pageId, cursor))) url.searchParams.set(k, v);
+    let req = adsRequest(base, pageId, cursor, maxGetTarget);
     const agent = createSafeDispatcher({ allowPrivate: opts.allowPrivate ?? false, connectTimeoutMs: Math.min(timeoutMs, 10_000) });
     try {
       for (let failures = 0, throttles = 0; ; ) {
         signal.throwIfAborted();
-        const outcome = await attempt(url, pageId, signal, agent);
+        const outcome = await attempt(req, pageId, signal, agent);
         if ('ok' in outcome) return outcome.ok;
+        if ('tooLong' in outcome) {
+          maxGetTarget = Math.min(maxGetTarget, req.target - 1);
+          req = adsRequest(base, pageId, cursor, maxGetTarget);
+          continue;
+        }
         if ('throttled' in outcome) {
           throttles += 1;
           const wait = outcome.throttled ?? backoff(throttles);
