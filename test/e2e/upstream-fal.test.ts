@@ -155,6 +155,21 @@ describe('ai-video on fal (Veo 3.1)', () => {
     expect(await used()).toBe(before);
   });
 
+  it('a 408 or 409 to a submit (fal may have queued it; its client resends only 429, 502, 503, 504) is not sent again: failed and refunded', async () => {
+    for (const status of [408, 409]) {
+      const before = await used();
+      const refusedBefore = fal.refusedSubmits.length;
+      fal.failNextSubmit({ status, body: { detail: status === 408 ? 'Request timeout' : 'Conflict' } });
+      const res = await create({ model: 'veo-3.1', prompt: `after a ${status}`, aspect_ratio: '16:9', duration: 4 });
+      const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+      expect(g.status).toBe('failed');
+      expect(g.error).toBe('fal did not confirm the job; it was not sent again so that it is never paid twice');
+      expect(fal.refusedSubmits.length).toBe(refusedBefore + 1);
+      expect(submitsFor(`after a ${status}`)).toHaveLength(0);
+      expect(await used()).toBe(before);
+    }
+  });
+
   it("a content-policy refusal fails the generation with fal's message and refunds it", async () => {
     const before = await used();
     const res = await create({ model: 'veo-3.1', prompt: 'something forbidden', aspect_ratio: '16:9', duration: 4 });

@@ -24,11 +24,14 @@ function httpFailure(o: {
   safeToResend?: ReadonlySet<number>;
   /** A provider that refuses a key with another status (Google: 400 API_KEY_INVALID) says so here. */
   keyRefused?: boolean;
+  /** 4xx statuses that, to a submit, do not prove nothing was created (a timeout, a conflict): its outcome is unknown. */
+  unknownOutcome?: ReadonlySet<number>;
 }): UpstreamError {
   const { provider, status } = o;
   if (status === 401 || status === 403 || o.keyRefused) return new UpstreamError('auth', `${provider} refused the service credentials`);
   if (status === 429) return new UpstreamError('rate_limited', `${provider} is rate limiting`, { retryAfterMs: retryAfterMs(o.retryAfter) ?? undefined });
   if (o.safeToResend?.has(status)) return new UpstreamError('transient', `${provider} answered ${status}`);
+  if (o.submit && o.unknownOutcome?.has(status)) return new UpstreamError('unsent_unknown', `${provider} answered ${status} to the submit`);
   if (status >= 500) return new UpstreamError(o.submit ? 'unsent_unknown' : 'transient', `${provider} answered ${status}${o.submit ? ' to the submit' : ''}`);
   return new UpstreamError('refused', `${provider} refused the request: ${o.message ?? `it answered ${status}`}`);
 }
@@ -60,6 +63,7 @@ interface ProviderCall {
   /** The provider's error text in its error JSON. */
   message: (json: unknown) => string | undefined;
   safeToResend?: ReadonlySet<number>;
+  unknownOutcome?: ReadonlySet<number>;
   keyRefused?: (status: number, json: unknown) => boolean;
 }
 
@@ -116,6 +120,7 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<Provider
     message: c.message(json),
     submit: Boolean(c.submit),
     ...(c.safeToResend ? { safeToResend: c.safeToResend } : {}),
+    ...(c.unknownOutcome ? { unknownOutcome: c.unknownOutcome } : {}),
     ...(c.keyRefused?.(res.statusCode, json) ? { keyRefused: true } : {}),
   });
 }
@@ -166,6 +171,8 @@ export interface ProviderClientOptions {
   maxBinaryBytes?: number;
   message: (json: unknown) => string | undefined;
   safeToResend?: ReadonlySet<number>;
+  /** 4xx statuses that leave a submit's outcome unknown (a timeout, a conflict): see httpFailure. */
+  unknownOutcome?: ReadonlySet<number>;
   /** The key was refused, told by an answer other than 401/403 (Google answers a bad key 400 API_KEY_INVALID). */
   keyRefused?: (status: number, json: unknown) => boolean;
 }
@@ -203,6 +210,7 @@ export function createProviderClient(o: ProviderClientOptions): {
       maxBytes: x.binary ? (o.maxBinaryBytes ?? o.maxBytes) : o.maxBytes,
       message: o.message,
       ...(o.safeToResend ? { safeToResend: o.safeToResend } : {}),
+      ...(o.unknownOutcome ? { unknownOutcome: o.unknownOutcome } : {}),
       ...(o.keyRefused ? { keyRefused: o.keyRefused } : {}),
       ...(x.submit ? { submit: true } : {}),
       ...(x.binary ? { binary: true } : {}),

@@ -26,8 +26,12 @@ export interface FalOptions {
 }
 
 const MAX_JSON_BYTES = 1024 * 1024;
-// The codes fal's own client retries a submit on (retry.ts): the queue answered, nothing was queued.
-const SUBMIT_RETRYABLE = new Set([408, 409, 429, 502, 503, 504]);
+// The codes fal's own client resends a submit on (fal-js libs/client/src/retry.ts
+// DEFAULT_RETRYABLE_STATUS_CODES, used by queue.ts QUEUE_RETRY_CONFIG): nothing was queued.
+const SUBMIT_RETRYABLE = new Set([429, 502, 503, 504]);
+// A timeout or a conflict answered to a submit proves nothing: fal may hold the job (and bill it).
+// Not sent again; the generation fails and is refunded, as after a 5xx.
+const SUBMIT_UNKNOWN = new Set([408, 409]);
 
 export function createFalEngine(opts: FalOptions): UpstreamEngine {
   const base = new URL(opts.queueUrl.replace(/\/+$/, '') + '/');
@@ -39,6 +43,7 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
     maxBytes: MAX_JSON_BYTES,
     message: falMessage,
     safeToResend: SUBMIT_RETRYABLE,
+    unknownOutcome: SUBMIT_UNKNOWN,
   });
 
   /** URLs the queue hands back are used only on the queue's own origin: the key never goes elsewhere. */
