@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileTypeFromBuffer } from 'file-type';
 import { createMetaAdSource, type MetaAdSourceOptions } from '../../src/adapters/ad-library-source/meta-source.ts';
+import { createMetaAdSourceProbe, type MetaAdSourceProbeOptions } from '../../src/adapters/ad-library-source/meta-probe.ts';
 import { AdSourceError, type AdSource, type SourceAd } from '../../src/domain/ad-source.ts';
 import { download } from '../../src/adapters/net/download.ts';
 import { freePort } from '../support/net.ts';
@@ -411,5 +412,31 @@ describe('meta ad source: throttling and failures', () => {
     });
     await expect(readAll(src, FIXTURE_PAGE_ID, controller.signal)).rejects.toThrow('job cancelled');
     expect(fake.adsRequests()).toHaveLength(1);
+  });
+});
+
+describe('meta ad source: the free check (adforge providers check)', () => {
+  const probe = (over: Partial<MetaAdSourceProbeOptions> = {}) => createMetaAdSourceProbe({ baseUrl: fake.baseUrl, accessToken: TOKEN, allowPrivate: true, ...over });
+
+  it('ok: the key is accepted, with the credits left, read from the credit balance', async () => {
+    fake.control.credits = 1234;
+    expect(await probe().check([], AbortSignal.timeout(5_000))).toEqual([{ target: 'key', outcome: 'ok', detail: 'the key is accepted; 1234 credits left' }]);
+    expect(fake.requests.map((r) => [r.method, r.path, r.apiKey, r.status])).toEqual([['GET', '/v1/account/credit-balance', TOKEN, 200]]);
+  });
+
+  it('key_refused: a wrong key, in the source words, the key never repeated', async () => {
+    const [key] = await probe({ accessToken: 'wrong-key-123' }).check([], AbortSignal.timeout(5_000));
+    expect(key).toEqual({ target: 'key', outcome: 'key_refused', detail: 'the source refused the key (HTTP 401: Invalid API key [redacted])' });
+  });
+
+  it('no credits left: failed, saying every scrape would be refused', async () => {
+    fake.control.credits = 0;
+    const [key] = await probe().check([], AbortSignal.timeout(5_000));
+    expect(key).toMatchObject({ target: 'key', outcome: 'failed', detail: expect.stringMatching(/accepted, but it has 0 credits left/) });
+  });
+
+  it('unreachable: nothing listens at the base URL', async () => {
+    const [key] = await probe({ baseUrl: `http://127.0.0.1:${await freePort()}` }).check([], AbortSignal.timeout(5_000));
+    expect(key).toMatchObject({ target: 'key', outcome: 'unreachable' });
   });
 });
