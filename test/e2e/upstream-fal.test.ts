@@ -112,7 +112,8 @@ describe('ai-video on fal (Veo 3.1)', () => {
     expect(submitsFor('kling square')[0]).toEqual(expect.objectContaining({ endpoint: 'fal-ai/kling-video/v2.6/pro/text-to-video', input: { prompt: 'kling square', aspect_ratio: '1:1', duration: '10', generate_audio: true } }));
     const ref = await create({ model: 'kling-2.6', prompt: 'kling from a picture', aspect_ratio: '9:16', duration: 5, reference_image_url: 'https://example.com/k.png' });
     expect((await waitForGeneration(svc, t.key, ref.body.generation_id)).status).toBe('completed');
-    expect(submitsFor('kling from a picture')[0]).toMatchObject({ endpoint: 'fal-ai/kling-video/v2.6/pro/image-to-video', input: { image_url: 'https://example.com/k.png', duration: '5' } });
+    expect(submitsFor('kling from a picture')[0]).toMatchObject({ endpoint: 'fal-ai/kling-video/v2.6/pro/image-to-video', input: { start_image_url: 'https://example.com/k.png', duration: '5' } });
+    expect(submitsFor('kling from a picture')[0]!.input).not.toHaveProperty('image_url');
     const wide = await create({ model: 'kling-2.6', prompt: 'kling 4:3', aspect_ratio: '4:3', duration: 5 });
     expect(wide.status).toBe(400);
     expect(wide.body.error.message).toBe('aspect_ratio: kling-2.6 on fal makes 16:9, 9:16, 1:1 videos, not 4:3');

@@ -205,7 +205,11 @@ function schemaProblem(endpoint: string, input: Record<string, unknown>): { fiel
   if (!str('prompt') && !kling) return { field: 'prompt', msg: 'Field required' };
   if (endpoint.endsWith('first-last-frame-to-video')) {
     if (!str('first_frame_url') || !str('last_frame_url')) return { field: 'first_frame_url', msg: 'Field required' };
-  } else if (endpoint.includes('image-to-video') && !str('image_url')) return { field: 'image_url', msg: 'Field required' };
+  } else if (endpoint.includes('image-to-video')) {
+    // Kling 2.6 Pro names its picture start_image_url; the other image-to-video endpoints image_url.
+    const picture = endpoint.startsWith('fal-ai/kling-video/v2.6/') ? 'start_image_url' : 'image_url';
+    if (!str(picture)) return { field: picture, msg: 'Field required' };
+  }
   if ('image_urls' in input && (!Array.isArray(input.image_urls) || !input.image_urls.every((u) => typeof u === 'string'))) return { field: 'image_urls', msg: 'Input should be a valid list of strings' };
   const d = input.duration;
   if (endpoint.startsWith('fal-ai/veo3.1') && !/^[468]s$/.test(String(d))) return { field: 'duration', msg: "Input should be '4s', '6s' or '8s'" };

@@ -9,7 +9,7 @@
  *   variant (resolution 720p | 1080p) and image-to-video (image_url).
  * - Kling 2.6 Pro: https://fal.ai/models/fal-ai/kling-video/v2.6/pro/text-to-video/llms.txt (prompt,
  *   duration "5" | "10", aspect_ratio 16:9 | 9:16 | 1:1, generate_audio; no resolution) and its
- *   image-to-video (image_url).
+ *   image-to-video (start_image_url; no aspect_ratio: the picture sets the frame).
  * - Kling O3: https://fal.ai/models/fal-ai/kling-video/o3/pro/text-to-video/llms.txt (prompt,
  *   duration "3".."15", aspect_ratio 16:9 | 9:16 | 1:1, generate_audio), fal's
  *   kling-video-o3-standard-image-to-video reference (image_url, end_image_url; no aspect ratio:
@@ -141,8 +141,10 @@ export function falInput(
   const seconds = Number(params.duration);
   switch (family(model)) {
     case 'kling-2.6': {
-      const input: Record<string, unknown> = { prompt: params.prompt, aspect_ratio: params.aspect_ratio, duration: String(seconds), generate_audio: Boolean(params.generate_audio) };
-      if (kind === 'image') input.image_url = params.reference_image_url;
+      const input: Record<string, unknown> = { prompt: params.prompt, duration: String(seconds), generate_audio: Boolean(params.generate_audio) };
+      // Image-to-video takes its picture as start_image_url and no aspect ratio (the picture sets the frame).
+      if (kind === 'image') input.start_image_url = params.reference_image_url;
+      else input.aspect_ratio = params.aspect_ratio;
       return { endpoint, input };
     }
     case 'kling-o3': {
