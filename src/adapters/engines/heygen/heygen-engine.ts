@@ -1,19 +1,23 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
-import { HEYGEN_DEFAULT_LANGUAGES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, translationBody } from './heygen-map.ts';
+import { faceAsset, speechAsset, type HeyGenAsset } from './heygen-assets.ts';
+import { createHeyGenCheck } from './heygen-check.ts';
+import { HEYGEN_DEFAULT_LANGUAGES, HEYGEN_WAITING_STATUSES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, heygenTargets, translationBody } from './heygen-map.ts';
 
 /*
- * HeyGen's API as heygen-com/heygen-cli calls it (gen/asset.go, gen/video.go, gen/video-translate.go,
- * generated from HeyGen's OpenAPI at developers.heygen.com): `x-api-key`; answers {data: ...};
- * POST /v3/assets (multipart `file`) -> {asset_id}; POST /v3/videos -> {video_id}, GET
- * /v3/videos/{id} -> status pending | processing | completed | failed with video_url or
- * failure_message; POST /v3/video-translations -> {video_translation_ids}, GET
- * /v3/video-translations/{id} -> pending | running | completed | failed. v3 mutations take an
- * `Idempotency-Key` (1-255 of [A-Za-z0-9_:.-]; a repeat within 24 h replays the first answer, one
- * arriving while the first is in flight gets 409 request_in_progress): our attempt id, so an
- * interrupted submit is sent again safely. Face swap is the v1 workflow of
- * heygen-com/skills-legacy skills/faceswap/SKILL.md, which takes no such key.
+ * HeyGen's API as its contracts in test/contracts/heygen/ describe it (HeyGen's OpenAPI as
+ * heygen-com/heygen-cli's gen/*.go carries it): `x-api-key`; answers {data: ...}; errors
+ * {error: {code, message, param}}; POST /v3/assets (multipart `file`, png/jpeg/mp3/wav, 32 MB) ->
+ * {asset_id}; POST /v3/videos -> {video_id}, GET /v3/videos/{id} -> pending | processing |
+ * completed (video_url) | failed (failure_message); POST /v3/video-translations ->
+ * {video_translation_ids}, GET /v3/video-translations/{id} -> pending | running | completed
+ * (video_url) | failed (failure_message). v3 mutations take an `Idempotency-Key` (1-255 of
+ * [A-Za-z0-9_:.-], per endpoint; a repeat within 24 h replays the first answer, one arriving while
+ * the first is in flight gets 409 request_in_progress): our attempt id, so an interrupted submit is
+ * sent again safely. Face swap is the v1 workflow of heygen-com/skills-legacy
+ * skills/faceswap/SKILL.md, which documents no such key: completed (output.video_url), failed
+ * (error.message), not_found, and any other status still running.
  */
 export interface HeyGenOptions {
   apiUrl: string;
@@ -25,8 +29,6 @@ export interface HeyGenOptions {
 }
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
-// HeyGen's asset upload takes up to 32 MB through the API.
-const MAX_ASSET_BYTES = 32 * 1024 * 1024;
 // 409 request_in_progress: the first request with this key is still running; nothing new was queued.
 const NOTHING_QUEUED = new Set([409]);
 
@@ -51,11 +53,9 @@ export function createHeyGenEngine(opts: HeyGenOptions): UpstreamEngine {
   };
 
   /** Uploads an input as a HeyGen asset (under its own idempotency key) and answers its id. */
-  async function upload(file: UpstreamFile, name: string, key: string, signal: AbortSignal): Promise<string> {
-    const { bytes, mime } = await file.read(signal);
-    if (bytes.length > MAX_ASSET_BYTES) throw new UpstreamError('refused', `the ${name} is larger than the 32 MB HeyGen takes`);
+  async function upload(asset: HeyGenAsset, key: string, signal: AbortSignal): Promise<string> {
     const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(bytes)], { type: mime }), name);
+    form.append('file', new Blob([new Uint8Array(asset.bytes)], { type: asset.mime }), asset.filename);
     // An upload creates nothing billable; a lost answer is simply asked again under the same key.
     const data = await call('POST', '/v3/assets', form, signal, { key });
     if (typeof data?.asset_id !== 'string') throw new UpstreamError('transient', 'HeyGen answered the upload without an asset id');
@@ -64,8 +64,11 @@ export function createHeyGenEngine(opts: HeyGenOptions): UpstreamEngine {
 
   async function talkingAvatar({ inputs, generationId }: UpstreamRequest, attemptId: string, signal: AbortSignal) {
     if (!inputs.face || !inputs.speech) throw new UpstreamError('refused', 'the talking avatar has no face or no speech');
-    const image = await upload(inputs.face, 'face', `${attemptId}:face`, signal);
-    const audio = await upload(inputs.speech, 'speech', `${attemptId}:speech`, signal);
+    const read = async (f: UpstreamFile) => f.read(signal);
+    // Both checked (and the face converted) before either is uploaded: a refusal leaves nothing at HeyGen.
+    const [face, speech] = await Promise.all([read(inputs.face).then((f) => faceAsset(f.bytes, f.mime)), read(inputs.speech).then((f) => speechAsset(f.bytes, f.mime))]);
+    const image = await upload(face, `${attemptId}:face`, signal);
+    const audio = await upload(speech, `${attemptId}:speech`, signal);
     const body = { type: 'image', image: { type: 'asset_id', asset_id: image }, audio_asset_id: audio, ...TALKING_AVATAR_FORMAT, title: `adforge ${generationId}` };
     const data = await call('POST', '/v3/videos', body, signal, { submit: true, key: attemptId });
     if (typeof data?.video_id !== 'string') throw new UpstreamError('unsent_unknown', 'HeyGen answered the submit without a video id');
@@ -89,7 +92,12 @@ export function createHeyGenEngine(opts: HeyGenOptions): UpstreamEngine {
     return { providerJobId: data.execution_id, handle: { kind: 'workflow', id: data.execution_id } };
   }
 
-  const STATUS_PATHS: Record<string, string> = { video: '/v3/videos/', translation: '/v3/video-translations/', workflow: '/v1/workflows/executions/' };
+  /** Where each kind of job is read, and where its answer holds the result and the reason for a failure. */
+  const JOBS: Record<string, { path: string; read: (d: Record<string, unknown>) => UpstreamStatus | undefined }> = {
+    video: { path: '/v3/videos/', read: (d) => v3Status(d, HEYGEN_WAITING_STATUSES.video) },
+    translation: { path: '/v3/video-translations/', read: (d) => v3Status(d, HEYGEN_WAITING_STATUSES.translation) },
+    workflow: { path: '/v1/workflows/executions/', read: workflowStatus },
+  };
 
   return {
     name: 'heygen',
@@ -106,24 +114,38 @@ export function createHeyGenEngine(opts: HeyGenOptions): UpstreamEngine {
     },
 
     async poll(handle, signal): Promise<UpstreamStatus> {
-      const path = STATUS_PATHS[String(handle.kind)];
-      if (!path) return { state: 'failed', message: 'unknown HeyGen job' };
-      const d = (await call('GET', `${path}${encodeURIComponent(String(handle.id))}`, undefined, signal)) ?? {};
-      const status = String(d.status ?? '');
-      if (status === 'failed') {
-        const reason = (d.error as { message?: unknown } | undefined)?.message ?? d.failure_message;
-        return { state: 'failed', message: `HeyGen could not make the video: ${typeof reason === 'string' ? reason.slice(0, 500) : 'failed'}` };
-      }
-      if (status !== 'completed') {
-        if (['pending', 'processing', 'running', 'waiting', 'submitted', 'in_progress'].includes(status)) return { state: 'pending', detail: status };
-        throw new UpstreamError('transient', 'HeyGen answered an unknown status');
-      }
-      const output = d.output as { video_url?: unknown; video?: { video_url?: unknown } } | undefined;
-      const url = d.video_url ?? output?.video_url ?? output?.video?.video_url;
-      if (typeof url !== 'string') return { state: 'failed', message: 'HeyGen finished without a video' };
-      return { state: 'succeeded', outputs: [{ url }] };
+      const job = JOBS[String(handle.kind)];
+      if (!job) return { state: 'failed', message: 'unknown HeyGen job' };
+      const d = (await call('GET', `${job.path}${encodeURIComponent(String(handle.id))}`, undefined, signal)) ?? {};
+      const status = job.read(d);
+      if (!status) throw new UpstreamError('transient', `HeyGen answered a status its API does not document: ${String(d.status).slice(0, 40)}`);
+      return status;
     },
+
+    targets: (routeKey) => heygenTargets(routeKey, languages),
+    check: createHeyGenCheck({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher: client.dispatcher }),
   };
+}
+
+const failedWith = (reason: unknown): UpstreamStatus => ({ state: 'failed', message: `HeyGen could not make the video: ${typeof reason === 'string' && reason ? reason.slice(0, 500) : 'failed'}` });
+const succeededWith = (url: unknown): UpstreamStatus => (typeof url === 'string' ? { state: 'succeeded', outputs: [{ url }] } : { state: 'failed', message: 'HeyGen finished without a video' });
+
+/** GET /v3/videos/{id} and GET /v3/video-translations/{id}: undefined for a status neither documents. */
+function v3Status(d: Record<string, unknown>, waiting: readonly string[]): UpstreamStatus | undefined {
+  const status = String(d.status ?? '');
+  if (status === 'completed') return succeededWith(d.video_url);
+  if (status === 'failed') return failedWith(d.failure_message ?? d.failure_code);
+  if (waiting.includes(status)) return { state: 'pending', detail: status };
+  return undefined;
+}
+
+/** GET /v1/workflows/executions/{id}: as HeyGen's own poller reads it, any other status is still running. */
+function workflowStatus(d: Record<string, unknown>): UpstreamStatus {
+  const status = String(d.status ?? '');
+  if (status === 'completed') return succeededWith((d.output as { video_url?: unknown } | undefined)?.video_url);
+  if (status === 'failed') return failedWith((d.error as { message?: unknown } | undefined)?.message);
+  if (status === 'not_found') return { state: 'failed', message: 'HeyGen has no such face swap (not_found)' };
+  return { state: 'pending', detail: status };
 }
 
 function lowerKeys(o: Readonly<Record<string, string>>): Record<string, string> {

@@ -1,57 +1,74 @@
 /*
- * Our requests in HeyGen's terms, per the request schemas heygen-com/heygen-cli generates from
- * HeyGen's OpenAPI (gen/video.go CreateVideoFromImage: type "image", image and audio as
- * {type: "url" | "asset_id" | "base64"}, aspect_ratio 16:9 | 9:16 | 4:5 | 5:4 | 1:1 | auto,
- * resolution 4k | 1080p | 720p; gen/video-translate.go: video, output_languages as HeyGen's
- * language names, mode speed | precision, speaker_num, translate_audio_only,
- * enable_dynamic_duration) and heygen-com/skills-legacy skills/faceswap/SKILL.md (POST
- * /v1/workflows/executions {workflow_type: "FaceswapNode", input {source_image_url, target_video_url}}).
+ * Our requests in HeyGen's terms, held to test/contracts/heygen/ (HeyGen's OpenAPI as
+ * heygen-com/heygen-cli's generated gen/*.go carries it, and heygen-com/skills-legacy
+ * skills/faceswap/SKILL.md): POST /v3/videos CreateVideoFromImage (type "image", image and audio as
+ * assets, aspect_ratio 16:9 | 9:16 | 4:5 | 5:4 | 1:1 | auto, resolution 4k | 1080p | 720p), POST
+ * /v3/video-translations (video, output_languages as HeyGen's language names, mode speed |
+ * precision, speaker_num, translate_audio_only, enable_dynamic_duration) and POST
+ * /v1/workflows/executions {workflow_type: "FaceswapNode", input {source_image_url, target_video_url}}.
+ * test/unit/heygen-map.test.ts holds every table here to those contracts.
  */
 export const HEYGEN_OPERATIONS = ['talking-avatar', 'localize', 'swap-avatar'] as const;
 
 /** Talking avatars have no size in the spec; portrait HD, like the local engine, suits ad placements. */
 export const TALKING_AVATAR_FORMAT = { aspect_ratio: '9:16', resolution: '720p' } as const;
 
+/** POST /v3/assets takes at most 32 MB (larger files need HeyGen's direct-upload flow). */
+export const HEYGEN_ASSET_MAX_BYTES = 32 * 1024 * 1024;
+
+/** The asset types adforge uploads, of those HeyGen takes (png, jpeg, mp4, webm, mp3, wav, pdf), detected from the bytes. */
+export const HEYGEN_ASSET_TYPES = { image: ['image/png', 'image/jpeg'], audio: ['audio/mpeg', 'audio/wav'] } as const;
+
 /**
- * Our language codes to HeyGen's language names (GET /v3/video-translations/languages lists
- * them); a bare language takes the variant heygen-com/skills' language guide defaults to.
- * HEYGEN_LANGUAGES adds or replaces entries.
+ * The statuses each GET documents besides completed and failed: the job is still running.
+ * A face swap (GET /v1/workflows/executions/{id}) documents completed, failed and not_found, and
+ * HeyGen's own poller waits on any other status; so does ours.
+ */
+export const HEYGEN_WAITING_STATUSES = { video: ['pending', 'processing'], translation: ['pending', 'running'] } as const;
+
+/** The API's own names for what a route may send to HeyGen: the request schema and the workflow node. */
+export const HEYGEN_TALKING_AVATAR_TARGET = 'CreateVideoFromImage';
+export const HEYGEN_SWAP_TARGET = 'FaceswapNode';
+
+/**
+ * Our language codes to HeyGen's language names, only names HeyGen's own documents spell out
+ * (heygen-com/skills heygen-translate's language guide: see the languages contract); a bare
+ * language takes the variant that guide defaults to. There is no bare `pt`: the guide says
+ * Portugal and Brazil are never interchangeable. GET /v3/video-translations/languages lists many
+ * more; HEYGEN_LANGUAGES adds or replaces entries, and `adforge providers check` verifies every
+ * configured name against that list.
  */
 export const HEYGEN_DEFAULT_LANGUAGES: Readonly<Record<string, string>> = {
   en: 'English (United States)',
   'en-us': 'English (United States)',
-  'en-gb': 'English (United Kingdom)',
   es: 'Spanish (Spain)',
   'es-es': 'Spanish (Spain)',
   'es-mx': 'Spanish (Mexico)',
-  fr: 'French (France)',
-  'fr-ca': 'French (Canada)',
-  de: 'German (Germany)',
-  it: 'Italian (Italy)',
-  pt: 'Portuguese (Portugal)',
+  'es-ar': 'Spanish (Argentina)',
+  'es-co': 'Spanish (Colombia)',
+  'es-us': 'Spanish (United States)',
+  'es-419': 'Spanish (Latin America)',
   'pt-pt': 'Portuguese (Portugal)',
   'pt-br': 'Portuguese (Brazil)',
-  nl: 'Dutch (Netherlands)',
-  pl: 'Polish (Poland)',
-  sv: 'Swedish (Sweden)',
-  da: 'Danish (Denmark)',
-  nb: 'Norwegian Bokmål (Norway)',
-  no: 'Norwegian Bokmål (Norway)',
-  fi: 'Finnish (Finland)',
-  ru: 'Russian (Russia)',
-  uk: 'Ukrainian (Ukraine)',
-  tr: 'Turkish (Turkey)',
+  fr: 'French (France)',
+  'fr-fr': 'French (France)',
+  'fr-ca': 'French (Canada)',
+  de: 'German (Germany)',
+  'de-de': 'German (Germany)',
   ar: 'Arabic',
-  hi: 'Hindi (India)',
+  'ar-sa': 'Arabic (Saudi Arabia)',
   ja: 'Japanese (Japan)',
+  'ja-jp': 'Japanese (Japan)',
   ko: 'Korean (Korea)',
+  'ko-kr': 'Korean (Korea)',
   zh: 'Chinese (Mandarin, Simplified)',
   'zh-cn': 'Chinese (Mandarin, Simplified)',
   'zh-hans': 'Chinese (Mandarin, Simplified)',
-  'zh-tw': 'Chinese (Mandarin, Traditional)',
-  'zh-hant': 'Chinese (Mandarin, Traditional)',
+  'zh-tw': 'Chinese (Taiwanese Mandarin, Traditional)',
+  'zh-hant': 'Chinese (Taiwanese Mandarin, Traditional)',
   'zh-hk': 'Chinese (Cantonese, Traditional)',
   yue: 'Chinese (Cantonese, Traditional)',
+  wuu: 'Chinese (Wu, Simplified)',
 };
 
 /** HeyGen's name for a language code: the whole code first, then its language alone. */
@@ -80,4 +97,23 @@ export function translationBody(params: Record<string, unknown>, videoUrl: strin
   if (params.translate_audio_only !== undefined) body.translate_audio_only = params.translate_audio_only;
   if (params.enable_dynamic_duration !== undefined) body.enable_dynamic_duration = params.enable_dynamic_duration;
   return body;
+}
+
+/** Every HeyGen name a route key of ours may send work to (`adforge providers check`). */
+export function heygenTargets(routeKey: string, languages: Readonly<Record<string, string>>): string[] {
+  const names = [...new Set(Object.values(languages))];
+  switch (routeKey) {
+    case 'heygen-avatar4':
+    case 'talking-avatar':
+      return [HEYGEN_TALKING_AVATAR_TARGET];
+    case 'localize':
+      return names;
+    case 'swap-avatar':
+      return [HEYGEN_SWAP_TARGET];
+    case '*':
+      return [HEYGEN_TALKING_AVATAR_TARGET, HEYGEN_SWAP_TARGET, ...names];
+    default:
+      // lipsync-2.0 and every other model: HeyGen refuses them at create, so nothing of HeyGen's is used.
+      return [];
+  }
 }
