@@ -3,12 +3,31 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
+import { checkAnswer, formFields, loadContract, requestProblems, type Contract, type ContractProblem } from './contract.ts';
 import { closeServer, listenOnLoopback } from './http-fake.ts';
 
 /**
  * A local stand-in for the ElevenLabs API (https://elevenlabs.io/docs/api-reference): text to
- * speech and speech to speech, answering real MP3s made with ffmpeg. Every request is recorded
- * (body parsed: JSON, or the multipart parts); `control` switches the answers per test.
+ * speech and speech to speech, answering real MP3s made with ffmpeg, and the free reads of
+ * `adforge providers check` (GET /v1/user/subscription, /v1/models, /v1/voices/{voice_id}). Every
+ * request is recorded (body parsed: JSON, or the multipart parts); `control` switches the answers.
+ *
+ * Every request is held to its contract (test/contracts/elevenlabs/) and refused the way
+ * ElevenLabs refuses it:
+ * - a wrong key: 401 {detail: {type, code: invalid_api_key, status, message}}
+ *   (https://elevenlabs.io/docs/eleven-api/resources/errors: the detail body, `status` legacy);
+ * - a field the call does not take, a missing, mistyped or out-of-range one: 422 with FastAPI's
+ *   {detail: [{loc: ['body' | 'query' | 'header', ...], msg, type}]} (the OpenAPI's
+ *   HTTPValidationError for every call);
+ * - a text longer than its model takes: 400 {detail: {status: max_character_limit_exceeded, message}}
+ *   (help.elevenlabs.io "API Error Code 400 or 401", its example message's wording);
+ * - an unknown voice: 404 {detail: {type: not_found, code: voice_not_found, ...}} (the errors page's
+ *   code; the help article files voice_not_found under 400/401, so the adapter reads the code);
+ * - a free read the key is not permitted (`control.deniedReads`): 401 code missing_permissions, as
+ *   for a key restricted to speech (the message's wording is not in the pages read; only the code
+ *   is relied on).
+ * Its own answers are checked against the contract too (checkAnswer); the failure hooks
+ * (`control.fail`) send what a broken provider or its front server would, on purpose.
  */
 
 export interface FakePart {
@@ -37,12 +56,18 @@ export type FakeFailure = 500 | 503 | 429 | 401 | 404 | 422 | 'not-audio';
 export interface FakeControl {
   /** The key requests must carry; another one gets 401 invalid_api_key (echoing it, as a careless server might). */
   apiKey: string;
-  /** Provider voice ids that exist; another one gets 404 voice_not_found. */
+  /** Provider voice ids that exist; another one gets 404 voice_not_found (speech and GET /v1/voices/{id}). */
   voices: Set<string>;
   /** Answer this failure `times` times (or always) instead of audio. */
   fail: { with: FakeFailure; times: number | 'always' } | undefined;
   /** Hold every answer this long (timeouts). */
   delayMs: number;
+  /** What GET /v1/models lists. */
+  models: Array<Record<string, unknown>>;
+  /** Free reads the key may not make: 401 missing_permissions, as for a key limited to speech. */
+  deniedReads: Set<'user' | 'models' | 'voices'>;
+  /** character_count of GET /v1/user/subscription. */
+  charactersUsed: number;
 }
 
 export const TTS_SECONDS = 2;
@@ -69,9 +94,28 @@ export function fakeAudio(): Promise<{ tts: Buffer; sts: Buffer }> {
   return audio;
 }
 
-const ROUTE = /^\/v1\/(text-to-speech|speech-to-speech)\/([^/]+)$/;
+const SPEECH = /^\/v1\/(text-to-speech|speech-to-speech)\/([^/]+)$/;
+const VOICE = /^\/v1\/voices\/([^/]+)$/;
 
-async function parseParts(raw: Buffer, contentType: string): Promise<FakePart[] | undefined> {
+const contracts = {
+  'text-to-speech': loadContract('elevenlabs', 'text-to-speech'),
+  'speech-to-speech': loadContract('elevenlabs', 'speech-to-speech'),
+  models: loadContract('elevenlabs', 'models'),
+  voice: loadContract('elevenlabs', 'voice'),
+  subscription: loadContract('elevenlabs', 'user-subscription'),
+};
+
+/** What GET /v1/models answers by default: the models adforge routes to, with the documented limits. */
+export const FAKE_MODELS = [
+  { model_id: 'eleven_multilingual_v2', name: 'Eleven Multilingual v2', can_do_text_to_speech: true, can_do_voice_conversion: false, maximum_text_length_per_request: 10_000, max_characters_request_subscribed_user: 10_000 },
+  { model_id: 'eleven_v3', name: 'Eleven v3', can_do_text_to_speech: true, can_do_voice_conversion: false, maximum_text_length_per_request: 5_000, max_characters_request_subscribed_user: 5_000 },
+  { model_id: 'eleven_flash_v2_5', name: 'Eleven Flash v2.5', can_do_text_to_speech: true, can_do_voice_conversion: false, maximum_text_length_per_request: 40_000, max_characters_request_subscribed_user: 40_000 },
+  { model_id: 'eleven_turbo_v2_5', name: 'Eleven Turbo v2.5', can_do_text_to_speech: true, can_do_voice_conversion: false, maximum_text_length_per_request: 40_000, max_characters_request_subscribed_user: 40_000 },
+  { model_id: 'eleven_multilingual_sts_v2', name: 'Eleven Multilingual v2 (speech to speech)', can_do_text_to_speech: false, can_do_voice_conversion: true },
+  { model_id: 'eleven_english_sts_v2', name: 'Eleven English v2 (speech to speech)', can_do_text_to_speech: false, can_do_voice_conversion: true },
+];
+
+async function parseParts(raw: Buffer, contentType: string): Promise<{ parts: FakePart[]; form: FormData } | undefined> {
   if (!contentType.startsWith('multipart/form-data')) return undefined;
   try {
     const form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
@@ -80,14 +124,16 @@ async function parseParts(raw: Buffer, contentType: string): Promise<FakePart[] 
       if (typeof value === 'string') parts.push({ name, filename: undefined, contentType: undefined, value });
       else parts.push({ name, filename: value.name, contentType: value.type || undefined, value: Buffer.from(await value.arrayBuffer()) });
     }
-    return parts;
+    return { parts, form };
   } catch {
     return undefined;
   }
 }
 
-function failure(kind: FakeFailure, key: string): { status: number; type: string; body: string | Buffer } {
-  const json = (status: number, body: unknown) => ({ status, type: 'application/json', body: JSON.stringify(body) });
+type Answer = { status: number; type: string; body: string | Buffer };
+const json = (status: number, body: unknown): Answer => ({ status, type: 'application/json', body: JSON.stringify(body) });
+
+function failure(kind: FakeFailure, key: string): Answer {
   switch (kind) {
     case 500:
       return json(500, { detail: { status: 'internal_error', message: 'An internal server error occurred.' } });
@@ -96,15 +142,37 @@ function failure(kind: FakeFailure, key: string): { status: number; type: string
     case 429:
       return json(429, { detail: { status: 'too_many_concurrent_requests', message: 'Too many concurrent requests.' } });
     case 401:
-      return json(401, { detail: { status: 'invalid_api_key', message: `Invalid API key: ${key}` } });
+      return json(401, { detail: { type: 'authentication_error', code: 'invalid_api_key', status: 'invalid_api_key', message: `Invalid API key: ${key}` } });
     case 404:
-      return json(404, { detail: { status: 'voice_not_found', message: 'A voice with the voice_id nope was not found.' } });
+      return notFound('nope');
     case 422:
       return json(422, { detail: [{ type: 'missing', loc: ['body', 'text'], msg: 'Field required', input: null }] });
     case 'not-audio':
       // 200 with the declared type of audio, but a JSON body: only the bytes can tell.
       return { status: 200, type: 'audio/mpeg', body: JSON.stringify({ ok: true, note: 'this is not audio' }) };
   }
+}
+
+const notFound = (voiceId: string): Answer =>
+  json(404, { detail: { type: 'not_found', code: 'voice_not_found', status: 'voice_not_found', message: `A voice with the voice_id ${voiceId} was not found.` } });
+
+const missingPermission = (permission: string): Answer =>
+  json(401, { detail: { type: 'authorization_error', code: 'missing_permissions', status: 'missing_permissions', message: `The API key you used is missing the permission ${permission} to execute this operation.` } });
+
+// FastAPI's names for what went wrong, by the kind of contract problem.
+const PYDANTIC_TYPE: Record<ContractProblem['kind'], string> = { missing: 'missing', unknown: 'extra_forbidden', type: 'type_error', enum: 'enum', invalid: 'value_error' };
+
+/** A request that breaks its contract, refused as ElevenLabs would; undefined when it holds. */
+function contractRefusal(c: Contract, r: { headers: http.IncomingHttpHeaders; query: Record<string, string>; body?: unknown }): Answer | undefined {
+  const problems = requestProblems(c, { headers: r.headers as Record<string, unknown>, query: r.query, ...(c.request.body ? { body: r.body } : {}) });
+  if (problems.length === 0) return undefined;
+  const tooLong = problems.find((p) => p.where === 'body' && p.path.length === 1 && p.path[0] === 'text' && /more than \d+ characters/.test(p.message));
+  if (tooLong && typeof (r.body as { text?: unknown })?.text === 'string') {
+    const has = [...(r.body as { text: string }).text].length;
+    const limit = /more than (\d+) characters/.exec(tooLong.message)![1];
+    return json(400, { detail: { status: 'max_character_limit_exceeded', message: `This request's text has ${has} characters and exceeds the character limit of ${limit} characters.` } });
+  }
+  return json(422, { detail: problems.map((p) => ({ type: PYDANTIC_TYPE[p.kind], loc: [p.where, ...p.path], msg: p.message, input: null })) });
 }
 
 export async function startElevenLabsFake(opts: { apiKey?: string; voices?: string[] } = {}) {
@@ -114,57 +182,91 @@ export async function startElevenLabsFake(opts: { apiKey?: string; voices?: stri
     voices: new Set(opts.voices ?? ['EXAVITQu4vr4xnSDxMaL', 'pNInz6obpgDQGcFmaJgB']),
     fail: undefined,
     delayMs: 0,
+    models: structuredClone(FAKE_MODELS),
+    deniedReads: new Set(),
+    charactersUsed: 1_234,
   };
   const requests: FakeRequest[] = [];
   const initialKey = control.apiKey;
 
-  const server = http.createServer(async (req, res) => {
+  /** The answer to one request, its contract checked. */
+  function answer(req: http.IncomingMessage, url: URL, key: string, body: { json: unknown; form: FormData | undefined; fields: Record<string, unknown> | undefined }): { contract?: Contract; a: Answer } {
+    const query = Object.fromEntries(url.searchParams);
+    const speech = SPEECH.exec(url.pathname);
+    const voice = VOICE.exec(url.pathname);
+    const read =
+      req.method !== 'GET'
+        ? undefined
+        : url.pathname === '/v1/user/subscription'
+          ? ({ contract: contracts.subscription, permission: 'user_read', name: 'user' } as const)
+          : url.pathname === '/v1/models'
+            ? ({ contract: contracts.models, permission: 'models_read', name: 'models' } as const)
+            : voice
+              ? ({ contract: contracts.voice, permission: 'voices_read', name: 'voices' } as const)
+              : undefined;
+    if (read) {
+      if (key !== control.apiKey) return { contract: read.contract, a: failure(401, key) };
+      if (control.deniedReads.has(read.name)) return { contract: read.contract, a: missingPermission(read.permission) };
+      const refused = contractRefusal(read.contract, { headers: req.headers, query });
+      if (refused) return { contract: read.contract, a: refused };
+      if (read.name === 'user') return { contract: read.contract, a: json(200, { tier: 'creator', character_count: control.charactersUsed, character_limit: 100_000, status: 'active' }) };
+      if (read.name === 'models') return { contract: read.contract, a: json(200, control.models) };
+      const id = decodeURIComponent(voice![1]!);
+      return { contract: read.contract, a: control.voices.has(id) ? json(200, { voice_id: id, name: `Voice ${id.slice(0, 4)}`, category: 'premade' }) : notFound(id) };
+    }
+    if (req.method !== 'POST' || !speech) return { a: { status: 404, type: 'application/json', body: '{"detail":"Not Found"}' } };
+    const contract = contracts[speech[1] as 'text-to-speech' | 'speech-to-speech'];
+    if (key !== control.apiKey) return { contract, a: failure(401, key) };
+    const { fail } = control;
+    if (fail && (fail.times === 'always' || fail.times > 0)) {
+      if (fail.times !== 'always') fail.times -= 1;
+      return { a: failure(fail.with, key) }; // on purpose, whatever its contract says
+    }
+    const refused = contractRefusal(contract, { headers: req.headers, query, body: speech[1] === 'text-to-speech' ? body.json : body.fields });
+    if (refused) return { contract, a: refused };
+    if (!control.voices.has(decodeURIComponent(speech[2]!))) return { contract, a: notFound(decodeURIComponent(speech[2]!)) };
+    return { contract, a: { status: 200, type: 'audio/mpeg', body: speech[1] === 'text-to-speech' ? mp3.tts : mp3.sts } };
+  }
+
+  const server = http.createServer((req, res) => {
+    // An answer outside the contract fails the test (an unhandled rejection) and the request alike.
+    handle(req, res).catch((e: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end(String(e));
+      throw e;
+    });
+  });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks);
     const url = new URL(req.url ?? '/', 'http://fake');
     const contentType = String(req.headers['content-type'] ?? '');
-    let json: unknown;
+    let parsed: unknown;
     if (contentType.startsWith('application/json')) {
       try {
-        json = JSON.parse(raw.toString('utf8'));
+        parsed = JSON.parse(raw.toString('utf8'));
       } catch {
-        json = undefined;
+        parsed = undefined;
       }
     }
-    const parts = await parseParts(raw, contentType);
+    const multipart = await parseParts(raw, contentType);
+    const fields = multipart ? await formFields(multipart.form) : undefined;
     const key = String(req.headers['xi-api-key'] ?? '');
 
-    const answer = ((): { status: number; type: string; body: string | Buffer } => {
-      const route = ROUTE.exec(url.pathname);
-      if (req.method !== 'POST' || !route) return { status: 404, type: 'application/json', body: '{"detail":"Not Found"}' };
-      if (key !== control.apiKey) return failure(401, key);
-      const { fail } = control;
-      if (fail && (fail.times === 'always' || fail.times > 0)) {
-        if (fail.times !== 'always') fail.times -= 1;
-        return failure(fail.with, key);
-      }
-      if (!control.voices.has(decodeURIComponent(route[2]!))) return failure(404, key);
-      if (route[1] === 'text-to-speech') {
-        const text = typeof json === 'object' && json !== null ? (json as { text?: unknown }).text : undefined;
-        if (typeof text !== 'string' || !text) return failure(422, key);
-        return { status: 200, type: 'audio/mpeg', body: mp3.tts };
-      }
-      if (!parts?.some((p) => p.name === 'audio' && Buffer.isBuffer(p.value))) {
-        return { status: 422, type: 'application/json', body: JSON.stringify({ detail: [{ type: 'missing', loc: ['body', 'audio'], msg: 'Field required', input: null }] }) };
-      }
-      return { status: 200, type: 'audio/mpeg', body: mp3.sts };
-    })();
+    const { contract, a } = answer(req, url, key, { json: parsed, form: multipart?.form, fields });
+    if (contract && a.type === 'application/json') checkAnswer(contract, a.status, JSON.parse(a.body.toString()));
+    if (contract && a.type === 'audio/mpeg') checkAnswer(contract, a.status, Buffer.from(a.body).toString('base64'));
 
-    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, raw, json, parts, status: answer.status });
+    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, raw, json: parsed, parts: multipart?.parts, status: a.status });
     const send = () => {
       if (res.destroyed) return;
-      res.writeHead(answer.status, { 'content-type': answer.type, 'content-length': Buffer.byteLength(answer.body) });
-      res.end(answer.body);
+      res.writeHead(a.status, { 'content-type': a.type, 'content-length': Buffer.byteLength(a.body) });
+      res.end(a.body);
     };
     if (control.delayMs > 0) setTimeout(send, control.delayMs).unref();
     else send();
-  });
+  }
   const baseUrl = await listenOnLoopback(server);
 
   return {
@@ -178,6 +280,8 @@ export async function startElevenLabsFake(opts: { apiKey?: string; voices?: stri
       control.apiKey = initialKey;
       control.fail = undefined;
       control.delayMs = 0;
+      control.models = structuredClone(FAKE_MODELS);
+      control.deniedReads = new Set();
       requests.length = 0;
     },
     close: () => closeServer(server),
