@@ -239,7 +239,9 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
       const problems = requestProblems(route.contract, { headers: req.headers, body: seen });
       if (problems.length) {
         refused.push({ call: route.contract.call, problems });
-        const e = error(400, 'invalid_parameter', problems.map((p) => p.message).join('; '), problems[0]!.path.join('.') || null);
+        // A field this call does not have is named first: a misnamed field shows as it and as the required one it misses.
+        const first = problems.find((p) => p.kind === 'unknown') ?? problems[0]!;
+        const e = error(400, 'invalid_parameter', problems.map((p) => p.message).join('; '), first.path.join('.') || null);
         return answer(e.status, e.body);
       }
       const key = route.mutation && typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
