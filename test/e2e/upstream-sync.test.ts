@@ -47,7 +47,7 @@ describe('talking avatars on sync.so (lipsync-2.0)', () => {
     expect(Date.now() - started).toBeLessThan(30_000);
     expect((await svc.fetchUrl(g.result_url)).bytes.equals(video)).toBe(true);
     const sent = await submitOf(res.body.generation_id);
-    expect(sent).toMatchObject({ model: 'lipsync-2', options: { sync_mode: 'cut_off', output_format: 'mp4' }, webhookUrl: `${svc.baseUrl}/hooks/sync`, videoType: 'video/mp4', audioType: 'audio/mpeg' });
+    expect(sent).toMatchObject({ model: 'lipsync-2', options: { sync_mode: 'cut_off' }, webhookUrl: `${svc.baseUrl}/hooks/sync`, videoType: 'video/mp4', audioType: 'audio/mpeg' });
     const speech = (await svc.app.storage.get(`upstream-inputs/${res.body.generation_id}/speech.mp3`))!.bytes;
     expect(sent.audio.equals(speech)).toBe(true);
     const [face, voice] = await Promise.all([videoInfo(sent.video), videoInfo(speech)]);
@@ -80,6 +80,51 @@ describe('talking avatars on sync.so (lipsync-2.0)', () => {
     expect(g.status).toBe('failed');
     expect(g.error).toBe('sync could not make the video: No face was found in the input video');
     expect(await used()).toBe(before);
+  });
+
+  // docs.sync.so get-generate: status is also REJECTED or CANCELED, each final, with sync's reason in `error`.
+  it.each([
+    ['REJECTED', 'The input video violates the content policy', 'sync rejected the video: The input video violates the content policy'],
+    ['CANCELED', 'The generation was canceled', 'sync canceled the video: The generation was canceled'],
+  ] as const)('a %s sync generation fails at once with sync\'s reason and is refunded', async (status, reason, message) => {
+    const before = await used();
+    sync.endNext({ status, error: reason, errorCode: status === 'REJECTED' ? 'content_moderation_rejected' : 'generation_canceled' });
+    const res = await post('/videos/talking-avatar', { avatar_id: avatarId, avatar_type: 'platform', script: `This one is ${status}.`, voice_id: VOICE_ID, lipsync_model: 'lipsync-2.0' });
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id, 30_000);
+    expect(g.status).toBe('failed');
+    expect(g.error).toBe(message);
+    expect(await used()).toBe(before);
+  });
+});
+
+describe('a sync submit whose answer was lost', () => {
+  let quiet: TestService;
+  let q: Awaited<ReturnType<TestService['team']>>;
+  beforeAll(async () => {
+    // No worker: the worker that lost the answer, and the retry of its job, are played by hand.
+    quiet = await startTestService({ SYNC_API_KEY: SYNC_KEY, SYNC_API_URL: sync.url, SYNC_WEBHOOK_SECRET: SECRET, ENGINE_ROUTES: 'lipsync-2.0=sync,*=local', UPSTREAM_POLL_MS: '60000' });
+    q = await quiet.team({ credits: 10_000 });
+  });
+  afterAll(async () => quiet?.close());
+
+  it('is sent again with the same Idempotency-Key (our attempt id): sync makes one generation, and the attempt holds its id', async () => {
+    const res = await quiet.api('POST', '/api/v1/videos/talking-avatar', { key: q.key, body: { avatar_id: avatarId, avatar_type: 'platform', script: 'Lost on the way back.', voice_id: VOICE_ID, lipsync_model: 'lipsync-2.0' } });
+    expect(res.status).toBe(202);
+    const id = res.body.generation_id as string;
+    const [posts, made] = [sync.posts.length, sync.submits.length];
+    sync.dropNextAnswer();
+    // The job's first run: sync took it, the answer never came. The job is tried again, not failed.
+    await expect(quiet.app.runners.generations.run(id, { number: 1, max: 5 })).rejects.toThrow();
+    await quiet.app.runners.generations.run(id, { number: 2, max: 5 });
+    const attempts = await quiet.app.db.selectFrom('upstream_jobs').selectAll().where('generation_id', '=', id).execute();
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({ state: 'submitted', provider_job_id: sync.submits.at(-1)!.id });
+    expect(sync.posts.slice(posts).map((p) => p.idempotencyKey)).toEqual([attempts[0]!.id, attempts[0]!.id]);
+    expect(sync.posts.slice(posts).map((p) => p.answered)).toEqual(['dropped', 201]);
+    // The same inputs too, as sync's guide asks of a retry (the form's boundary aside).
+    expect(new Set(sync.posts.slice(posts).map((p) => p.fingerprint)).size).toBe(1);
+    expect(sync.submits.slice(made)).toHaveLength(1);
+    expect((await quiet.api('GET', `/api/v1/generations/${id}`, { key: q.key })).body.status).toBe('processing');
   });
 });
 

@@ -1,48 +1,100 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
 import { Agent, request } from 'undici';
+import { checkAnswer, formFields, loadContract, requestProblems, type Contract, type ContractProblem } from './contract.ts';
 import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
- * A local stand-in for sync.so's API, following synchronicity-labs/sync-typescript-sdk
- * (generations/client/Client.ts: POST /v2/generate, JSON with input URLs or multipart with `video`
- * and `audio` files, `model`, `options`, `webhookUrl`; GET /v2/generate/{id}; common/types:
- * Generation {id, createdAt, status PENDING | PROCESSING | COMPLETED | FAILED, model, outputUrl,
- * error, error_code}; models lipsync-2, lipsync-2-pro, lipsync-1.9.0-beta) and the webhook guide
- * of synchronicity-labs/docs-v2 (POST of the generation to webhookUrl, `Sync-Signature:
- * t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<JSON>")>`). Auth `x-api-key`.
+ * A local stand-in for sync.so's API, held to the contracts in test/contracts/sync/:
+ * - POST /v2/generate, the multipart form (generate-multipart.json, from
+ *   synchronicity-labs/sync-typescript-sdk at f0fef21, Client.ts createWithFiles, and
+ *   sync.so/docs/api-reference/api/generate-api/create-with-files): `model`, the `video` and
+ *   `audio` files, `options` as JSON, `webhookUrl`. The optional `Idempotency-Key` header
+ *   (sync.so/docs/api-reference/guides/idempotency): a repeat with the same key replays the first
+ *   generation instead of making another.
+ * - GET /v2/generate/{id} (get-generation.json, docs.sync.so get-generate): PENDING, PROCESSING,
+ *   then COMPLETED with outputUrl, or FAILED / REJECTED / CANCELED with `error` and `error_code`.
+ * - GET /v2/models (list-models.json, sync.so/docs/api-reference/api/models-api/list).
+ * A request that breaks its contract is refused as sync refuses it: 400 with the error body of the
+ * SDK's GenerationError, {message, statusCode}, plus `field` (the errors section of the
+ * models-api page) naming the field; a wrong key is 401 with the same shape. Every answer is held
+ * to the contract (checkAnswer). Webhooks follow synchronicity-labs/docs-v2 api-reference/webhooks.mdx:
+ * a POST of the generation to webhookUrl, `Sync-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<JSON>")>`.
  */
 export interface SyncSubmit {
   id: string;
   model: string;
   options: Record<string, unknown> | undefined;
   webhookUrl: string | undefined;
+  idempotencyKey: string | undefined;
   video: Buffer;
   videoType: string;
   audio: Buffer;
   audioType: string;
 }
 
-const MODELS = ['lipsync-2', 'lipsync-2-pro', 'lipsync-1.9.0-beta'];
+/** How a generation ends when it is not COMPLETED: sync's status, its `error` and `error_code`. */
+export interface SyncEnding {
+  status: 'FAILED' | 'REJECTED' | 'CANCELED' | 'TIMED_OUT';
+  error: string;
+  errorCode?: string;
+}
 
-export async function startSyncFake(opts: { key: string; webhookSecret: string; video: Buffer; pollsUntilDone?: number; webhookAfterMs?: number }) {
+const CONTRACTS = { generate: loadContract('sync', 'generate-multipart'), get: loadContract('sync', 'get-generation'), models: loadContract('sync', 'list-models') };
+const DEFAULT_MODELS = ['sync-3', 'lipsync-2', 'lipsync-2-pro', 'lipsync-1.9.0-beta', 'react-1'];
+
+/** A JSON text part (`options`) held to the schema its contract gives it (`contentSchema`). */
+function jsonPartProblems(c: Contract, name: string, value: unknown): ContractProblem[] {
+  const part = (c.request.body as { properties: Record<string, { contentSchema?: object }> }).properties[name];
+  if (typeof value !== 'string' || !part?.contentSchema) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return [{ where: 'body', path: [name], kind: 'invalid', message: `${name} must be JSON` }];
+  }
+  return requestProblems({ ...c, request: { method: c.request.method, path: c.request.path, body: part.contentSchema } }, { body: parsed }).map((p) => ({ ...p, path: [name, ...p.path], message: `${name}.${p.message}` }));
+}
+
+export async function startSyncFake(opts: { key: string; webhookSecret: string; video: Buffer; pollsUntilDone?: number; webhookAfterMs?: number; models?: string[] }) {
   const submits: SyncSubmit[] = [];
-  const jobs = new Map<string, { polls: number; done: boolean; failure?: string }>();
+  /** Every POST /v2/generate that reached the fake, kept or not: what a resend looks like. */
+  const posts: Array<{ idempotencyKey: string | undefined; answered: number | 'dropped'; fingerprint: string }> = [];
+  const jobs = new Map<string, { polls: number; done: boolean; ending?: SyncEnding }>();
+  const byKey = new Map<string, string>();
   const hooksSent: Array<{ status: number; body: string }> = [];
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
-  let failNext: string | undefined;
+  let endNext: SyncEnding | undefined;
+  let dropNext = false;
   let counter = 0;
   let base = '';
+
+  const answer = (res: http.ServerResponse, c: Contract, status: number, body: unknown) => {
+    checkAnswer(c, status, body);
+    sendJson(res, status, body);
+  };
+  // A misnamed field is both unknown and, under its right name, missing: the field sent is the one named.
+  const ORDER: Record<ContractProblem['kind'], number> = { unknown: 0, enum: 1, type: 2, invalid: 3, missing: 4 };
+  const refuse = (res: http.ServerResponse, c: Contract, found: ContractProblem[]) => {
+    const problems = [...found].sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
+    answer(res, c, 400, { message: problems.map((p) => p.message), statusCode: 400, field: problems[0]!.path.join('.') || problems[0]!.where });
+  };
 
   const generation = (id: string, status: string, extra: Record<string, unknown> = {}) => ({
     id,
     createdAt: new Date().toISOString(),
     status,
-    model: 'lipsync-2',
+    model: submits.find((s) => s.id === id)?.model ?? 'lipsync-2',
     input: [],
     ...(status === 'COMPLETED' ? { outputUrl: `${base}/files/${id}.mp4`, outputDuration: 1 } : {}),
     ...extra,
   });
+  const ended = (id: string, e: SyncEnding) => generation(id, e.status, { error: e.error, ...(e.errorCode ? { error_code: e.errorCode } : {}) });
+  const current = (id: string) => {
+    const job = jobs.get(id)!;
+    if (!job.done) return generation(id, job.polls <= 1 ? 'PENDING' : 'PROCESSING');
+    return job.ending ? ended(id, job.ending) : generation(id, 'COMPLETED');
+  };
   /** The Sync-Signature header for a body (any secret and time, for forged and stale ones). */
   const sign = (body: string, o: { secret?: string; t?: number } = {}) => {
     const t = String(o.t ?? Math.floor(Date.now() / 1000));
@@ -58,58 +110,91 @@ export async function startSyncFake(opts: { key: string; webhookSecret: string; 
     }
   };
 
+  async function create(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer, key: string | undefined) {
+    const c = CONTRACTS.generate;
+    if (!String(req.headers['content-type']).startsWith('multipart/form-data')) return answer(res, c, 400, { message: 'this fake takes the multipart form (the SDK createWithFiles)', statusCode: 400 });
+    const form = await readForm(req, raw);
+    const fields = await formFields(form);
+    const problems = [...requestProblems(c, { headers: req.headers, body: fields }), ...jsonPartProblems(c, 'options', fields.options)];
+    if (problems.length) return refuse(res, c, problems);
+    const replayed = key === undefined ? undefined : byKey.get(key);
+    const drop = dropNext;
+    dropNext = false;
+    // What sync's guide asks of a retry besides the key: the same inputs (the form's text and file bytes).
+    const fingerprint = createHash('sha256').update(raw.toString('latin1').replaceAll(/^--.*$/gm, '')).digest('hex');
+    posts.push({ idempotencyKey: key, answered: drop ? 'dropped' : 201, fingerprint });
+    // The same key: the first generation, not another (sync's idempotency guide).
+    if (replayed) return drop ? res.destroy() : answer(res, c, 201, current(replayed));
+    const video = form.get('video');
+    const audio = form.get('audio');
+    if (!(video instanceof File) || !(audio instanceof File)) return answer(res, c, 400, { message: 'one video input and one audio input are required', statusCode: 400, field: video instanceof File ? 'audio' : 'video' });
+    const videoBytes = Buffer.from(await video.arrayBuffer());
+    // An MP4 starts with an ftyp box.
+    if (videoBytes.subarray(4, 8).toString('latin1') !== 'ftyp') return answer(res, c, 422, { message: 'the video input is not a video', statusCode: 422, field: 'video' });
+    const id = `gen-${++counter}`;
+    const webhookUrl = typeof fields.webhookUrl === 'string' ? fields.webhookUrl : undefined;
+    submits.push({
+      id,
+      model: String(fields.model),
+      options: typeof fields.options === 'string' ? (JSON.parse(fields.options) as Record<string, unknown>) : undefined,
+      webhookUrl,
+      idempotencyKey: key,
+      video: videoBytes,
+      videoType: video.type,
+      audio: Buffer.from(await audio.arrayBuffer()),
+      audioType: audio.type,
+    });
+    jobs.set(id, { polls: 0, done: false, ...(endNext ? { ending: endNext } : {}) });
+    endNext = undefined;
+    if (key !== undefined) byKey.set(key, id);
+    if (webhookUrl && opts.webhookAfterMs !== undefined) {
+      setTimeout(() => {
+        jobs.get(id)!.done = true;
+        const body = JSON.stringify(current(id));
+        void deliver(webhookUrl, body, sign(body));
+      }, opts.webhookAfterMs);
+    }
+    // The generation exists; the answer is lost on the way back (a reset after sending).
+    if (drop) return res.destroy();
+    return answer(res, c, 201, generation(id, 'PENDING'));
+  }
+
   const server = http.createServer(async (req, res) => {
     const raw = await readRaw(req);
     const url = new URL(req.url ?? '/', base);
     if (servedVideo(req, res, url, opts.video)) return;
-    if (req.headers['x-api-key'] !== opts.key) return sendJson(res, 401, { message: 'Unauthorized', statusCode: 401 });
-    if (req.method === 'POST' && url.pathname === '/v2/generate') {
-      if (!String(req.headers['content-type']).startsWith('multipart/form-data')) return sendJson(res, 400, { message: 'this fake takes the SDK file upload form', statusCode: 400 });
-      const form = await readForm(req, raw);
-      const video = form.get('video');
-      const audio = form.get('audio');
-      const model = String(form.get('model') ?? '');
-      if (!MODELS.includes(model)) return sendJson(res, 400, { message: `model must be one of ${MODELS.join(', ')}`, statusCode: 400 });
-      if (!video || typeof video === 'string' || !audio || typeof audio === 'string') return sendJson(res, 400, { message: 'one video input and one audio input are required', statusCode: 400 });
-      const videoBytes = Buffer.from(await video.arrayBuffer());
-      // An MP4 starts with an ftyp box.
-      if (videoBytes.subarray(4, 8).toString('latin1') !== 'ftyp') return sendJson(res, 422, { message: 'the video input is not a video', statusCode: 422 });
-      const id = `gen-${++counter}`;
-      const webhookUrl = typeof form.get('webhookUrl') === 'string' ? String(form.get('webhookUrl')) : undefined;
-      const options = form.get('options');
-      submits.push({ id, model, options: typeof options === 'string' ? (JSON.parse(options) as Record<string, unknown>) : undefined, webhookUrl, video: videoBytes, videoType: video.type, audio: Buffer.from(await audio.arrayBuffer()), audioType: audio.type });
-      jobs.set(id, { polls: 0, done: false, ...(failNext ? { failure: failNext } : {}) });
-      failNext = undefined;
-      if (webhookUrl && opts.webhookAfterMs !== undefined) {
-        setTimeout(() => {
-          const job = jobs.get(id)!;
-          job.done = true;
-          const body = JSON.stringify(job.failure ? generation(id, 'FAILED', { error: job.failure }) : generation(id, 'COMPLETED'));
-          void deliver(webhookUrl, body, sign(body));
-        }, opts.webhookAfterMs);
-      }
-      return sendJson(res, 201, generation(id, 'PENDING'));
-    }
-    const one = /^\/v2\/generate\/([\w-]+)$/.exec(url.pathname);
-    if (req.method === 'GET' && one) {
-      const job = jobs.get(one[1]!);
-      if (!job) return sendJson(res, 404, { message: 'Generation not found', statusCode: 404 });
-      job.polls++;
-      const done = job.done || job.polls > (opts.pollsUntilDone ?? 1);
-      if (!done) return sendJson(res, 200, generation(one[1]!, job.polls === 1 ? 'PENDING' : 'PROCESSING'));
-      if (job.failure) return sendJson(res, 200, generation(one[1]!, 'FAILED', { error: job.failure, error_code: 'generation_unhandled_error' }));
-      return sendJson(res, 200, generation(one[1]!, 'COMPLETED'));
-    }
-    return sendJson(res, 404, { message: 'Not found', statusCode: 404 });
+    const one = /^\/v2\/generate\/([^/]+)$/.exec(url.pathname);
+    const c = req.method === 'POST' && url.pathname === '/v2/generate' ? CONTRACTS.generate : req.method === 'GET' && one ? CONTRACTS.get : req.method === 'GET' && url.pathname === '/v2/models' ? CONTRACTS.models : undefined;
+    if (!c) return sendJson(res, 404, { message: `Cannot ${req.method} ${url.pathname}`, statusCode: 404 });
+    if (req.headers['x-api-key'] !== opts.key) return answer(res, c, 401, { message: 'Unauthorized', statusCode: 401 });
+    const key = req.headers['idempotency-key'];
+    if (Array.isArray(key)) return answer(res, c, 400, { message: 'exactly one Idempotency-Key header', statusCode: 400, errorCode: 'INVALID_IDEMPOTENCY_KEY', field: 'Idempotency-Key' });
+    if (c === CONTRACTS.generate) return create(req, res, raw, key);
+    const problems = requestProblems(c, { headers: req.headers, query: Object.fromEntries(url.searchParams) });
+    if (problems.length) return refuse(res, c, problems);
+    if (c === CONTRACTS.models) return answer(res, c, 200, (opts.models ?? DEFAULT_MODELS).map((name) => ({ name, type: 'lipsync', version: name.replace(/^\D+/, '') || '1', description: `${name}` })));
+    const job = jobs.get(one![1]!);
+    if (!job) return answer(res, c, 404, { message: 'Generation not found', statusCode: 404 });
+    job.polls++;
+    if (job.polls > (opts.pollsUntilDone ?? 1)) job.done = true;
+    return answer(res, c, 200, current(one![1]!));
   });
   base = await listenOnLoopback(server);
   return {
     url: base,
     submits,
+    posts,
     jobs,
     hooksSent,
     sign,
-    failNext: (message: string) => (failNext = message),
+    /** The generation as sync would post it to its webhook now (for a test to deliver late). */
+    generationOf: (id: string) => current(id),
+    /** The next generation fails with this message (status FAILED). */
+    failNext: (message: string) => (endNext = { status: 'FAILED', error: message, errorCode: 'generation_unhandled_error' }),
+    /** The next generation ends this way (REJECTED, CANCELED ...). */
+    endNext: (e: SyncEnding) => (endNext = e),
+    /** The next POST is taken (a generation made, or replayed) but its answer never arrives. */
+    dropNextAnswer: () => (dropNext = true),
     close: () => {
       void hookAgent.close();
       return closeServer(server);

@@ -2,18 +2,21 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { stillVideo } from '../../media/still-video.ts';
 import { probeMedia } from '../ffmpeg.ts';
-import { createProviderClient, messageOrError } from '../upstream-http.ts';
+import { createProviderClient } from '../upstream-http.ts';
+import { createSyncCheck } from './sync-check.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
 
 /*
- * sync.so's API as synchronicity-labs/sync-typescript-sdk calls it (src/api/resources/generations/
- * client/Client.ts: POST /v2/generate as JSON or, with files, multipart `video` and `audio` files
- * plus `model`, `options`, `webhookUrl`; GET /v2/generate/{id}; common/types/Generation.ts: status
- * PENDING | PROCESSING | COMPLETED | FAILED, outputUrl, error, error_code; Model lipsync-2) and its
- * webhook guide (synchronicity-labs/docs-v2 api-reference/webhooks.mdx: `Sync-Signature: t=<unix>,v1=<hex>`,
- * HMAC-SHA256 with the webhook signing secret over `<t>.<JSON payload>`). Auth `x-api-key`.
- * sync animates a video, so a talking avatar's image becomes a still video of the speech's length.
- * No idempotency key: a submit whose answer is lost is not sent again.
+ * sync.so's API, held to the contracts in test/contracts/sync/ (synchronicity-labs/sync-typescript-sdk
+ * at f0fef21 and sync's API reference): POST /v2/generate as the multipart form of the SDK's
+ * createWithFiles (`video` and `audio` files, `model`, `options` as JSON, `webhookUrl`) with an
+ * `Idempotency-Key` (our attempt id: a submit whose answer was lost is sent again and sync answers
+ * with the same generation); GET /v2/generate/{id}, whose status is PENDING | PROCESSING, then
+ * COMPLETED with outputUrl or FAILED | REJECTED | CANCELED | TIMED_OUT with sync's reason in
+ * `error`; GET /v2/models for the operator's check. Webhooks as synchronicity-labs/docs-v2
+ * api-reference/webhooks.mdx describes them: `Sync-Signature: t=<unix>,v1=<hex>`, HMAC-SHA256 with
+ * the webhook signing secret over `<t>.<JSON payload>`. Auth `x-api-key`. sync animates a video,
+ * so a talking avatar's image becomes a still video of the speech's length.
  */
 export interface SyncOptions {
   apiUrl: string;
@@ -25,40 +28,64 @@ export interface SyncOptions {
 }
 
 const MAX_JSON_BYTES = 1024 * 1024;
-// sync's upload takes up to 20 MB per file.
-const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+/**
+ * The largest file we upload: sync's older API overview gave 20 MB per upload; its current
+ * create-with-files page allows 5 GiB to the parser but a plan limit below that (422
+ * file_size_exceeds_plan_limit) it does not state, so the lower documented figure stays.
+ */
+export const SYNC_MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 const HOOK_TOLERANCE_SECONDS = 300;
+/** The statuses of a generation sync is still working on. */
+export const SYNC_WORKING: readonly string[] = ['PENDING', 'PROCESSING'];
+/**
+ * The statuses that end a generation without a video (docs.sync.so get-generate lists PENDING,
+ * PROCESSING, COMPLETED, FAILED, REJECTED, CANCELED, TIMED_OUT), each with sync's reason in `error`.
+ */
+export const SYNC_ENDINGS: Readonly<Record<string, string>> = {
+  FAILED: 'could not make the video',
+  REJECTED: 'rejected the video',
+  CANCELED: 'canceled the video',
+  TIMED_OUT: 'timed out making the video',
+};
 /** Our lipsync_model to sync's model name. */
 export const SYNC_MODELS: Readonly<Record<string, string>> = { 'lipsync-2.0': 'lipsync-2' };
 
+/** sync's error body (the SDK's GenerationError): `message`, a string or a list of them. */
+function syncMessage(json: unknown): string | undefined {
+  const m = (json as { message?: unknown } | undefined)?.message;
+  const text = Array.isArray(m) ? m.filter((x) => typeof x === 'string').join('; ') : m;
+  return typeof text === 'string' && text ? text.slice(0, 500) : undefined;
+}
+
 export function createSyncEngine(opts: SyncOptions): UpstreamEngine {
 
-  const { json: call } = createProviderClient({
+  const { json: call, dispatcher } = createProviderClient({
     provider: 'sync',
     baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
     headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,
-    message: messageOrError,
+    message: syncMessage,
   });
 
-  async function submit({ params, inputs, generationId }: UpstreamRequest, webhookUrl: string | undefined, signal: AbortSignal) {
+  async function submit({ params, inputs }: UpstreamRequest, attemptId: string, webhookUrl: string | undefined, signal: AbortSignal) {
     if (!inputs.face || !inputs.speech) throw new UpstreamError('refused', 'the talking avatar has no face or no speech');
     const audio = await inputs.speech.read(signal);
     const face = await inputs.face.read(signal);
     const seconds = (await probeMedia(audio.bytes)).durationSeconds ?? 1;
     const video = await stillVideo(face.bytes, seconds, signal);
-    if (video.length > MAX_UPLOAD_BYTES || audio.bytes.length > MAX_UPLOAD_BYTES) throw new UpstreamError('refused', 'an input is larger than the 20 MB sync takes');
+    if (video.length > SYNC_MAX_UPLOAD_BYTES || audio.bytes.length > SYNC_MAX_UPLOAD_BYTES) throw new UpstreamError('refused', 'an input is larger than the 20 MB sync takes');
     const form = new FormData();
     form.append('model', SYNC_MODELS[String(params.lipsync_model)] ?? 'lipsync-2');
     form.append('video', new Blob([new Uint8Array(video)], { type: 'video/mp4' }), 'face.mp4');
     form.append('audio', new Blob([new Uint8Array(audio.bytes)], { type: audio.mime }), audio.mime === 'audio/mpeg' ? 'speech.mp3' : 'speech.wav');
     // cut_off: the output lasts as long as the speech (the still video is made that long anyway).
-    form.append('options', JSON.stringify({ sync_mode: 'cut_off', output_format: 'mp4' }));
-    form.append('outputFileName', `adforge-${generationId}`);
+    // Only the options sync's SDK documents (GenerationOptions): output_format and a multipart outputFileName are not among them.
+    form.append('options', JSON.stringify({ sync_mode: 'cut_off' }));
     if (webhookUrl) form.append('webhookUrl', webhookUrl);
-    const g = await call('POST', '/v2/generate', form, signal, { submit: true });
+    // Our attempt id is the key: a resend of this attempt (its answer lost) is the same generation, never a second one.
+    const g = await call('POST', '/v2/generate', form, signal, { submit: true, headers: { 'idempotency-key': attemptId } });
     if (typeof g?.id !== 'string') throw new UpstreamError('unsent_unknown', 'sync answered the submit without a generation id');
     return { providerJobId: g.id, handle: { id: g.id } };
   }
@@ -66,7 +93,8 @@ export function createSyncEngine(opts: SyncOptions): UpstreamEngine {
   return {
     name: 'sync',
     kind: 'upstream',
-    dedupesSubmit: () => false,
+    // sync's Idempotency-Key covers POST /v2/generate, JSON and multipart (sync.so/docs/api-reference/guides/idempotency).
+    dedupesSubmit: (operation) => operation === 'talking-avatar',
     refuse(operation: GenerationOperation, params: Record<string, unknown>) {
       if (operation !== 'talking-avatar') return `${operation} is not served by the sync engine (it makes talking avatars with lipsync-2.0)`;
       if (!SYNC_MODELS[String(params.lipsync_model)]) return `lipsync_model: ${String(params.lipsync_model)} is not sync's; sync animates lipsync-2.0`;
@@ -74,16 +102,21 @@ export function createSyncEngine(opts: SyncOptions): UpstreamEngine {
     },
 
     // Webhooks are asked for only when they can be checked.
-    submit: (req, attempt, signal) => submit(req, opts.webhookSecret ? attempt.webhookUrl : undefined, signal),
+    submit: (req, attempt, signal) => submit(req, attempt.id, opts.webhookSecret ? attempt.webhookUrl : undefined, signal),
 
     async poll(handle, signal): Promise<UpstreamStatus> {
       const g = (await call('GET', `/v2/generate/${encodeURIComponent(String(handle.id))}`, undefined, signal)) ?? {};
-      if (g.status === 'PENDING' || g.status === 'PROCESSING') return { state: 'pending', detail: String(g.status) };
-      if (g.status === 'FAILED') return { state: 'failed', message: `sync could not make the video: ${typeof g.error === 'string' ? g.error.slice(0, 500) : 'failed'}` };
+      if (SYNC_WORKING.includes(String(g.status))) return { state: 'pending', detail: String(g.status) };
+      const ending = typeof g.status === 'string' ? SYNC_ENDINGS[g.status] : undefined;
+      if (ending) return { state: 'failed', message: `sync ${ending}: ${typeof g.error === 'string' && g.error ? g.error.slice(0, 500) : String(g.status).toLowerCase()}` };
       if (g.status !== 'COMPLETED') throw new UpstreamError('transient', 'sync answered an unknown status');
       if (typeof g.outputUrl !== 'string') return { state: 'failed', message: 'sync finished without a video' };
       return { state: 'succeeded', outputs: [{ url: g.outputUrl }] };
     },
+
+    // sync's model names a route key may send work to: our lipsync model's, or every one we map.
+    targets: (routeKey) => (routeKey === '*' || routeKey === 'talking-avatar' ? [...new Set(Object.values(SYNC_MODELS))] : SYNC_MODELS[routeKey] ? [SYNC_MODELS[routeKey]] : []),
+    check: createSyncCheck({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher }),
 
     ...(opts.webhookSecret ? { verifyHook: verifier(opts.webhookSecret) } : {}),
   };
