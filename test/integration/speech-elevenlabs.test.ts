@@ -83,6 +83,18 @@ describe('text to speech', () => {
     expect(fake.requests[0]!.json).toEqual({ text: 'None.', model_id: 'eleven_multilingual_v2' });
   });
 
+  it("refuses a text longer than its model's documented limit without calling the provider, naming the limit", async () => {
+    const text = 'a'.repeat(5_001);
+    const e = await engineError(engineFor().textToSpeech({ text, voice: emma, model: 'eleven_v3' }, signal()));
+    expect(e.transient).toBe(false);
+    expect(e.message).toBe("the voice provider's model eleven_v3 takes at most 5,000 characters a request; this text has 5,001");
+    expect(fake.requests).toHaveLength(0);
+    // Up to the limit it is sent; a model with no documented limit is left to the provider.
+    await engineFor().textToSpeech({ text: text.slice(1), voice: emma, model: 'eleven_v3' }, signal());
+    await engineFor().textToSpeech({ text, voice: emma, model: 'eleven_multilingual_v2' }, signal());
+    expect(fake.requests.map((r) => r.status)).toEqual([200, 200]);
+  });
+
   it('keeps a path prefix of the base URL and tolerates a trailing slash', async () => {
     await engineFor({ baseUrl: `${fake.baseUrl}/` }).textToSpeech({ text: 'Slash.', voice: emma }, signal());
     expect(fake.requests[0]!.path).toBe(`/v1/text-to-speech/${EMMA_PROVIDER}`);

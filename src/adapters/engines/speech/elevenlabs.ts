@@ -5,6 +5,7 @@ import { readAtMost } from '../../net/read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
 import { EngineError } from '../engine.ts';
 import { FfmpegError, probeMedia } from '../ffmpeg.ts';
+import { ELEVENLABS_MAX_TEXT_CHARS } from './elevenlabs-limits.ts';
 import type { SpeechEngine, VoiceSettings } from './engine.ts';
 import type { SpeechAudio } from './mp3.ts';
 
@@ -17,6 +18,7 @@ import type { SpeechAudio } from './mp3.ts';
  *   xi-api-key: <key>, Content-Type: application/json
  *   {"text": ..., "model_id": ..., "voice_settings": {"stability": ..., "similarity_boost": ...}}
  *   -> 200 audio/mpeg, the MP3 bytes.
+ * A text longer than its model takes (elevenlabs-limits.ts) is refused here, before any call.
  * Speech to speech, "voice changer" (https://elevenlabs.io/docs/api-reference/speech-to-speech/convert):
  *   POST {base}/v1/speech-to-speech/{voice_id}?output_format=mp3_44100_128
  *   xi-api-key: <key>, Content-Type: multipart/form-data
@@ -110,7 +112,15 @@ export function createElevenLabsSpeechEngine(opts: ElevenLabsEngineOptions): Spe
     async textToSpeech(job, signal) {
       const voiceId = providerVoice(job.voice);
       const settings = voiceSettings(job.settings);
-      const json = { text: job.text, model_id: job.model ?? opts.defaultModel, ...(settings ? { voice_settings: settings } : {}) };
+      const model = job.model ?? opts.defaultModel;
+      // The provider would refuse it (400 max_character_limit_exceeded): say so without a call.
+      const max = ELEVENLABS_MAX_TEXT_CHARS[model];
+      const length = [...job.text].length;
+      if (max !== undefined && length > max) {
+        const n = (x: number) => x.toLocaleString('en-US');
+        throw new EngineError(`${PROVIDER}'s model ${model} takes at most ${n(max)} characters a request; this text has ${n(length)}`, { transient: false });
+      }
+      const json = { text: job.text, model_id: model, ...(settings ? { voice_settings: settings } : {}) };
       const body = { bytes: Buffer.from(JSON.stringify(json)), contentType: 'application/json' };
       return call(`v1/text-to-speech/${encodeURIComponent(voiceId)}`, body, signal);
     },
