@@ -2,16 +2,21 @@ import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { fitFrame } from '../../media/fit-frame.ts';
 import { createProviderClient, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
-import { OPENAI_DEFAULT_IMAGE_MODELS, imageQuality, imageSize, openaiRefusal, soraSize } from './openai-map.ts';
+import { createOpenAiCheck, openaiTargets } from './openai-check.ts';
+import { editImage } from './openai-images.ts';
+import { OPENAI_DEFAULT_IMAGE_MODELS, OPENAI_RETIRED, imageFields, openaiRefusal, soraSize, videosRetiredNote } from './openai-map.ts';
 
 /*
- * The OpenAI API as openai/openai-node implements it: src/resources/videos.ts (create as multipart
- * with `input_reference` as an image file, retrieve
- * with status queued | in_progress | completed | failed and `error {code, message}`, content at
- * GET /videos/{id}/content) and src/resources/images.ts (generations; edits as multipart with the
- * images; b64_json answers). Auth:
- * `Authorization: Bearer <key>`; errors `{error: {message, type, code}}`; 429 with retry-after.
- * No idempotency key: a video submit whose answer is lost is not sent again.
+ * The OpenAI API as its OpenAPI document (openai/openai-openapi) and SDK (openai/openai-node
+ * src/resources/videos.ts, images.ts) describe it; the stored contracts are test/contracts/openai/.
+ * Videos: create as multipart with `input_reference` as an image file, retrieve with status
+ * queued | in_progress | completed | failed and `error {code, message}`, content at
+ * GET /videos/{id}/content. OpenAI shut the Videos (Sora) API down on 2026-09-24: the engine
+ * declares sora-2 and sora-2-pro retired (the start refuses a route to them) and keeps the code
+ * path for an account OpenAI still serves. Images: generations (JSON) and edits (multipart, the
+ * images as `image[]` files), answered with b64_json. Auth `Authorization: Bearer <key>`; errors
+ * `{error: {message, type, param, code}}`; 429 with retry-after. No idempotency key: a video submit
+ * whose answer is lost is not sent again.
  */
 export interface OpenAiOptions {
   baseUrl: string;
@@ -27,7 +32,7 @@ const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
 
 export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
   const imageModels = { ...OPENAI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
-  const { call } = createProviderClient({
+  const { call, dispatcher } = createProviderClient({
     provider: 'OpenAI',
     baseUrl: opts.baseUrl,
     allowPrivate: opts.allowPrivate,
@@ -38,13 +43,12 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
     message: errorMessage,
   });
 
-  /** The edit request: the fields and each input image as an `image[]` file, in the order the prompt names them. */
+  /** The edit request: the fields and each input image as an `image[]` file (a type OpenAI takes), in the order the prompt names them. */
   async function editForm(fields: Record<string, string | number>, images: UpstreamFile[], signal: AbortSignal): Promise<FormData> {
     const form = new FormData();
     for (const [k, v] of Object.entries(fields)) form.append(k, String(v));
     for (const [i, image] of images.entries()) {
-      const { bytes, mime } = await image.read(signal);
-      const type = mime.startsWith('image/') ? mime : 'image/png';
+      const { bytes, type } = await editImage((await image.read(signal)).bytes);
       form.append('image[]', new Blob([new Uint8Array(bytes)], { type }), `image-${i + 1}.${type.slice(6).replace('jpeg', 'jpg')}`);
     }
     return form;
@@ -69,19 +73,25 @@ export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
     name: 'openai',
     kind: 'upstream',
     dedupesSubmit: () => false,
+    retired: OPENAI_RETIRED,
 
-    refuse: (operation: GenerationOperation, params: Record<string, unknown>) => openaiRefusal(operation, params),
+    refuse: (operation: GenerationOperation, params: Record<string, unknown>) => openaiRefusal(operation, params, imageModels),
+    targets: (routeKey: string) => openaiTargets(routeKey, imageModels),
+    check: createOpenAiCheck({ baseUrl: opts.baseUrl, apiKey: opts.apiKey, dispatcher }),
 
     async submit(req: UpstreamRequest, _attempt, signal) {
       const p = req.params;
       if (req.operation === 'ai-video') {
-        const { json } = await call('POST', '/videos', await videoForm(req, signal), signal, { submit: true });
+        const { json } = await call('POST', '/videos', await videoForm(req, signal), signal, { submit: true }).catch((e: unknown) => {
+          // A refusal of the create is most likely the shutdown itself: say so beside OpenAI's words.
+          throw e instanceof UpstreamError && e.failure === 'refused' ? new UpstreamError('refused', `${e.message} (${videosRetiredNote(String(p.model))})`, { cause: e }) : e;
+        });
         const id = (json as { id?: unknown } | undefined)?.id;
         if (typeof id !== 'string' || !id) throw new UpstreamError('unsent_unknown', 'OpenAI answered the submit without a video id');
         return { providerJobId: id, handle: { kind: 'video', id } };
       }
       // Images answer at once. A 5xx there made nothing and bills nothing: it is simply tried again.
-      const fields = { model: imageModels[String(p.model)] ?? 'gpt-image-1', prompt: req.inputs.prompt, n: Number(p.quantity ?? 1), size: imageSize(String(p.aspect_ratio)), quality: imageQuality(p) };
+      const fields = imageFields(p, req.inputs.prompt, imageModels);
       const inputImages = attachedImages(req.inputs);
       const { json } = inputImages.length
         ? await call('POST', '/images/edits', await editForm(fields, inputImages, signal), signal)
