@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
 import { EngineError } from '../../src/adapters/engines/engine.ts';
 import { createElevenLabsSpeechEngine, type ElevenLabsEngineOptions } from '../../src/adapters/engines/speech/elevenlabs.ts';
+import { createElevenLabsProbe, elevenLabsTargets, type ElevenLabsProbeOptions } from '../../src/adapters/engines/speech/elevenlabs-probe.ts';
 import { freePort } from '../../src/adapters/net/ports.ts';
 import { STS_SECONDS, TTS_SECONDS, startElevenLabsFake, type ElevenLabsFake, type FakeFailure } from '../support/elevenlabs-fake.ts';
 import { wavSeconds } from '../support/wav.ts';
@@ -221,5 +222,68 @@ describe('failures', () => {
     const reason = new Error('caller gave up');
     setTimeout(() => controller.abort(reason), 100);
     await expect(engineFor().textToSpeech({ text: 'Abort.', voice: emma }, controller.signal)).rejects.toBe(reason);
+  });
+});
+
+describe('the free check (adforge providers check)', () => {
+  const probeFor = (overrides: Partial<ElevenLabsProbeOptions> = {}) =>
+    createElevenLabsProbe({
+      baseUrl: fake.baseUrl,
+      apiKey: KEY,
+      voiceIds: { [emma.id]: EMMA_PROVIDER, [james.id]: JAMES_PROVIDER },
+      defaultModel: 'eleven_multilingual_v2',
+      stsModel: 'eleven_multilingual_sts_v2',
+      timeoutMs: 5_000,
+      allowPrivate: true,
+      ...overrides,
+    });
+
+  it('ok: the key by the subscription read, the configured models by the model list, each voice by its id; nothing spent', async () => {
+    expect(elevenLabsTargets({ voiceIds: { [emma.id]: EMMA_PROVIDER }, defaultModel: 'm', stsModel: 's' })).toEqual(['m', 's', EMMA_PROVIDER]);
+    const results = await probeFor().check([], signal());
+    expect(results).toEqual([
+      { target: 'key', outcome: 'ok', detail: 'the key is accepted; plan creator, 1,234 of 100,000 characters used' },
+      { target: 'eleven_multilingual_v2', outcome: 'ok', detail: 'listed; at most 10,000 characters a request' },
+      { target: 'eleven_multilingual_sts_v2', outcome: 'ok', detail: 'listed' },
+      { target: EMMA_PROVIDER, outcome: 'ok', detail: `voice Voice EXAV (catalogue voice ${emma.id})` },
+      { target: JAMES_PROVIDER, outcome: 'ok', detail: `voice Voice pNIn (catalogue voice ${james.id})` },
+    ]);
+    expect(fake.requests.every((r) => r.method === 'GET')).toBe(true);
+    expect(fake.requests.map((r) => r.path).sort()).toEqual(['/v1/models', '/v1/user/subscription', `/v1/voices/${EMMA_PROVIDER}`, `/v1/voices/${JAMES_PROVIDER}`].sort());
+  });
+
+  it('key_refused: a wrong key, in the provider words, the key redacted; nothing else is asked', async () => {
+    const results = await probeFor({ apiKey: 'xi-wrong-key-77777777' }).check([], signal());
+    expect(results).toEqual([{ target: 'key', outcome: 'key_refused', detail: 'HTTP 401: invalid_api_key: Invalid API key: [redacted]' }]);
+    expect(fake.requests.map((r) => r.path)).toEqual(['/v1/user/subscription']);
+  });
+
+  it('model_gone: a model the list no longer has, one that cannot do the job, and a voice that is gone', async () => {
+    fake.control.models = fake.control.models.filter((m) => m.model_id !== 'eleven_multilingual_sts_v2');
+    const results = await probeFor({ defaultModel: 'eleven_english_sts_v2', voiceIds: { [emma.id]: 'gone0000000000000000' } }).check([], signal());
+    expect(results.slice(1)).toEqual([
+      { target: 'eleven_english_sts_v2', outcome: 'model_gone', detail: 'GET /v1/models lists eleven_english_sts_v2 with can_do_text_to_speech false' },
+      { target: 'eleven_multilingual_sts_v2', outcome: 'model_gone', detail: 'GET /v1/models does not list eleven_multilingual_sts_v2' },
+      {
+        target: 'gone0000000000000000',
+        outcome: 'model_gone',
+        detail: `HTTP 404: voice_not_found: A voice with the voice_id gone0000000000000000 was not found. (catalogue voice ${emma.id})`,
+      },
+    ]);
+  });
+
+  it('given targets: only those; a key limited to speech is still accepted, and what it may not read is said', async () => {
+    fake.control.deniedReads = new Set(['user', 'models']);
+    const results = await probeFor().check(['eleven_v3', EMMA_PROVIDER], signal());
+    expect(results).toEqual([
+      { target: 'key', outcome: 'ok', detail: expect.stringMatching(/^the key is accepted \(it may not read the subscription: HTTP 401: missing_permissions: .*user_read/) },
+      { target: 'eleven_v3', outcome: 'failed', detail: expect.stringMatching(/^cannot check the models: the key may not read it \(HTTP 401: missing_permissions/) },
+      { target: EMMA_PROVIDER, outcome: 'ok', detail: `voice Voice EXAV (catalogue voice ${emma.id})` },
+    ]);
+  });
+
+  it('unreachable: nothing listens at the base URL', async () => {
+    const results = await probeFor({ baseUrl: `http://127.0.0.1:${await freePort()}` }).check([], signal());
+    expect(results).toEqual([{ target: 'key', outcome: 'unreachable', detail: 'the provider could not be reached' }]);
   });
 });

@@ -31,6 +31,9 @@ import type { SpeechAudio } from './mp3.ts';
  * system_busy) or the plan's concurrency limit (too_many_concurrent_requests,
  * concurrent_limit_exceeded).
  *
+ * The contract of each call, with its sources, is kept in test/contracts/elevenlabs/; the free
+ * check of `adforge providers check` is elevenlabs-probe.ts.
+ *
  * Failures are EngineErrors whose message the API caller sees (through the service's 502): they
  * never carry the API key, even when the provider's own words echo it. Unreachable, 5xx and 429
  * are transient; the provider refusing the request (other 4xx) is not. No retries here: a
