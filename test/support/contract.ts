@@ -163,11 +163,15 @@ export function checkAnswer(c: Contract, status: number, body: unknown): void {
 /** A multipart form as contracts describe it: text parts as strings, file parts as {filename, type, size}. */
 export async function formFields(form: FormData): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
+  const lists = new Set<string>();
   for (const [name, value] of form.entries()) {
     const v = typeof value === 'string' ? value : { filename: value.name, type: value.type, size: value.size };
-    // A repeated part (image[]) is a list.
-    if (name in out) out[name] = [...(Array.isArray(out[name]) && name.endsWith('[]') ? (out[name] as unknown[]) : [out[name]]), v];
-    else out[name] = name.endsWith('[]') ? [v] : v;
+    // A part named `x[]`, or repeated, is a list.
+    if (lists.has(name)) (out[name] as unknown[]).push(v);
+    else if (name.endsWith('[]') || name in out) {
+      out[name] = name in out ? [out[name], v] : [v];
+      lists.add(name);
+    } else out[name] = v;
   }
   return out;
 }
