@@ -48,14 +48,15 @@ async function spend(config: Readonly<Config>, report: ProvidersReport, o: Optio
     import('../services/provider-spend.ts'),
     import('../domain/catalogue/voices.ts'),
   ]);
-  const app = await buildApp(config, createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr), { seed: false });
+  // Seeded like a start: the talking-avatar requests use a platform avatar and a catalogue voice.
+  const app = await buildApp(config, createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr));
   try {
     const s = app.services;
     const spender = createProviderSpend({ db: app.db, storage: app.storage, teams: s.teams, creator: s.generationCreator, reader: s.generationReader, canceller: s.generationCanceller });
     const failedFree = new Map(report.routes.filter((r) => r.outcome !== 'ok').map((r) => [r.route, `${r.provider}: ${r.outcome}: ${r.detail}`]));
     const routes = [...new Set(report.routes.map((r) => r.route))].map((route) => ({ route, providers: report.routes.filter((r) => r.route === route).map((r) => r.provider) }));
     const avatar = (await s.avatars.listPlatform()).data[0];
-    const template = (await s.templates.listCaptionTemplates({ limit: 1 })).data[0] as { id?: string } | undefined;
+    const template = (await s.templates.listCaptionTemplates({ limit: '1' })).data[0] as { id?: string } | undefined;
     if (!avatar) throw new Error('no platform avatar is stored: run `adforge migrate` and start the service once');
     const inputs = { avatarId: avatar.id, voiceId: VOICES[0]!.id, ...(template?.id ? { templateId: template.id } : {}), ...(o.videoUrl ? { videoUrl: o.videoUrl } : {}), ...(o.imageUrl ? { imageUrl: o.imageUrl } : {}) };
     const ready = routes.filter((r) => !failedFree.has(r.route));

@@ -1,0 +1,101 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, stdoutJson } from '../support/cli-run.ts';
+import { cloneTemplateDatabase } from '../support/database.ts';
+import { startHeyGenFake } from '../support/heygen-fake.ts';
+import { pngBytes } from '../support/image-host.ts';
+import { testVideo } from '../support/media-probe.ts';
+import { startOpenAiFake } from '../support/openai-fake.ts';
+
+// `adforge providers check` against the fakes: each answers the free reads as its provider documents them.
+const OPENAI_KEY = 'sk-check-openai';
+const HEYGEN_KEY = 'hg-check-key';
+let openai: Awaited<ReturnType<typeof startOpenAiFake>>;
+let heygen: Awaited<ReturnType<typeof startHeyGenFake>>;
+let dataDir: string;
+let database: Awaited<ReturnType<typeof cloneTemplateDatabase>>;
+
+beforeAll(async () => {
+  const video = await testVideo({ width: 64, height: 64, seconds: 1 });
+  openai = await startOpenAiFake({ key: OPENAI_KEY, video, png: await pngBytes(32, 32, '#3366cc'), pollsUntilDone: 1 });
+  heygen = await startHeyGenFake({ key: HEYGEN_KEY, video });
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-providers-'));
+  database = await cloneTemplateDatabase();
+});
+afterAll(async () => {
+  await openai?.close();
+  await heygen?.close();
+  await database?.drop();
+  if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+const env = (extra: Record<string, string> = {}) => ({
+  DATA_DIR: dataDir,
+  DATABASE_URL: database.url,
+  LOG_LEVEL: 'silent',
+  ALLOW_PRIVATE_NETWORK_URLS: 'true',
+  OPENAI_API_KEY: OPENAI_KEY,
+  OPENAI_BASE_URL: openai.url,
+  HEYGEN_API_KEY: HEYGEN_KEY,
+  HEYGEN_API_URL: heygen.url,
+  ...extra,
+});
+const check = (extra: Record<string, string>, args: string[] = []) => runCli(['providers', 'check', '--json', ...args], env(extra), { timeoutMs: 120_000 });
+
+describe('adforge providers check', () => {
+  it('every route ready: the key and each routed model asked of its provider, exit 0', async () => {
+    const r = await check({ ENGINE_ROUTES: 'gpt-2=openai,gpt-2.5=openai,talking-avatar=heygen,localize=heygen,*=local' });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const report = stdoutJson(r);
+    expect(report.ok).toBe(true);
+    expect(report.routes.map((x: any) => [x.route, x.provider, x.outcome])).toEqual([
+      ['gpt-2', 'openai', 'ok'],
+      ['gpt-2.5', 'openai', 'ok'],
+      ['talking-avatar', 'heygen', 'ok'],
+      ['localize', 'heygen', 'ok'],
+    ]);
+    expect(report.routes[0].targets).toEqual([expect.objectContaining({ target: 'gpt-image-1.5', outcome: 'ok' })]);
+    expect(report.routes[3].targets.length).toBeGreaterThan(1);
+  });
+
+  it('a refused key and a model the provider no longer has are reported in its own words, exit 1', async () => {
+    const r = await check({ ENGINE_ROUTES: 'gpt-2=openai,gpt-2.5=openai,*=local', OPENAI_IMAGE_MODELS: 'gpt-2.5=gpt-image-0', HEYGEN_API_KEY: 'wrong' });
+    expect(r.code).toBe(1);
+    const report = stdoutJson(r);
+    expect(report.ok).toBe(false);
+    const gone = report.routes.find((x: any) => x.route === 'gpt-2.5');
+    expect(gone).toMatchObject({ provider: 'openai', outcome: 'model_gone' });
+    expect(gone.detail).toMatch(/gpt-image-0/);
+    const refused = await check({ ENGINE_ROUTES: 'localize=heygen,*=local', HEYGEN_API_KEY: 'wrong' });
+    expect(stdoutJson(refused).routes[0]).toMatchObject({ route: 'localize', provider: 'heygen', outcome: 'key_refused' });
+  });
+
+  it('a route to a model its provider retired is reported with the date and the route instead, and stops a start', async () => {
+    const r = await check({ ENGINE_ROUTES: 'sora-2=openai,*=local' });
+    expect(r.code).toBe(1);
+    expect(stdoutJson(r).routes[0]).toMatchObject({ route: 'sora-2', provider: 'openai', outcome: 'retired', detail: 'openai retired sora-2 on 2026-09-24; route it to fal instead (sora-2=fal)' });
+    const start = await runCli(['serve'], env({ ENGINE_ROUTES: 'sora-2=openai,*=local' }), { timeoutMs: 60_000 });
+    expect(start.code).toBe(1);
+    expect(start.stderr).toMatch(/ENGINE_ROUTES sends sora-2 to openai, which retired it on 2026-09-24; route it to fal instead \(sora-2=fal\)/);
+  });
+
+  it('--spend: the cheapest generation per ready route, made through the pipeline and its result checked', async () => {
+    const before = openai.imageCreates.length;
+    const r = await check({ ENGINE_ROUTES: 'gpt-2=openai,*=local' }, ['--spend', '--yes']);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const { spend } = stdoutJson(r);
+    expect(spend.plans).toEqual([expect.objectContaining({ route: 'gpt-2', providers: ['openai'], operation: 'text-to-image', credits: expect.any(Number) })]);
+    expect(spend.outcomes).toEqual([expect.objectContaining({ route: 'gpt-2', provider: 'openai', status: 'completed', detail: expect.stringMatching(/^image\/png, \d+ KB$/) })]);
+    expect(openai.imageCreates.slice(before)).toEqual([expect.objectContaining({ model: 'gpt-image-1.5', n: 1, quality: 'low' })]);
+  });
+
+  it('--spend without --yes away from a terminal sends nothing', async () => {
+    const before = openai.imageCreates.length;
+    const r = await check({ ENGINE_ROUTES: 'gpt-2=openai,*=local' }, ['--spend']);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/add --yes to confirm/);
+    expect(openai.imageCreates.length).toBe(before);
+  });
+});
