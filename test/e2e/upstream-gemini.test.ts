@@ -69,11 +69,13 @@ describe('Veo 3.1 on the Gemini API', () => {
     expect((await videoInfo((await svc.fetchUrl(g.result_url)).bytes)).audioCodec).toBe('aac');
   });
 
-  it('4k is a 400 on this route; a filtered video fails with the reason and refunds', async () => {
+  it('4k shorter than 8 seconds is a 400 on this route (Google makes 1080p and 4k at 8 s only); a filtered video fails with the reason and refunds', async () => {
     const before = await used();
-    const big = await post('/videos/ai-video', { model: 'veo-3.1', prompt: 'huge', aspect_ratio: '16:9', duration: 8, resolution: '4k' });
+    const big = await post('/videos/ai-video', { model: 'veo-3.1', prompt: 'huge', aspect_ratio: '16:9', duration: 4, resolution: '4k' });
     expect(big.status).toBe(400);
-    expect(big.body.error.message).toBe('resolution: veo-3.1 on Gemini makes 720p or 1080p videos, not 4k');
+    expect(big.body.error.message).toBe('duration: veo-3.1 on Gemini makes 4k videos of 8 seconds only, not 4');
+    const reference = await post('/videos/ai-video', { model: 'veo-3.1-fast', prompt: 'a shoe', aspect_ratio: '16:9', duration: 8, reference_image_url: `${gemini.base}/frames/r.png` });
+    expect(reference.body.error.message).toBe('reference_image_url: veo-3.1-fast on Gemini takes no reference image');
     const res = await post('/videos/ai-video', { model: 'veo-3.1', prompt: 'forbidden scene', aspect_ratio: '16:9', duration: 4 });
     const g = await waitForGeneration(svc, t.key, res.body.generation_id);
     expect(g.status).toBe('failed');
@@ -90,22 +92,30 @@ describe('Gemini images', () => {
     const calls = gemini.imageCalls.filter((c) => c.body.contents[0].parts[0].text === 'two cups');
     expect(calls).toHaveLength(2);
     expect(calls[0]).toEqual({
-      model: 'gemini-3-pro-image-preview',
+      model: 'gemini-3-pro-image',
       body: { contents: [{ parts: [{ text: 'two cups' }] }], generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: '4:3', imageSize: '2K' } } },
     });
     expect(g.result_urls).toHaveLength(2);
     expect((await svc.fetchUrl(g.result_urls[1])).bytes.equals(png)).toBe(true);
   });
 
-  it('fast at 2k or at 7:3 is a 400; a blocked prompt fails and refunds', async () => {
+  it('fast is Gemini 3.1 Flash Image: 2k is sent as imageSize 2K, 7:3 is a 400; a blocked prompt fails and refunds', async () => {
     const before = await used();
-    expect((await post('/images/text-to-image', { model: 'fast', prompt: 'x', aspect_ratio: '1:1', resolution: '2k' })).body.error.message).toBe('resolution: fast on Gemini makes 1k images only, not 2k');
-    expect((await post('/images/text-to-image', { model: 'fast', prompt: 'x', aspect_ratio: '7:3' })).status).toBe(400);
+    const wide = await post('/images/text-to-image', { model: 'fast', prompt: 'a wide banner', aspect_ratio: '1:1', resolution: '2k' });
+    expect((await waitForGeneration(svc, t.key, wide.body.generation_id)).status).toBe('completed');
+    expect(gemini.imageCalls.find((c) => c.body.contents[0].parts[0].text === 'a wide banner')).toMatchObject({ model: 'gemini-3.1-flash-image', body: { generationConfig: { imageConfig: { aspectRatio: '1:1', imageSize: '2K' } } } });
+    const odd = await post('/images/text-to-image', { model: 'fast', prompt: 'x', aspect_ratio: '7:3' });
+    expect(odd.status).toBe(400);
+    expect(odd.body.error.message).toMatch(/^aspect_ratio: fast on Gemini makes 1:1, .*8:1 images, not 7:3$/);
+    const afterWide = await used();
     const res = await post('/images/text-to-image', { model: 'fast', prompt: 'forbidden picture', aspect_ratio: '1:1' });
     const g = await waitForGeneration(svc, t.key, res.body.generation_id);
     expect(g.status).toBe('failed');
     expect(g.error).toBe('Gemini refused the request: blocked (SAFETY)');
-    expect(await used()).toBe(before);
+    expect(await used()).toBe(afterWide);
+    expect(afterWide).toBeGreaterThan(before);
+    // Every request the adapter sent held to the stored contracts.
+    expect(gemini.refusals).toEqual([]);
     expect(svc.logLines.join('\n')).not.toContain(GEMINI_KEY);
   });
 });

@@ -1,83 +1,234 @@
 import http from 'node:http';
+import { checkAnswer, loadContract, requestProblems, type Contract, type ContractProblem } from './contract.ts';
 import { readBody, sendJson, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
- * A local stand-in for the Gemini API (v1beta), following googleapis/js-genai
- * src/converters/_models_converters.ts: POST models/{model}:predictLongRunning {instances[0] {prompt,
- * image, lastFrame, referenceImages}, parameters {aspectRatio, durationSeconds, resolution,
- * sampleCount}} -> an operation {name}; GET /{name} -> {done, response.generateVideoResponse
- * {generatedSamples[{video{uri}}] | raiMediaFilteredReasons}}; the video read from its uri with
- * the key; POST models/{model}:generateContent {contents[0].parts [{text} | {inlineData {mimeType,
- * data}}]} -> candidates[0].content.parts[].inlineData, or
- * promptFeedback.blockReason. Auth `x-goog-api-key`. A prompt with "forbidden" is filtered.
+ * A local stand-in for the Gemini API (v1beta), held to the stored contracts in
+ * test/contracts/gemini/ (each request is checked against its call's contract, and the per-model
+ * limits in its $defs; each JSON answer goes through checkAnswer):
+ * - POST models/{model}:predictLongRunning -> an operation {name}; GET /{name} -> {done,
+ *   response.generateVideoResponse {generatedSamples[{video{uri}}] | raiMediaFilteredReasons}};
+ * - GET files/{id}:download?alt=media (the video's URI) -> 302 to a separate storage host, as Google
+ *   does (cookbook Get_started_Veo_REST: curl --location; LiteLLM #13686); the storage host serves
+ *   the bytes to anyone holding the link and records whether a key was sent to it;
+ * - POST models/{model}:generateContent -> candidates[0].content.parts[].inlineData, or
+ *   promptFeedback.blockReason;
+ * - GET models (paged) and GET models/{model}, the free reads of `adforge providers check`.
+ * A prompt with "forbidden" is filtered.
+ *
+ * Errors are Google's: {error: {code, message, status, details}}. Verbatim forms (from the issue
+ * threads cited in the contracts' error schema): a missing key 403 PERMISSION_DENIED; a key Google
+ * does not know 400 INVALID_ARGUMENT with ErrorInfo reason API_KEY_INVALID; a field a typed message
+ * does not have (generateContent) 400 "Invalid JSON payload received. Unknown name \"x\" at
+ * 'generation_config.image_config': Cannot find field." with a BadRequest fieldViolation; a model it
+ * does not serve 404 NOT_FOUND "models/x is not found for API version v1beta ...". Veo's instances and
+ * parameters are free-form at the protocol level (google.protobuf.Value), so a Veo field it does not
+ * take, and a value out of range anywhere, get a message of ours in the same shape, naming the field.
  */
+
+/** Models the fake serves: Google's current ones (gemini-2.5-flash-image's shutdown date was 2026-10-02). */
+export const GEMINI_FAKE_MODELS: Readonly<Record<string, { displayName: string; methods: string[] }>> = {
+  'veo-3.1-generate-preview': { displayName: 'Veo 3.1', methods: ['predictLongRunning'] },
+  'veo-3.1-fast-generate-preview': { displayName: 'Veo 3.1 Fast', methods: ['predictLongRunning'] },
+  'veo-3.1-lite-generate-preview': { displayName: 'Veo 3.1 Lite', methods: ['predictLongRunning'] },
+  'gemini-3-pro-image': { displayName: 'Nano Banana Pro', methods: ['generateContent', 'countTokens'] },
+  'gemini-3.1-flash-image': { displayName: 'Nano Banana 2', methods: ['generateContent', 'countTokens'] },
+  'gemini-3.5-flash': { displayName: 'Gemini 3.5 Flash', methods: ['generateContent', 'countTokens'] },
+};
+
+const contract = (name: string) => loadContract('gemini', name);
+
+// camelCase JSON names as Google's messages spell the proto path: generation_config.image_config, contents[0].parts[1].
+function protoPath(path: Array<string | number>): string {
+  return path.reduce<string>((out, p) => (typeof p === 'number' ? `${out}[${p}]` : `${out ? `${out}.` : ''}${p.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`), '');
+}
+
+function googleError(code: number, status: string, message: string, details: unknown[] = []) {
+  return { error: { code, message, status, ...(details.length ? { details } : {}) } };
+}
+
+/**
+ * A broken request as Google words it. `typed` says whether a field's parent is a typed proto
+ * message (Google's JSON parser refuses an unknown name there) rather than a free-form Value.
+ */
+function invalidArgument(problems: ContractProblem[], typed: (path: Array<string | number>) => boolean) {
+  const lines = problems.map((p) => {
+    const field = String(p.path.at(-1) ?? p.where);
+    const at = protoPath(p.path.slice(0, -1));
+    if (p.kind === 'unknown' && typed(p.path)) return { field: at, description: `Invalid JSON payload received. Unknown name "${field}"${at ? ` at '${at}'` : ''}: Cannot find field.` };
+    if (p.kind === 'unknown') return { field: protoPath(p.path), description: `\`${field}\` isn't supported by this model.` };
+    return { field: protoPath(p.path), description: `Invalid value at '${protoPath(p.path)}': ${p.message}` };
+  });
+  return googleError(400, 'INVALID_ARGUMENT', lines.map((l) => l.description).join('\n'), [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: lines }]);
+}
+
+/** Problems of a value against one of the contract's per-model schemas, located from `at`. */
+function modelProblems(c: Contract, schema: object | undefined, value: unknown, at: Array<string | number>): ContractProblem[] {
+  if (!schema) return [];
+  return requestProblems({ ...c, request: { method: c.request.method, path: c.request.path, body: schema } }, { body: value }).map((p) => ({ ...p, path: [...at, ...p.path] }));
+}
+
+const modelDefs = (c: Contract): Record<string, object> => ((c.request.body as { $defs: { models: { $defs: Record<string, object> } } }).$defs.models.$defs);
+
 export async function startGeminiFake(opts: { key: string; video: Buffer; png: Buffer; pollsUntilDone?: number }) {
   const videoSubmits: Array<{ model: string; body: Record<string, any> }> = [];
   const imageCalls: Array<{ model: string; body: Record<string, any> }> = [];
+  const storageReads: Array<{ path: string; headers: http.IncomingHttpHeaders }> = [];
+  /** Every refusal the fake gave for a broken request, for tests to read. */
+  const refusals: Array<{ call: string; status: number; body: unknown }> = [];
   const ops = new Map<string, { polls: number; forbidden: boolean }>();
   let counter = 0;
   let base = '';
+  let storageBase = '';
+
+  const answer = (res: http.ServerResponse, c: Contract, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    checkAnswer(c, status, body);
+    if (status >= 400) refusals.push({ call: c.call, status, body });
+    sendJson(res, status, body, headers);
+  };
+  const headersOf = (req: http.IncomingMessage) => Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k.toLowerCase(), v]));
+
+  /** The key, checked as Google does; true when the request may go on. */
+  function keyAccepted(req: http.IncomingMessage, res: http.ServerResponse, c: Contract): boolean {
+    const key = req.headers['x-goog-api-key'];
+    if (key === undefined) {
+      answer(res, c, 403, googleError(403, 'PERMISSION_DENIED', "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."));
+      return false;
+    }
+    if (key !== opts.key) {
+      answer(res, c, 400, googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'generativelanguage.googleapis.com' } }]));
+      return false;
+    }
+    return true;
+  }
+
+  function modelNotFound(res: http.ServerResponse, c: Contract, model: string, method: string) {
+    answer(res, c, 404, googleError(404, 'NOT_FOUND', `models/${model} is not found for API version v1beta, or is not supported for ${method}. Call ListModels to see the list of available models and their supported methods.`));
+  }
+
+  const modelResource = (id: string) => ({ name: `models/${id}`, version: '001', displayName: GEMINI_FAKE_MODELS[id]!.displayName, description: GEMINI_FAKE_MODELS[id]!.displayName, inputTokenLimit: 1024, outputTokenLimit: 8192, supportedGenerationMethods: GEMINI_FAKE_MODELS[id]!.methods });
+
+  /** Parses a JSON body; answers Google's parse error and returns undefined when it is not JSON. */
+  function jsonBody(raw: string, res: http.ServerResponse, c: Contract): Record<string, any> | undefined {
+    try {
+      return JSON.parse(raw) as Record<string, any>;
+    } catch {
+      answer(res, c, 400, googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received. Unexpected token.'));
+      return undefined;
+    }
+  }
+
   const server = http.createServer(async (req, res) => {
     const raw = await readBody(req);
     const url = new URL(req.url ?? '/', base);
+    const query = Object.fromEntries(url.searchParams);
     if (url.pathname.startsWith('/frames/')) {
       res.writeHead(200, { 'content-type': 'image/png' });
       return res.end(opts.png);
     }
-    if (req.headers['x-goog-api-key'] !== opts.key) return sendJson(res, 403, { error: { code: 403, message: 'Permission denied', status: 'PERMISSION_DENIED' } });
+
     const predict = /^\/v1beta\/models\/([\w.-]+):predictLongRunning$/.exec(url.pathname);
     if (req.method === 'POST' && predict) {
-      const body = JSON.parse(raw) as Record<string, any>;
-      videoSubmits.push({ model: predict[1]!, body });
-      const name = `models/${predict[1]}/operations/op${++counter}`;
+      const c = contract('predict-long-running');
+      if (!keyAccepted(req, res, c)) return;
+      const model = predict[1]!;
+      if (!GEMINI_FAKE_MODELS[model]?.methods.includes('predictLongRunning')) return modelNotFound(res, c, model, 'predictLongRunning');
+      const body = jsonBody(raw, res, c);
+      if (!body) return;
+      const problems = [...requestProblems(c, { headers: headersOf(req), query, body }), ...modelProblems(c, modelDefs(c)[model], body, [])];
+      // instances[] and parameters are google.protobuf.Value: only the request's own top level is typed.
+      if (problems.length) return answer(res, c, 400, invalidArgument(problems, (path) => path.length === 1));
+      videoSubmits.push({ model, body });
+      const name = `models/${model}/operations/op${++counter}`;
       ops.set(name, { polls: 0, forbidden: /forbidden/i.test(String(body.instances?.[0]?.prompt)) });
-      return sendJson(res, 200, { name });
+      return answer(res, c, 200, { name });
     }
+
     const generate = /^\/v1beta\/models\/([\w.-]+):generateContent$/.exec(url.pathname);
     if (req.method === 'POST' && generate) {
-      const body = JSON.parse(raw) as Record<string, any>;
-      // Each part is text or inline data with its MIME type and base64 bytes; anything else is refused.
-      const parts: any[] = body.contents?.[0]?.parts ?? [];
-      const bad = parts.find((p) => typeof p?.text !== 'string' && !(typeof p?.inlineData?.mimeType === 'string' && typeof p?.inlineData?.data === 'string' && /^[A-Za-z0-9+/]+=*$/.test(p.inlineData.data)));
-      if (!parts.length || bad) return sendJson(res, 400, { error: { code: 400, message: 'Invalid value at contents[0].parts', status: 'INVALID_ARGUMENT' } });
-      imageCalls.push({ model: generate[1]!, body });
-      if (/forbidden/i.test(String(body.contents?.[0]?.parts?.[0]?.text))) return sendJson(res, 200, { promptFeedback: { blockReason: 'SAFETY' } });
-      return sendJson(res, 200, { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: opts.png.toString('base64') } }] }, finishReason: 'STOP' }] });
+      const c = contract('generate-content');
+      if (!keyAccepted(req, res, c)) return;
+      const model = generate[1]!;
+      if (!GEMINI_FAKE_MODELS[model]?.methods.includes('generateContent')) return modelNotFound(res, c, model, 'generateContent');
+      const body = jsonBody(raw, res, c);
+      if (!body) return;
+      const problems = requestProblems(c, { headers: headersOf(req), query, body });
+      const imageConfig = body.generationConfig?.imageConfig;
+      if (!problems.length && imageConfig) problems.push(...modelProblems(c, modelDefs(c)[model], imageConfig, ['generationConfig', 'imageConfig']));
+      if (problems.length) return answer(res, c, 400, invalidArgument(problems, () => true));
+      imageCalls.push({ model, body });
+      if (/forbidden/i.test(String(body.contents?.[0]?.parts?.[0]?.text))) return answer(res, c, 200, { promptFeedback: { blockReason: 'SAFETY' } });
+      return answer(res, c, 200, { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: opts.png.toString('base64') } }] }, finishReason: 'STOP' }], modelVersion: model });
     }
+
     const download = /^\/v1beta\/files\/(op\d+):download$/.exec(url.pathname);
     if (req.method === 'GET' && download) {
+      const c = contract('file-download');
+      if (!keyAccepted(req, res, c)) return;
+      const problems = requestProblems(c, { headers: headersOf(req), query });
+      if (problems.length) return answer(res, c, 400, invalidArgument(problems, () => true));
       // As Google does: the file's URI answers with a redirect to where the bytes are, on another host.
-      res.writeHead(302, { location: `${storageBase}/signed/${download[1]}.mp4?sig=fake` });
+      checkAnswer(c, 302, undefined);
+      res.writeHead(302, { location: `${storageBase}/signed/${download[1]}.mp4?Expires=9999999999&Signature=fake` });
       return res.end();
     }
+
     const op = /^\/v1beta\/(models\/[\w.-]+\/operations\/(op\d+))$/.exec(url.pathname);
     if (req.method === 'GET' && op) {
+      const c = contract('operations-get');
+      if (!keyAccepted(req, res, c)) return;
+      const problems = requestProblems(c, { headers: headersOf(req), query });
+      if (problems.length) return answer(res, c, 400, invalidArgument(problems, () => true));
       const o = ops.get(op[1]!);
-      if (!o) return sendJson(res, 404, { error: { code: 404, message: 'Operation not found', status: 'NOT_FOUND' } });
+      if (!o) return answer(res, c, 404, googleError(404, 'NOT_FOUND', `Operation ${op[1]} not found.`));
       o.polls++;
-      if (o.polls <= (opts.pollsUntilDone ?? 2)) return sendJson(res, 200, { name: op[1], metadata: {} });
+      if (o.polls <= (opts.pollsUntilDone ?? 2)) return answer(res, c, 200, { name: op[1], metadata: {} });
       const response = o.forbidden
         ? { raiMediaFilteredCount: 1, raiMediaFilteredReasons: ['The prompt could not be submitted: it may violate our policies.'] }
         : { generatedSamples: [{ video: { uri: `${base}/v1beta/files/${op[2]}:download?alt=media` } }] };
-      return sendJson(res, 200, { name: op[1], done: true, response: { '@type': 'type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse', generateVideoResponse: response } });
+      return answer(res, c, 200, { name: op[1], done: true, response: { '@type': 'type.googleapis.com/google.ai.generativelanguage.v1beta.PredictLongRunningResponse', generateVideoResponse: response } });
     }
-    return sendJson(res, 404, { error: { code: 404, message: 'Not found', status: 'NOT_FOUND' } });
+
+    if (req.method === 'GET' && url.pathname === '/v1beta/models') {
+      const c = contract('models-list');
+      if (!keyAccepted(req, res, c)) return;
+      const problems = requestProblems(c, { headers: headersOf(req), query });
+      if (problems.length) return answer(res, c, 400, invalidArgument(problems, () => true));
+      const all = Object.keys(GEMINI_FAKE_MODELS);
+      const start = Number(query.pageToken ?? 0);
+      const size = Math.min(Number(query.pageSize ?? 50), 1000);
+      const next = start + size < all.length ? { nextPageToken: String(start + size) } : {};
+      return answer(res, c, 200, { models: all.slice(start, start + size).map(modelResource), ...next });
+    }
+
+    const get = /^\/v1beta\/models\/([\w.-]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && get) {
+      const c = contract('models-get');
+      if (!keyAccepted(req, res, c)) return;
+      const problems = requestProblems(c, { headers: headersOf(req), query });
+      if (problems.length) return answer(res, c, 400, invalidArgument(problems, () => true));
+      if (!GEMINI_FAKE_MODELS[get[1]!]) return answer(res, c, 404, googleError(404, 'NOT_FOUND', `models/${get[1]} is not found for API version v1beta, or is not supported for GetModel. Call ListModels to see the list of available models and their supported methods.`));
+      return answer(res, c, 200, modelResource(get[1]!));
+    }
+    return sendJson(res, 404, googleError(404, 'NOT_FOUND', 'Not found'));
   });
   base = await listenOnLoopback(server);
-  // The file store the download redirects to: another origin, read without the key.
-  const storageReads: Array<{ path: string; headers: http.IncomingHttpHeaders }> = [];
+
+  // The file store the download redirects to: another origin, which needs only the signed link.
   const storage = http.createServer((req, res) => {
     storageReads.push({ path: req.url ?? '', headers: req.headers });
     res.writeHead(200, { 'content-type': 'video/mp4' });
     res.end(opts.video);
   });
-  const storageBase = await listenOnLoopback(storage);
+  storageBase = await listenOnLoopback(storage);
+
   return {
-    storageReads,
     url: `${base}/v1beta`,
     base,
     videoSubmits,
     imageCalls,
+    storageReads,
+    refusals,
     close: async () => {
       await Promise.all([closeServer(server), closeServer(storage)]);
     },

@@ -1,17 +1,21 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamFile, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { checkGemini, geminiTargets } from './gemini-check.ts';
+import { isKeyRefused } from './gemini-errors.ts';
 import { readVideoFile } from './video-file.ts';
 import { withoutSound } from './without-sound.ts';
-import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageSizeOf } from './gemini-map.ts';
+import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageLimitsOf, imageSizeOf } from './gemini-map.ts';
 
 /*
  * The Gemini API (generativelanguage.googleapis.com/v1beta) as googleapis/js-genai calls it:
  * `x-goog-api-key`; Veo through models/{model}:predictLongRunning, an operation polled at
  * GET /{operation name} until `done`, its video at response.generateVideoResponse.generatedSamples[].video.uri
- * (read with the key; kept about two days) or filtered with raiMediaFilteredReasons; images
+ * (read with the key, following Google's redirect to the bytes: video-file.ts; kept about two days)
+ * or filtered with raiMediaFilteredReasons; images
  * through models/{model}:generateContent, answered with inlineData. Errors {error: {code, message,
- * status}}. No idempotency key and no webhooks: a Veo submit whose answer is lost is not sent again.
+ * status}} (a bad key is 400 API_KEY_INVALID). No idempotency key: a Veo submit whose answer is
+ * lost is not sent again. Contracts: test/contracts/gemini/.
  */
 export interface GeminiOptions {
   apiUrl: string;
@@ -29,7 +33,7 @@ const MAX_INLINE_BYTES = 15 * 1024 * 1024;
 export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
   const origin = new URL(opts.apiUrl).origin;
   const imageModels = { ...GEMINI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
-  const { call } = createProviderClient({
+  const { call, dispatcher } = createProviderClient({
     provider: 'Gemini',
     baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
@@ -38,6 +42,8 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
     maxBytes: MAX_JSON_BYTES,
     maxBinaryBytes: MAX_VIDEO_BYTES,
     message: errorMessage,
+    // Google refuses a bad key with 400 API_KEY_INVALID: the operator's to fix, not the request's.
+    keyRefused: isKeyRefused,
   });
 
   /** An input image as inline bytes (the Gemini API takes no URLs). */
@@ -74,7 +80,8 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
     for (let i = 0; i < Number(p.quantity ?? 1); i++) {
       const body = {
         contents: [{ parts: [{ text: inputs.prompt }, ...images] }],
-        generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: p.aspect_ratio, ...(p.model === 'pro' ? { imageSize: imageSizeOf(p.resolution) } : {}) } },
+        // A model that takes no imageSize (gemini-2.5-flash-image) makes 1K images and is sent none.
+        generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: p.aspect_ratio, ...(imageLimitsOf(model).sizes ? { imageSize: imageSizeOf(p.resolution) } : {}) } },
       };
       const { json } = await call('POST', `/models/${model}:generateContent`, body, signal);
       const r = json as { promptFeedback?: { blockReason?: unknown }; candidates?: Array<{ finishReason?: unknown; content?: { parts?: Array<{ inlineData?: { data?: unknown } }> } }> } | undefined;
@@ -90,7 +97,9 @@ export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
     name: 'gemini',
     kind: 'upstream',
     dedupesSubmit: () => false,
-    refuse: (operation: GenerationOperation, params: Record<string, unknown>) => geminiRefusal(operation, params),
+    refuse: (operation: GenerationOperation, params: Record<string, unknown>) => geminiRefusal(operation, params, imageModels),
+    targets: (routeKey: string) => geminiTargets(routeKey, imageModels),
+    check: (targets, signal) => checkGemini({ apiUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher }, targets, signal),
 
     async submit(req: UpstreamRequest, _attempt, signal) {
       if (req.operation === 'ai-video') return submitVideo(req, signal);
