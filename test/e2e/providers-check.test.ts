@@ -4,7 +4,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, stdoutJson } from '../support/cli-run.ts';
 import { cloneTemplateDatabase } from '../support/database.ts';
+import { startElevenLabsFake } from '../support/elevenlabs-fake.ts';
 import { startHeyGenFake } from '../support/heygen-fake.ts';
+import { startMetaAdLibraryFake } from '../support/meta-ad-library-fake.ts';
+import { VOICES } from '../../src/domain/catalogue/voices.ts';
 import { pngBytes } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { startOpenAiFake } from '../support/openai-fake.ts';
@@ -97,5 +100,23 @@ describe('adforge providers check', () => {
     expect(r.code).not.toBe(0);
     expect(r.stdout + r.stderr).toMatch(/add --yes to confirm/);
     expect(openai.imageCreates.length).toBe(before);
+  });
+
+  it('the speech provider and the ad library source are checked too, when configured', async () => {
+    const eleven = await startElevenLabsFake({ voices: ['EXAVITQu4vr4xnSDxMaL'] });
+    const ads = await startMetaAdLibraryFake({ token: 'ads-token' });
+    try {
+      const speech = { SPEECH_ENGINE: 'elevenlabs', ELEVENLABS_API_URL: eleven.baseUrl, ELEVENLABS_API_KEY: eleven.control.apiKey, AD_LIBRARY_SOURCE_URL: ads.baseUrl, AD_LIBRARY_SOURCE_TOKEN: 'ads-token' };
+      const ready = stdoutJson(await check({ ...speech, ELEVENLABS_VOICE_IDS: `${VOICES[0]!.id}=EXAVITQu4vr4xnSDxMaL`, ENGINE_ROUTES: '*=local' }));
+      expect(ready.others.map((o: any) => [o.provider, o.outcome])).toEqual([['elevenlabs', 'ok'], ['scrapecreators', 'ok']]);
+      expect(ready.ok).toBe(true);
+      // A voice id the provider does not know: that voice is gone, and the report says so.
+      const gone = await check({ ...speech, ELEVENLABS_VOICE_IDS: `${VOICES[0]!.id}=NoSuchVoice000`, ENGINE_ROUTES: '*=local', AD_LIBRARY_SOURCE_TOKEN: 'wrong' });
+      expect(gone.code).toBe(1);
+      expect(stdoutJson(gone).others.map((o: any) => [o.provider, o.outcome])).toEqual([['elevenlabs', 'model_gone'], ['scrapecreators', 'key_refused']]);
+    } finally {
+      await eleven.close();
+      await ads.close();
+    }
   });
 });
