@@ -54,6 +54,8 @@ const envSchema = z.object({
   UPSTREAM_MAX_RESULT_MB: z.coerce.number().int().min(1).max(10_000).default(500),
   FAL_KEY: z.string().optional(),
   FAL_QUEUE_URL: z.string().url().default('https://queue.fal.run'),
+  /** fal's Platform API (model search), read by `adforge providers check`; its OpenAPI names this server. */
+  FAL_API_URL: z.string().url().default('https://api.fal.ai/v1'),
   FAL_MODEL_ENDPOINTS: z.string().optional().transform(parsePairs),
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
@@ -151,7 +153,7 @@ export interface Config {
     callbackBaseUrl: string | undefined;
     /** Consecutive submit failures that open a provider's breaker, and how long it then rests. */
     breaker: { failures: number; cooldownSeconds: number };
-    fal: { apiKey: string; queueUrl: string; jwksUrl: string; endpoints: Readonly<Record<string, string>> } | undefined;
+    fal: { apiKey: string; queueUrl: string; apiUrl: string; jwksUrl: string; endpoints: Readonly<Record<string, string>> } | undefined;
     openai: { apiKey: string; baseUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
     gemini: { apiKey: string; apiUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
     heygen: { apiKey: string; apiUrl: string; languages: Readonly<Record<string, string>> } | undefined;
@@ -275,7 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       submagic: e.SUBMAGIC_API_KEY ? Object.freeze({ apiKey: e.SUBMAGIC_API_KEY, apiUrl: e.SUBMAGIC_API_URL, templates: Object.freeze(e.SUBMAGIC_TEMPLATES) }) : undefined,
       sync: e.SYNC_API_KEY ? Object.freeze({ apiKey: e.SYNC_API_KEY, apiUrl: e.SYNC_API_URL, webhookSecret: e.SYNC_WEBHOOK_SECRET }) : undefined,
       heygen: e.HEYGEN_API_KEY ? Object.freeze({ apiKey: e.HEYGEN_API_KEY, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }) : undefined,
-      fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,
+      fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, apiUrl: e.FAL_API_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,
     }),
     generationTimeoutSeconds: e.GENERATION_TIMEOUT_SECONDS,
     engineAttemptTimeoutSeconds: e.ENGINE_ATTEMPT_TIMEOUT_SECONDS,

@@ -16,7 +16,9 @@ interface Refresh {
   path?: string;
   pointer?: string;
   url?: string;
-  compare?: 'body';
+  compare?: 'body' | 'response';
+  /** With compare 'response': the documented answer to compare (default 200). */
+  status?: string;
   page?: boolean;
 }
 
@@ -25,6 +27,7 @@ interface StoredContract {
   call: string;
   source: { url: string; retrieved: string; commit?: string; refresh?: Refresh };
   request: { body?: Json; query?: Json };
+  responses?: Record<string, Json>;
 }
 
 export interface Finding {
@@ -109,6 +112,15 @@ async function refreshOne(name: string, c: StoredContract): Promise<Finding> {
     return published === stored
       ? { contract: name, state: 'unchanged', text: 'the published schema matches the stored request body' }
       : { contract: name, state: 'changed', text: createTwoFilesPatch('stored request body', r.url, stored, published) };
+  }
+  if (r.url && r.compare === 'response') {
+    const doc = JSON.parse(await get(r.url)) as Json;
+    const status = r.status ?? '200';
+    const published = pretty(essentials(inline(r.pointer ? at(doc, r.pointer) : doc, doc)));
+    const stored = pretty(essentials(c.responses?.[status] ?? null));
+    return published === stored
+      ? { contract: name, state: 'unchanged', text: `the published schema matches the stored ${status} answer` }
+      : { contract: name, state: 'changed', text: createTwoFilesPatch(`stored ${status} answer`, r.url, stored, published) };
   }
   if (r.url && r.page) {
     const text = await get(r.url);

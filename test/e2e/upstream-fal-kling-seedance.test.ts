@@ -206,6 +206,10 @@ describe('Seedance 2.0 on fal', () => {
 });
 
 describe('what the team sees of an upstream generation', () => {
+  it('sent fal nothing its stored contracts refuse (test/contracts/fal)', () => {
+    expect(fal.invalid).toEqual([]);
+  });
+
   it('its webhook: generation.completed with our result link, and no provider key in any webhook, log line or row', async () => {
     const res = await create({ model: 'seedance-2.0', prompt: 'webhook after fal', aspect_ratio: '1:1', duration: 4 });
     const g = await waitForGeneration(svc, t.key, res.body.generation_id);

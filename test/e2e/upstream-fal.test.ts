@@ -225,6 +225,10 @@ describe('ai-video on fal (Veo 3.1)', () => {
     }
     expect([...fal.seenAuth]).toEqual([`Key ${FAL_KEY}`]);
   });
+
+  it("sent fal nothing its stored contracts refuse (test/contracts/fal)", () => {
+    expect(fal.invalid).toEqual([]);
+  });
 });
 
 describe('crash safety: fal is never paid twice', () => {

@@ -41,6 +41,8 @@ beforeAll(async () => {
   await contract('b-same-part', { provider: 'acme', call: 'POST /v', source: src({ github: 'acme/api', path: 'same.json', pointer: '/components/schemas/In' }), request: {} });
   const stored = { type: 'object', additionalProperties: false, required: ['prompt'], properties: { prompt: { type: 'string', 'x-source': 'p' }, seconds: { enum: ['4', '8'] } } };
   await contract('c-endpoint-schema', { provider: 'acme', call: 'POST /v', source: src({ url: `${base}/fal/openapi.json`, pointer: '/components/schemas/In', compare: 'body' }), request: { body: stored } });
+  const answer = { type: 'object', required: ['prompt'], properties: { prompt: { type: 'string' }, seconds: { enum: ['4'] } } };
+  await contract('f-endpoint-answer', { provider: 'acme', call: 'GET /v', source: src({ url: `${base}/fal/openapi.json`, pointer: '/components/schemas/In', compare: 'response' }), request: {}, responses: { '200': answer } });
   const page = { type: 'object', properties: { start_image_url: { type: 'string' }, image_url: { type: 'string' }, duration: { type: 'string' } } };
   await contract('d-page', { provider: 'acme', call: 'POST /v', source: src({ url: `${base}/docs/page`, page: true }), request: { body: page } });
   await contract('e-gone', { provider: 'acme', call: 'POST /v', source: src({ url: `${base}/docs/moved`, page: true }), request: {} });
@@ -65,6 +67,9 @@ describe('contracts:refresh', () => {
     expect(by['acme/c-endpoint-schema']).toMatchObject({ state: 'unchanged' });
     expect(by['acme/d-page']).toMatchObject({ state: 'changed' });
     expect(by['acme/d-page']!.text).toBe(`${base}/docs/page no longer names: image_url; read the page again`);
+    // An answer (a result's output) against the published schema of the documented status.
+    expect(by['acme/f-endpoint-answer']).toMatchObject({ state: 'changed' });
+    expect(by['acme/f-endpoint-answer']!.text).toMatch(/\+\s+"8"/);
     expect(by['acme/e-gone']).toMatchObject({ state: 'unreadable', text: `${base}/docs/moved answered 404` });
   });
 });

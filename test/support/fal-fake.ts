@@ -1,22 +1,29 @@
-import { createHash, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import http from 'node:http';
-import { readBody, sendJson, listenOnLoopback, closeServer } from './http-fake.ts';
 import { Agent, request } from 'undici';
+import { checkAnswer, contractsOf, requestProblems, type Contract, type ContractProblem } from './contract.ts';
+import { closeServer, listenOnLoopback, readBody, sendJson } from './http-fake.ts';
 
 /*
- * A local stand-in for fal.ai's queue API, following the contract its client implements:
- * fal-ai/fal-js libs/client/src/queue.ts (POST {queue}/{endpoint id}[?fal_webhook=] -> {request_id,
- * status, status_url, response_url, cancel_url, queue_position}; GET {owner}/{app}/requests/{id}/status
- * -> IN_QUEUE | IN_PROGRESS | COMPLETED; GET {owner}/{app}/requests/{id} -> the output, or an error
- * JSON with `detail`; PUT .../cancel), libs/client/src/response.ts (422 with pydantic-style
- * `detail` for refused input) and the model pages named in src/adapters/engines/fal/fal-models.ts
- * (Veo 3.1, Sora 2, Kling 2.6, Kling O3, Seedance 2.0: the input fields each endpoint takes, checked
- * below as fal's schema would with a 422; output {video: {url}}).
- * Auth: `Authorization: Key <key>`. It records what it received and serves real MP4 bytes.
- * Webhooks as https://docs.fal.ai/model-endpoints/webhooks describes them: POSTed to the
- * `fal_webhook` URL when a job ends, body {request_id, gateway_request_id, status, payload}, signed
- * with Ed25519 over request id, user id, timestamp and the body's SHA-256 (X-Fal-Webhook-* headers),
- * the public key served as a JWKS at /.well-known/jwks.json.
+ * A local stand-in for fal.ai, held to the contracts stored in test/contracts/fal/ (their README
+ * names each source): the queue as fal's client drives it (fal-ai/fal-js libs/client/src/queue.ts:
+ * submit POST /{endpoint id}[?fal_webhook=], status GET /{owner}/{app}/requests/{id}/status,
+ * result GET /{owner}/{app}/requests/{id}, cancel PUT .../cancel), one contract per endpoint for
+ * its input, one per output shape for its result, fal's webhook keys (JWKS) and the Platform API's
+ * model search (GET /v1/models?endpoint_id=) that the free operator check reads.
+ *
+ * Every request is checked against its call's contract; a broken one is refused as fal refuses it:
+ * - a body that breaks the endpoint's schema: 422 {detail: [{loc: ['body', field...], msg, type, url}]}
+ *   (https://docs.fal.ai/errors, "Error Response Structure"; fal-js response.ts ValidationError);
+ * - a query parameter the call does not take: 422 with loc ['query', name];
+ * - a missing or malformed key: 401 {detail}.
+ * Every answer it gives is run through checkAnswer, so it never speaks outside fal's documents.
+ * Statuses answer 202 while a request is queued or running and 200 once it is COMPLETED
+ * (https://fal.ai/docs/inference-api/queue/status). Result links (/files/<id>.mp4) are fal's CDN,
+ * not an API call: real MP4 bytes. Webhooks as https://docs.fal.ai/model-endpoints/webhooks
+ * describes them: POSTed to the `fal_webhook` URL when a job ends, body {request_id,
+ * gateway_request_id, status, payload}, signed with Ed25519 over request id, user id, timestamp and
+ * the body's SHA-256 (X-Fal-Webhook-* headers), the key served as a JWKS at /.well-known/jwks.json.
  */
 export interface FalSubmit {
   endpoint: string;
@@ -39,26 +46,52 @@ interface Req {
   done?: boolean;
   polls: number;
   refused: boolean;
+  /** fal's words for a job that failed on its side (COMPLETED with error). */
+  failed?: { error: string; error_type: string };
   downloads: number;
+}
+
+const contracts = contractsOf('fal');
+const contract = (name: string): Contract => {
+  const c = contracts[name];
+  if (!c) throw new Error(`no stored fal contract ${name}`);
+  return c;
+};
+/** The submit contract of an endpoint: its id with `/` as `--` (test/contracts/fal/README.md). */
+export const submitContractName = (endpoint: string): string => endpoint.replaceAll('/', '--');
+/** Which result contract an endpoint's output answers to: each lists its endpoints' OpenAPI documents. */
+export const resultContractOf = (endpoint: string): string | undefined =>
+  Object.entries(contracts).find(([name, c]) => name.startsWith('result-') && (c.also ?? []).some((a) => new URL(a.url).searchParams.get('endpoint_id') === endpoint))?.[0];
+
+/** fal's 422 item for one broken field (pydantic-style, as https://docs.fal.ai/errors shows). */
+function validationItem(p: ContractProblem): { loc: Array<string | number>; msg: string; type: string; url: string } {
+  const type = { missing: 'missing', unknown: 'extra_forbidden', enum: 'literal_error', type: 'type_error', invalid: 'value_error' }[p.kind];
+  return { loc: [p.where === 'header' ? 'header' : p.where, ...p.path], msg: p.message, type, url: `https://docs.fal.ai/errors/#${type}` };
 }
 
 export async function startFalFake(opts: FalFakeOptions) {
   const submits: FalSubmit[] = [];
   const refusedSubmits: Array<{ status: number }> = [];
+  /** Requests the contracts refused, with what was wrong (none is expected of adforge). */
+  const invalid: Array<{ call: string; problems: ContractProblem[] }> = [];
   const requests = new Map<string, Req>();
   const cancels: string[] = [];
   const seenAuth = new Set<string>();
+  /** The model searches the free check made, as their endpoint_id lists. */
+  const modelSearches: string[][] = [];
+  /** Endpoints the model search no longer lists (fal retired them). */
+  const unlisted = new Set<string>();
   /** Queued answers for the next submits (e.g. a 429 with Retry-After) before the normal path. */
   const submitFailures: Array<{ status: number; headers?: Record<string, string>; body?: unknown }> = [];
+  /** Jobs that fail on fal's side: COMPLETED with `error`, the result a 5xx request error. */
+  const jobFailures: Array<{ error: string; error_type: string }> = [];
   /** Result links that answer 410 this many times first (an expired provider link). */
   let expireDownloads = 0;
   /** While set, submits are recorded but never answered (the answer a killed worker never read). */
   let holdSubmits = false;
   /** While set, every job stays IN_PROGRESS. */
   let holdCompletion = false;
-  let counter = 0;
   let baseUrl = '';
-
 
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -88,9 +121,43 @@ export async function startFalFake(opts: FalFakeOptions) {
     }
   };
 
+  /** An answer the contract documents, or the test fails. */
+  const answer = (res: http.ServerResponse, c: Contract, status: number, body: unknown, headers: Record<string, string> = {}) => {
+    checkAnswer(c, status, body);
+    sendJson(res, status, body, headers);
+  };
+  /** The request against its call's contract: the problems, recorded, or none. */
+  const problemsOf = (c: Contract, r: { headers: http.IncomingHttpHeaders; query: Record<string, unknown>; body?: unknown }) => {
+    const problems = requestProblems(c, { headers: r.headers as Record<string, unknown>, query: r.query, ...('body' in r ? { body: r.body } : {}) });
+    if (problems.length) invalid.push({ call: c.call, problems });
+    return problems;
+  };
+  /** fal's answer to a request that breaks the contract: a bad key 401, anything else 422 naming the fields. */
+  const refuse = (res: http.ServerResponse, c: Contract, problems: ContractProblem[]) => {
+    if (problems.some((p) => p.where === 'header' && p.path[0] === 'authorization')) return answer(res, c, 401, { detail: 'Invalid authentication' });
+    return answer(res, c, 422, { detail: problems.map(validationItem) });
+  };
+  // Repeated parameters (endpoint_id=a&endpoint_id=b) are a list, as the Platform API reads them.
+  const queryOf = (url: URL): Record<string, string | string[]> => {
+    const q: Record<string, string | string[]> = {};
+    for (const k of new Set(url.searchParams.keys())) {
+      const all = url.searchParams.getAll(k);
+      q[k] = all.length > 1 ? all : all[0]!;
+    }
+    return q;
+  };
+  const outputOf = (endpoint: string, requestId: string): Record<string, unknown> => {
+    const video = { url: `${baseUrl}/files/${requestId}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: opts.video.length };
+    const shape = resultContractOf(endpoint);
+    if (shape === 'result-seedance') return { video, seed: 42 };
+    if (shape === 'result-sora') return { video, video_id: `video_${requestId}` };
+    return { video };
+  };
+
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', baseUrl);
     const raw = await readBody(req);
+    const query = queryOf(url);
 
     const file = /^\/files\/([\w-]+)\.mp4$/.exec(url.pathname);
     if (file && req.method === 'GET') {
@@ -106,72 +173,103 @@ export async function startFalFake(opts: FalFakeOptions) {
     }
 
     if (url.pathname === '/.well-known/jwks.json' && req.method === 'GET') {
-      return sendJson(res, 200, { keys: [{ ...(publicKey.export({ format: 'jwk' }) as object), kid: 'fake-1', alg: 'EdDSA', use: 'sig' }] });
+      const c = contract('webhook-keys');
+      const problems = problemsOf(c, { headers: req.headers, query });
+      if (problems.length) return refuse(res, c, problems);
+      return answer(res, c, 200, { keys: [{ ...(publicKey.export({ format: 'jwk' }) as object), kid: 'fake-1', alg: 'EdDSA', use: 'sig' }] });
     }
+
+    // The Platform API's model search: no key needed, every endpoint with a stored contract known.
+    if (url.pathname === '/v1/models' && req.method === 'GET') {
+      const c = contract('models-find');
+      const problems = problemsOf(c, { headers: req.headers, query });
+      if (problems.length) return answer(res, c, 400, { detail: problems.map((p) => p.message).join('; ') });
+      const ids = ([] as string[]).concat(query.endpoint_id ?? []);
+      modelSearches.push(ids);
+      const known = ids.filter((id) => contracts[submitContractName(id)] && !unlisted.has(id));
+      const models = known.map((id) => ({ endpoint_id: id, metadata: { display_name: id, category: 'text-to-video', status: id.startsWith('fal-ai/sora-2') ? 'deprecated' : 'active', model_url: `https://fal.run/${id}` } }));
+      return answer(res, c, 200, { models, next_cursor: null, has_more: false });
+    }
+
     seenAuth.add(String(req.headers.authorization ?? ''));
-    if (req.headers.authorization !== `Key ${opts.key}`) return sendJson(res, 401, { detail: 'Invalid authentication' });
+    const keyOk = req.headers.authorization === `Key ${opts.key}`;
 
     const status = /^\/([\w.-]+)\/([\w.-]+)\/requests\/([\w-]+)\/status$/.exec(url.pathname);
     if (status && req.method === 'GET') {
+      const c = contract('queue-status');
+      if (!keyOk) return answer(res, c, 401, { detail: 'Invalid authentication' });
+      const problems = problemsOf(c, { headers: req.headers, query });
+      if (problems.length) return refuse(res, c, problems);
       const r = requests.get(status[3]!);
-      if (!r) return sendJson(res, 404, { detail: 'Request not found' });
+      if (!r) return answer(res, c, 404, { detail: 'Request not found' });
       r.polls++;
       const done = r.done || (!holdCompletion && r.polls > (opts.pollsUntilDone ?? 2));
       const root = `${baseUrl}/${status[1]}/${status[2]}/requests/${status[3]}`;
-      return sendJson(res, 200, {
-        status: done ? 'COMPLETED' : r.polls === 1 ? 'IN_QUEUE' : 'IN_PROGRESS',
-        request_id: status[3],
-        response_url: root,
-        status_url: `${root}/status`,
-        cancel_url: `${root}/cancel`,
-        ...(done ? { logs: [], metrics: { inference_time: 1.5 } } : r.polls === 1 ? { queue_position: 0 } : { logs: [] }),
-      });
+      const urls = { request_id: status[3], response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel` };
+      const logs = query.logs === '1' ? [] : null;
+      if (done) return answer(res, c, 200, { status: 'COMPLETED', ...urls, logs, metrics: { inference_time: 1.5 }, ...(r.failed ?? {}) });
+      return answer(res, c, 202, r.polls === 1 ? { status: 'IN_QUEUE', ...urls, queue_position: 0, logs } : { status: 'IN_PROGRESS', ...urls, logs });
     }
     const cancel = /^\/([\w.-]+)\/([\w.-]+)\/requests\/([\w-]+)\/cancel$/.exec(url.pathname);
     if (cancel && req.method === 'PUT') {
+      const c = contract('queue-cancel');
+      if (!keyOk) return answer(res, c, 401, { detail: 'Invalid authentication' });
+      const problems = problemsOf(c, { headers: req.headers, query });
+      if (problems.length) return refuse(res, c, problems);
+      if (!requests.has(cancel[3]!)) return answer(res, c, 404, { status: 'NOT_FOUND' });
       cancels.push(cancel[3]!);
-      return sendJson(res, 202, { status: 'CANCELLATION_REQUESTED' });
+      return answer(res, c, 202, { status: 'CANCELLATION_REQUESTED' });
     }
     const result = /^\/([\w.-]+)\/([\w.-]+)\/requests\/([\w-]+)$/.exec(url.pathname);
     if (result && req.method === 'GET') {
       const r = requests.get(result[3]!);
-      if (!r) return sendJson(res, 404, { detail: 'Request not found' });
+      const c = contract(r ? (resultContractOf(r.endpoint) ?? 'result-video') : 'result-video');
+      if (!keyOk) return answer(res, c, 401, { detail: 'Invalid authentication' });
+      const problems = problemsOf(c, { headers: req.headers, query });
+      if (problems.length) return refuse(res, c, problems);
+      if (!r) return answer(res, c, 404, { detail: 'Request not found' });
       if (r.refused) {
-        return sendJson(res, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'The prompt was flagged by the content policy', type: 'content_policy_violation' }] });
+        return answer(res, c, 422, { detail: [{ loc: ['body', 'prompt'], msg: 'The prompt was flagged by the content policy', type: 'content_policy_violation', url: 'https://docs.fal.ai/errors/#content_policy_violation' }] });
       }
-      return sendJson(res, 200, { video: { url: `${baseUrl}/files/${result[3]}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: opts.video.length } });
+      if (r.failed) return answer(res, c, 500, { detail: r.failed.error, error_type: r.failed.error_type }, { 'x-fal-error-type': r.failed.error_type });
+      return answer(res, c, 200, outputOf(r.endpoint, result[3]!));
     }
     if (req.method === 'POST') {
+      const endpoint = url.pathname.slice(1);
+      const c = contracts[submitContractName(endpoint)];
+      if (!c) return sendJson(res, 404, { detail: `Application '${endpoint}' not found` });
+      if (!keyOk) return answer(res, c, 401, { detail: 'Invalid authentication' });
       const failure = submitFailures.shift();
       if (failure) {
         refusedSubmits.push({ status: failure.status });
-        return sendJson(res, failure.status, failure.body ?? { detail: 'busy' }, failure.headers ?? {});
+        return answer(res, c, failure.status, failure.body ?? { detail: 'busy' }, failure.headers ?? {});
       }
-      let input: Record<string, unknown>;
+      let input: unknown;
       try {
-        input = JSON.parse(raw) as Record<string, unknown>;
+        input = JSON.parse(raw);
       } catch {
-        return sendJson(res, 422, { detail: 'Invalid JSON' });
+        return answer(res, c, 422, { detail: [{ loc: ['body'], msg: 'Invalid JSON', type: 'json_invalid', url: 'https://docs.fal.ai/errors/#json_invalid' }] });
       }
-      const endpoint = url.pathname.slice(1);
-      const invalid = schemaProblem(endpoint, input);
-      if (invalid) return sendJson(res, 422, { detail: [{ loc: ['body', invalid.field], msg: invalid.msg, type: 'value_error' }] });
-      const requestId = `req-${++counter}-${Date.now().toString(36)}`;
-      submits.push({ endpoint, input, query: Object.fromEntries(url.searchParams), requestId });
-      requests.set(requestId, { endpoint, polls: 0, refused: /forbidden/i.test(String(input.prompt ?? '')), downloads: 0 });
+      const problems = problemsOf(c, { headers: req.headers, query, body: input });
+      if (problems.length) return refuse(res, c, problems);
+      const body = input as Record<string, unknown>;
+      const requestId = randomUUID();
+      submits.push({ endpoint, input: body, query: Object.fromEntries(url.searchParams), requestId });
+      const failed = jobFailures.shift();
+      requests.set(requestId, { endpoint, polls: 0, refused: /forbidden/i.test(String(body.prompt ?? '')), downloads: 0, ...(failed ? { failed } : {}) });
       if (holdSubmits) return; // the connection stays open until the caller goes away
       const hook = url.searchParams.get('fal_webhook');
       // A job held IN_PROGRESS does not end, so it sends no webhook either.
       if (hook && opts.webhookAfterMs !== undefined && !holdCompletion) {
         setTimeout(() => {
           requests.get(requestId)!.done = true;
-          const body = JSON.stringify({ request_id: requestId, gateway_request_id: requestId, status: 'OK', payload: { video: { url: `${baseUrl}/files/${requestId}.mp4` } } });
+          const body = JSON.stringify({ request_id: requestId, gateway_request_id: requestId, status: 'OK', payload: outputOf(endpoint, requestId) });
           void deliver(hook, body, signed(requestId, body));
         }, opts.webhookAfterMs);
       }
       const [owner, app] = endpoint.split('/');
       const root = `${baseUrl}/${owner}/${app}/requests/${requestId}`;
-      return sendJson(res, 200, { status: 'IN_QUEUE', request_id: requestId, response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel`, queue_position: 0 });
+      return answer(res, c, 200, { status: 'IN_QUEUE', request_id: requestId, response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel`, queue_position: 0 });
     }
     return sendJson(res, 404, { detail: 'Not found' });
   });
@@ -180,10 +278,16 @@ export async function startFalFake(opts: FalFakeOptions) {
     url: baseUrl,
     submits,
     refusedSubmits,
+    invalid,
     requests,
     cancels,
     seenAuth,
+    modelSearches,
     failNextSubmit: (f: { status: number; headers?: Record<string, string>; body?: unknown }) => submitFailures.push(f),
+    /** The next job accepted fails on fal's side: COMPLETED with this error. */
+    failNextJob: (f: { error: string; error_type: string }) => jobFailures.push(f),
+    /** The model search stops listing this endpoint (fal retired it). */
+    unlist: (endpoint: string) => unlisted.add(endpoint),
     expireNextDownloads: (n: number) => (expireDownloads = n),
     holdSubmits: (on: boolean) => (holdSubmits = on),
     hooksSent,
@@ -197,25 +301,3 @@ export async function startFalFake(opts: FalFakeOptions) {
   };
 }
 export type FalFake = Awaited<ReturnType<typeof startFalFake>>;
-
-/** The input rules of fal's model pages for the endpoints adforge uses, as fal's 422 would name them. */
-function schemaProblem(endpoint: string, input: Record<string, unknown>): { field: string; msg: string } | undefined {
-  const str = (k: string) => typeof input[k] === 'string' && (input[k] as string).length > 0;
-  const kling = endpoint.includes('kling-video/o3/');
-  if (!str('prompt') && !kling) return { field: 'prompt', msg: 'Field required' };
-  if (endpoint.endsWith('first-last-frame-to-video')) {
-    if (!str('first_frame_url') || !str('last_frame_url')) return { field: 'first_frame_url', msg: 'Field required' };
-  } else if (endpoint.includes('image-to-video')) {
-    // Kling 2.6 Pro names its picture start_image_url; the other image-to-video endpoints image_url.
-    const picture = endpoint.startsWith('fal-ai/kling-video/v2.6/') ? 'start_image_url' : 'image_url';
-    if (!str(picture)) return { field: picture, msg: 'Field required' };
-  }
-  if ('image_urls' in input && (!Array.isArray(input.image_urls) || !input.image_urls.every((u) => typeof u === 'string'))) return { field: 'image_urls', msg: 'Input should be a valid list of strings' };
-  const d = input.duration;
-  if (endpoint.startsWith('fal-ai/veo3.1') && !/^[468]s$/.test(String(d))) return { field: 'duration', msg: "Input should be '4s', '6s' or '8s'" };
-  if (endpoint.startsWith('fal-ai/sora-2') && typeof d !== 'number') return { field: 'duration', msg: 'Input should be a valid integer' };
-  if ((endpoint.startsWith('fal-ai/kling-video') || endpoint.startsWith('bytedance/')) && !(typeof d === 'string' && /^\d+$/.test(d))) return { field: 'duration', msg: 'Input should be one of the duration strings' };
-  if (endpoint.startsWith('bytedance/') && !['480p', '720p', '1080p'].includes(String(input.resolution))) return { field: 'resolution', msg: "Input should be '480p', '720p' or '1080p'" };
-  if (endpoint.startsWith('bytedance/seedance-2.0/fast') && input.resolution === '1080p') return { field: 'resolution', msg: "Input should be '480p' or '720p'" };
-  return undefined;
-}

@@ -18,6 +18,6 @@ export function buildEngines(config: Readonly<Config>, o: { allowRetired?: boole
   if (heygen) engines.push(createHeyGenEngine({ apiUrl: heygen.apiUrl, apiKey: heygen.apiKey, languages: heygen.languages, allowPrivate: config.allowPrivateNetworkUrls }));
   if (gemini) engines.push(createGeminiEngine({ apiUrl: gemini.apiUrl, apiKey: gemini.apiKey, imageModels: gemini.imageModels, allowPrivate: config.allowPrivateNetworkUrls }));
   if (openai) engines.push(createOpenAiEngine({ baseUrl: openai.baseUrl, apiKey: openai.apiKey, imageModels: openai.imageModels, allowPrivate: config.allowPrivateNetworkUrls }));
-  if (fal) engines.push(createFalEngine({ queueUrl: fal.queueUrl, apiKey: fal.apiKey, jwksUrl: fal.jwksUrl, endpoints: fal.endpoints, allowPrivate: config.allowPrivateNetworkUrls }));
+  if (fal) engines.push(createFalEngine({ queueUrl: fal.queueUrl, apiUrl: fal.apiUrl, apiKey: fal.apiKey, jwksUrl: fal.jwksUrl, endpoints: fal.endpoints, allowPrivate: config.allowPrivateNetworkUrls }));
   return createEngineRegistry(engines, config.engineRoutes, o);
 }

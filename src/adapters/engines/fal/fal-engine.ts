@@ -1,6 +1,7 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { createFalCheck, falTargets } from './fal-check.ts';
 import { createFalHookVerifier } from './webhook.ts';
 import { FAL_MODELS, falInput, falRefusal, type FalModel } from './fal-models.ts';
 
@@ -16,6 +17,8 @@ import { FAL_MODELS, falInput, falRefusal, type FalModel } from './fal-models.ts
 
 export interface FalOptions {
   queueUrl: string;
+  /** fal's Platform API (model search, for the free check); https://api.fal.ai/v1 by default. */
+  apiUrl?: string;
   /** fal's published webhook keys (JWKS, Ed25519). */
   jwksUrl?: string;
   apiKey: string;
@@ -119,6 +122,9 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
     async cancel(handle, signal) {
       await call('PUT', String(handle.cancel_url), undefined, signal);
     },
+
+    targets: (routeKey: string) => falTargets(routeKey, opts.endpoints ?? {}),
+    check: createFalCheck({ queueUrl: opts.queueUrl, apiUrl: opts.apiUrl ?? 'https://api.fal.ai/v1', apiKey: opts.apiKey, dispatcher: client.dispatcher }),
 
     verifyHook: opts.jwksUrl ? createFalHookVerifier({ jwksUrl: opts.jwksUrl, dispatcher: client.dispatcher }) : undefined,
   };

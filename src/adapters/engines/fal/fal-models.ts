@@ -65,10 +65,11 @@ function defaultEndpoints(): Record<string, string> {
 }
 export const FAL_DEFAULT_ENDPOINTS: Readonly<Record<string, string>> = Object.freeze(defaultEndpoints());
 
-const KLING_RATIOS = ['16:9', '9:16', '1:1'];
-const FAL_VEO_RATIOS = ['16:9', '9:16'];
-// fal's Seedance reference-to-video page: up to 9 images.
-const SEEDANCE_MAX_IMAGES = 9;
+// What fal's schemas take (test/contracts/fal/, held to them by test/unit/fal-contracts.test.ts).
+export const KLING_RATIOS: readonly string[] = ['16:9', '9:16', '1:1'];
+export const FAL_VEO_RATIOS: readonly string[] = ['16:9', '9:16'];
+// Seedance reference-to-video's image_urls: up to 9 images.
+export const SEEDANCE_MAX_IMAGES = 9;
 
 const family = (model: string): 'veo' | 'sora' | 'kling-2.6' | 'kling-o3' | 'seedance' =>
   model.startsWith('sora-') ? 'sora' : model.startsWith('seedance-') ? 'seedance' : model === 'kling-2.6' || model === 'kling-o3' ? model : 'veo';
