@@ -67,6 +67,8 @@ const envSchema = z.object({
   SUBMAGIC_API_KEY: z.string().optional(),
   SUBMAGIC_API_URL: z.string().url().default('https://api.submagic.co'),
   SUBMAGIC_TEMPLATES: z.string().optional().transform(parsePairs),
+  /** How often one Submagic key may read its projects, `<requests>/<seconds>`: docs.submagic.co get-project gives 100 an hour. */
+  SUBMAGIC_POLL_BUDGET: z.string().default('100/3600').transform(parseBudget),
   SYNC_API_KEY: z.string().optional(),
   SYNC_API_URL: z.string().url().default('https://api.sync.so'),
   SYNC_WEBHOOK_SECRET: z.string().optional(),
@@ -158,7 +160,7 @@ export interface Config {
     gemini: { apiKey: string; apiUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
     heygen: { apiKey: string; apiUrl: string; languages: Readonly<Record<string, string>> } | undefined;
     sync: { apiKey: string; apiUrl: string; webhookSecret: string | undefined } | undefined;
-    submagic: { apiKey: string; apiUrl: string; templates: Readonly<Record<string, string>> } | undefined;
+    submagic: { apiKey: string; apiUrl: string; templates: Readonly<Record<string, string>>; pollBudget: Readonly<{ requests: number; perMs: number }> } | undefined;
   };
   /** A generation still processing after this long is failed and refunded by the sweeper. */
   generationTimeoutSeconds: number;
@@ -274,7 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       breaker: Object.freeze({ failures: e.ENGINE_BREAKER_FAILURES, cooldownSeconds: e.ENGINE_BREAKER_COOLDOWN_SECONDS }),
       gemini: e.GEMINI_API_KEY ? Object.freeze({ apiKey: e.GEMINI_API_KEY, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }) : undefined,
       openai: e.OPENAI_API_KEY ? Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }) : undefined,
-      submagic: e.SUBMAGIC_API_KEY ? Object.freeze({ apiKey: e.SUBMAGIC_API_KEY, apiUrl: e.SUBMAGIC_API_URL, templates: Object.freeze(e.SUBMAGIC_TEMPLATES) }) : undefined,
+      submagic: e.SUBMAGIC_API_KEY ? Object.freeze({ apiKey: e.SUBMAGIC_API_KEY, apiUrl: e.SUBMAGIC_API_URL, templates: Object.freeze(e.SUBMAGIC_TEMPLATES), pollBudget: e.SUBMAGIC_POLL_BUDGET }) : undefined,
       sync: e.SYNC_API_KEY ? Object.freeze({ apiKey: e.SYNC_API_KEY, apiUrl: e.SYNC_API_URL, webhookSecret: e.SYNC_WEBHOOK_SECRET }) : undefined,
       heygen: e.HEYGEN_API_KEY ? Object.freeze({ apiKey: e.HEYGEN_API_KEY, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }) : undefined,
       fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, apiUrl: e.FAL_API_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,
@@ -342,6 +344,14 @@ function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
   return out;
+}
+
+/** `<requests>/<seconds>` (a provider's documented request budget) into requests per milliseconds. */
+function parseBudget(raw: string, ctx: z.RefinementCtx<string>): Readonly<{ requests: number; perMs: number }> {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(raw);
+  const [requests, seconds] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  if (requests < 1 || seconds < 1) ctx.addIssue({ code: 'custom', message: `"${raw}" is not <requests>/<seconds>, both at least 1` });
+  return Object.freeze({ requests: Math.max(1, requests), perMs: Math.max(1, seconds) * 1000 });
 }
 
 /** `a=b,c=d` (the form of ENGINE_ROUTES) into an object. */

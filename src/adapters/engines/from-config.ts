@@ -13,7 +13,7 @@ export function buildEngines(config: Readonly<Config>, o: { allowRetired?: boole
   const engines: AnyEngine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs })];
   const { fal } = config.upstream;
   const { openai, gemini, heygen, sync, submagic } = config.upstream;
-  if (submagic) engines.push(createSubmagicEngine({ apiUrl: submagic.apiUrl, apiKey: submagic.apiKey, templates: submagic.templates, allowPrivate: config.allowPrivateNetworkUrls }));
+  if (submagic) engines.push(createSubmagicEngine({ apiUrl: submagic.apiUrl, apiKey: submagic.apiKey, templates: submagic.templates, pollBudget: submagic.pollBudget, allowPrivate: config.allowPrivateNetworkUrls }));
   if (sync) engines.push(createSyncEngine({ apiUrl: sync.apiUrl, apiKey: sync.apiKey, ...(sync.webhookSecret ? { webhookSecret: sync.webhookSecret } : {}), allowPrivate: config.allowPrivateNetworkUrls }));
   if (heygen) engines.push(createHeyGenEngine({ apiUrl: heygen.apiUrl, apiKey: heygen.apiKey, languages: heygen.languages, allowPrivate: config.allowPrivateNetworkUrls }));
   if (gemini) engines.push(createGeminiEngine({ apiUrl: gemini.apiUrl, apiKey: gemini.apiKey, imageModels: gemini.imageModels, allowPrivate: config.allowPrivateNetworkUrls }));
