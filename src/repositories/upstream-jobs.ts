@@ -22,6 +22,12 @@ export function findSubmittedByProviderJob(db: Db, provider: string, providerJob
     .executeTakeFirst();
 }
 
+/** How many attempts a provider holds in flight (submitted): the jobs its polls are shared by. */
+export async function countSubmitted(db: Db, provider: string): Promise<number> {
+  const row = await db.selectFrom('upstream_jobs').select((eb) => eb.fn.countAll<string>().as('n')).where('provider', '=', provider).where('state', '=', 'submitted').executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export function findUpstreamJob(db: Db, id: string): Promise<UpstreamJobRow | undefined> {
   return db.selectFrom('upstream_jobs').selectAll().where('id', '=', id).executeTakeFirst();
 }

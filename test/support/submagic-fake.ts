@@ -1,12 +1,19 @@
 import http from 'node:http';
+import { checkAnswer, formFields, loadContract, requestProblems, type Contract, type ContractProblem } from './contract.ts';
 import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
- * A local stand-in for Submagic's API as docs.submagic.co/api-reference describes it:
- * `x-api-key`; POST /v1/projects {title, language, videoUrl, templateName} and POST
- * /v1/projects/upload (multipart `file` and the same fields) -> {id, status: "processing"};
- * GET /v1/projects/{id} moving processing -> transcribing -> completed, `downloadUrl` filled after
- * POST /v1/projects/{id}/export ({message, projectId, status: "exporting"}); errors {error, message}.
+ * A local stand-in for Submagic's API, held to the contracts in test/contracts/submagic/ (written
+ * from docs.submagic.co/api-reference: create-project, upload-project, get-project,
+ * export-project, templates): `x-api-key`; POST /v1/projects (JSON with videoUrl) and POST
+ * /v1/projects/upload (multipart with `file`) -> a project {id, status: "processing"}; GET
+ * /v1/projects/{id} moving processing -> transcribing -> completed, `downloadUrl` filled after
+ * POST /v1/projects/{id}/export ({message, projectId, status: "exporting"}); GET /v1/templates.
+ * Errors are Submagic's {error, message}: a request that breaks its contract is 400
+ * VALIDATION_ERROR with `details: [{field, message, value}]` naming the field (create-project's
+ * error responses), a wrong key 401 UNAUTHORIZED, an unknown project 404 NOT_FOUND. GET
+ * /v1/projects/{id} is limited as get-project documents it, 100 requests an hour per key: past
+ * that, 429 RATE_LIMIT_EXCEEDED with retryAfter. Every answer is held to the contract.
  */
 interface Project {
   id: string;
@@ -21,11 +28,49 @@ interface Project {
   failure: string | undefined;
 }
 
-export async function startSubmagicFake(opts: { key: string; video: Buffer }) {
+const CONTRACTS = {
+  create: loadContract('submagic', 'create-project'),
+  upload: loadContract('submagic', 'upload-project'),
+  get: loadContract('submagic', 'get-project'),
+  export: loadContract('submagic', 'export-project'),
+  templates: loadContract('submagic', 'list-templates'),
+};
+const HOUR_MS = 3_600_000;
+export const SUBMAGIC_FAKE_TEMPLATES = ['Sara', 'Daniel', 'Hormozi 1', 'Hormozi 2', 'Beast', 'Leila', 'Ella', 'Karl'];
+
+/** A JSON text part (the upload's `dictionary`) held to the schema its contract gives it. */
+function jsonPartProblems(c: Contract, name: string, value: unknown): ContractProblem[] {
+  const part = (c.request.body as { properties: Record<string, { contentSchema?: object }> }).properties[name];
+  if (typeof value !== 'string' || !part?.contentSchema) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return [{ where: 'body', path: [name], kind: 'invalid', message: `${name} must be a JSON array` }];
+  }
+  return requestProblems({ ...c, request: { method: c.request.method, path: c.request.path, body: part.contentSchema } }, { body: parsed }).map((p) => ({ ...p, path: [name, ...p.path] }));
+}
+
+export async function startSubmagicFake(opts: { key: string; video: Buffer; templates?: string[]; projectReadsPerHour?: number }) {
   const projects = new Map<string, Project>();
+  /** When each GET /v1/projects/{id} arrived (ms): what Submagic's hourly limit counts. */
+  const reads: number[] = [];
   let failNext: string | undefined;
   let counter = 0;
   let base = '';
+  const readsPerHour = opts.projectReadsPerHour ?? 100;
+
+  const answer = (res: http.ServerResponse, c: Contract, status: number, body: unknown) => {
+    checkAnswer(c, status, JSON.parse(JSON.stringify(body)));
+    sendJson(res, status, body);
+  };
+  // A misnamed field is both unknown and, under its right name, missing: the field sent comes first.
+  const ORDER: Record<ContractProblem['kind'], number> = { unknown: 0, enum: 1, type: 2, invalid: 3, missing: 4 };
+  const refuse = (res: http.ServerResponse, c: Contract, found: ContractProblem[], values: Record<string, unknown>) => {
+    const problems = [...found].sort((a, b) => ORDER[a.kind] - ORDER[b.kind]);
+    const details = problems.map((p) => ({ field: p.path.join('.') || p.where, message: p.message, value: p.path.length === 1 ? (values[String(p.path[0])] ?? null) : null }));
+    answer(res, c, 400, { error: 'VALIDATION_ERROR', message: 'Request validation failed', details: JSON.parse(JSON.stringify(details)) as unknown });
+  };
 
   const view = (p: Project) => {
     const transcribed = p.polls >= 2;
@@ -36,57 +81,94 @@ export async function startSubmagicFake(opts: { key: string; video: Buffer }) {
       title: p.title,
       language: p.language,
       status,
-      templateName: p.templateName,
+      transcriptionStatus: p.failure && transcribed ? 'FAILED' : transcribed ? 'COMPLETED' : 'PROCESSING',
+      ...(p.templateName ? { templateName: p.templateName } : {}),
       ...(status === 'failed' ? { failureReason: p.failure } : {}),
-      ...(rendered ? { downloadUrl: `${base}/files/${p.id}.mp4`, directUrl: `${base}/files/${p.id}.mp4` } : {}),
+      ...(rendered ? { downloadUrl: `${base}/files/${p.id}.mp4`, directUrl: `${base}/files/${p.id}.mp4`, previewUrl: `https://app.submagic.co/view/${p.id}` } : {}),
     };
   };
 
-  const create = (res: http.ServerResponse, f: { title?: unknown; language?: unknown; templateName?: unknown; videoUrl?: unknown }, upload?: Buffer) => {
-    if (typeof f.title !== 'string' || f.title.length < 1 || f.title.length > 100) return sendJson(res, 400, { error: 'VALIDATION_ERROR', message: 'title must be 1-100 characters' });
-    if (typeof f.language !== 'string' || !/^[a-z]{2}/.test(f.language)) return sendJson(res, 400, { error: 'VALIDATION_ERROR', message: 'language is required' });
-    if (!upload && (typeof f.videoUrl !== 'string' || !/^https?:\/\//.test(f.videoUrl))) return sendJson(res, 400, { error: 'VALIDATION_ERROR', message: 'videoUrl must be a public URL' });
+  const create = (res: http.ServerResponse, c: Contract, f: Record<string, unknown>, upload?: Buffer) => {
     const id = `00000000-0000-4000-8000-${String(++counter).padStart(12, '0')}`;
-    const p: Project = { id, title: f.title, language: f.language, templateName: typeof f.templateName === 'string' ? f.templateName : undefined, videoUrl: typeof f.videoUrl === 'string' ? f.videoUrl : undefined, upload, polls: 0, exports: 0, exportedAtPoll: undefined, failure: failNext };
+    const p: Project = {
+      id,
+      title: String(f.title),
+      language: String(f.language),
+      templateName: typeof f.templateName === 'string' ? f.templateName : undefined,
+      videoUrl: typeof f.videoUrl === 'string' ? f.videoUrl : undefined,
+      upload,
+      polls: 0,
+      exports: 0,
+      exportedAtPoll: undefined,
+      failure: failNext,
+    };
     failNext = undefined;
     projects.set(id, p);
-    return sendJson(res, 201, { ...view(p), createdAt: new Date().toISOString() });
+    return answer(res, c, 201, { ...view(p), createdAt: new Date().toISOString() });
   };
 
   const server = http.createServer(async (req, res) => {
     const raw = await readRaw(req);
     const url = new URL(req.url ?? '/', base);
     if (servedVideo(req, res, url, opts.video)) return;
-    if (req.headers['x-api-key'] !== opts.key) return sendJson(res, 401, { error: 'UNAUTHORIZED', message: 'Invalid API key' });
-    if (req.method === 'POST' && url.pathname === '/v1/projects') return create(res, JSON.parse(raw.toString('utf8')) as Record<string, unknown>);
-    if (req.method === 'POST' && url.pathname === '/v1/projects/upload') {
+    const exp = /^\/v1\/projects\/([^/]+)\/export$/.exec(url.pathname);
+    const one = /^\/v1\/projects\/([^/]+)$/.exec(url.pathname);
+    const c =
+      req.method === 'POST' && url.pathname === '/v1/projects'
+        ? CONTRACTS.create
+        : req.method === 'POST' && url.pathname === '/v1/projects/upload'
+          ? CONTRACTS.upload
+          : req.method === 'POST' && exp
+            ? CONTRACTS.export
+            : req.method === 'GET' && url.pathname === '/v1/templates'
+              ? CONTRACTS.templates
+              : req.method === 'GET' && one
+                ? CONTRACTS.get
+                : undefined;
+    if (!c) return sendJson(res, 404, { error: 'NOT_FOUND', message: 'Not found' });
+    if (req.headers['x-api-key'] !== opts.key) return answer(res, c, 401, { error: 'UNAUTHORIZED', message: 'Invalid or missing API key' });
+    const query = Object.fromEntries(url.searchParams);
+
+    if (c === CONTRACTS.upload) {
       const form = await readForm(req, raw);
-      const f = form.get('file');
-      if (!f || typeof f === 'string') return sendJson(res, 400, { error: 'VALIDATION_ERROR', message: 'file is required' });
-      return create(res, { title: form.get('title'), language: form.get('language'), templateName: form.get('templateName') }, Buffer.from(await f.arrayBuffer()));
+      const fields = await formFields(form);
+      const problems = [...requestProblems(c, { headers: req.headers, query, body: fields }), ...jsonPartProblems(c, 'dictionary', fields.dictionary)];
+      if (problems.length) return refuse(res, c, problems, fields);
+      return create(res, c, fields, Buffer.from(await (form.get('file') as File).arrayBuffer()));
     }
-    const exp = /^\/v1\/projects\/([\w-]+)\/export$/.exec(url.pathname);
-    if (req.method === 'POST' && exp) {
-      const p = projects.get(exp[1]!);
-      if (!p) return sendJson(res, 404, { error: 'NOT_FOUND', message: 'Project not found' });
-      if (p.polls < 2) return sendJson(res, 400, { error: 'BAD_REQUEST', message: 'Project is not transcribed yet' });
+    let body: unknown;
+    try {
+      body = c.request.body ? (raw.length ? JSON.parse(raw.toString('utf8')) : {}) : undefined;
+    } catch {
+      return answer(res, c, 400, { error: 'VALIDATION_ERROR', message: 'The body is not JSON' });
+    }
+    const problems = requestProblems(c, { headers: req.headers, query, ...(c.request.body ? { body } : {}) });
+    if (problems.length) return refuse(res, c, problems, (body ?? {}) as Record<string, unknown>);
+    if (c === CONTRACTS.create) return create(res, c, body as Record<string, unknown>);
+    if (c === CONTRACTS.templates) return answer(res, c, 200, { templates: opts.templates ?? SUBMAGIC_FAKE_TEMPLATES });
+    if (c === CONTRACTS.export) {
+      const p = projects.get(exp![1]!);
+      if (!p) return answer(res, c, 404, { error: 'NOT_FOUND', message: 'Project not found' });
+      if (p.polls < 2) return answer(res, c, 400, { error: 'BAD_REQUEST', message: 'Project is not transcribed yet' });
       p.exports++;
       p.exportedAtPoll ??= p.polls;
-      return sendJson(res, 200, { message: 'Export started successfully', projectId: p.id, status: 'exporting' });
+      return answer(res, c, 200, { message: 'Export started successfully', projectId: p.id, status: 'exporting' });
     }
-    const one = /^\/v1\/projects\/([\w-]+)$/.exec(url.pathname);
-    if (req.method === 'GET' && one) {
-      const p = projects.get(one[1]!);
-      if (!p) return sendJson(res, 404, { error: 'NOT_FOUND', message: 'Project not found' });
-      p.polls++;
-      return sendJson(res, 200, view(p));
-    }
-    return sendJson(res, 404, { error: 'NOT_FOUND', message: 'Not found' });
+    // GET /v1/projects/{id}: 100 an hour (get-project); the rest is refused, as Submagic refuses it.
+    const now = Date.now();
+    while (reads.length && reads[0]! <= now - HOUR_MS) reads.shift();
+    if (reads.length >= readsPerHour) return answer(res, c, 429, { error: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests', retryAfter: 30 });
+    reads.push(now);
+    const p = projects.get(one![1]!);
+    if (!p) return answer(res, c, 404, { error: 'NOT_FOUND', message: 'Project not found' });
+    p.polls++;
+    return answer(res, c, 200, view(p));
   });
   base = await listenOnLoopback(server);
   return {
     url: base,
     projects,
+    reads,
     failNext: (message: string) => (failNext = message),
     /** What a person approving in Submagic's editor does: the export. */
     exportByHand: (id: string) => {

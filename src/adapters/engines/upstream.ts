@@ -93,6 +93,12 @@ export interface UpstreamEngine {
   /** Free reads only: the key first (target `key`), then each target. */
   check?(targets: readonly string[], signal: AbortSignal): Promise<CheckResult[]>;
   /**
+   * The most this provider lets one key read its jobs' state (`requests` in every `perMs`), when
+   * it documents a limit: every poll of this provider's live jobs, across jobs and worker
+   * processes, is spaced to stay within it.
+   */
+  readonly pollBudget?: Readonly<{ requests: number; perMs: number }>;
+  /**
    * Models of ours this provider has retired (their date, and where to route them instead): a
    * route that sends one here stops the start.
    */

@@ -10,7 +10,7 @@ import { queueJob } from '../../jobs/define.ts';
 import { pollUpstreamJob } from '../../jobs/poll-upstream.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
-import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findSubmittedByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
+import { countPoll, countRefetch, countSubmitted, endUpstreamJob, findLiveUpstreamJob, findSubmittedByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../context.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
@@ -38,8 +38,14 @@ export function createUpstreamCore(
   const inputsOf = createUpstreamInputs({ db, storage, config, speech });
   const breakers = createEngineBreakers({ db, config, log });
 
-  const schedulePoll = (upstreamJobId: string, delayMs: number) =>
-    queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId }, { runAt: new Date(Date.now() + Math.max(0, delayMs)) });
+  /**
+   * The next look at a job. A provider with a poll budget shares it among all the jobs it holds in
+   * flight, counted in the database so that every worker process keeps to the same share.
+   */
+  const schedulePoll = async (upstreamJobId: string, delayMs: number, engine?: UpstreamEngine) => {
+    const floor = engine?.pollBudget ? pollSpacing(engine.pollBudget, await countSubmitted(db, engine.name)) : 0;
+    await queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId }, { runAt: new Date(Date.now() + Math.max(0, delayMs, floor)) });
+  };
 
   async function failBoth(g: Pick<GenerationRow, 'id'>, upstreamJobId: string, message: string, engine?: string): Promise<void> {
     await lifecycle.fail(g.id, message, { within: (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }), ...(engine ? { engine } : {}) });
@@ -117,7 +123,7 @@ export function createUpstreamCore(
     await breakers.accepted(engine.name);
     await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
     if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
-    else await schedulePoll(attempt.id, config.upstream.pollMs);
+    else await schedulePoll(attempt.id, config.upstream.pollMs, engine);
     return 'settled';
   }
 
@@ -138,7 +144,7 @@ export function createUpstreamCore(
           return undefined;
         }
         if (live.state === 'submitted') {
-          await schedulePoll(live.id, 0);
+          await schedulePoll(live.id, 0, engine);
           return undefined;
         }
         if (!engine.dedupesSubmit(g.operation)) {
@@ -186,6 +192,7 @@ export function createUpstreamCore(
       if (!verified) throw new AppError('unauthorized', 'The webhook signature is not valid');
       const job = await findSubmittedByProviderJob(db, provider, verified.providerJobId);
       if (!job) return 'ignored';
+      // A signed hint is the provider saying the job moved: looked at now, outside any poll budget (one per job).
       await schedulePoll(job.id, 0);
       return 'polling';
     },
@@ -217,12 +224,12 @@ export function createUpstreamCore(
         if (err.failure === 'refused') return failBoth(g, job.id, err.message);
         await countPoll(db, job.id, `${err.failure}: ${err.message}`);
         const delay = err.retryAfterMs ?? Math.min(MAX_TRANSIENT_DELAY_MS, config.upstream.pollMs * 2 ** Math.min(job.polls, 6));
-        return schedulePoll(job.id, delay);
+        return schedulePoll(job.id, delay, engine);
       }
       called(engine.name, 'poll', 'ok');
       if (status.state === 'pending') {
         await countPoll(db, job.id, status.detail ?? 'pending');
-        return schedulePoll(job.id, status.retryAfterMs ?? config.upstream.pollMs);
+        return schedulePoll(job.id, status.retryAfterMs ?? config.upstream.pollMs, engine);
       }
       return finish(g, job, engine, status);
     },
@@ -239,10 +246,23 @@ export function createUpstreamCore(
       // Provider links expire: ask the provider again for fresh ones, a few times.
       if (job.refetches >= MAX_RESULT_REFETCHES) return failBoth(g, job.id, `the ${engine.name} result could not be downloaded`);
       await countRefetch(db, job.id, e instanceof DownloadError ? e.message : 'download failed');
-      return schedulePoll(job.id, 0);
+      return schedulePoll(job.id, 0, engine);
     }
     const cost = status.cost ?? null;
     await lifecycle.complete(g.id, copied.keys, copied.meta, { within: (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }), engine: engine.name });
   }
 }
 export type UpstreamCore = ReturnType<typeof createUpstreamCore>;
+
+/**
+ * The least time between two looks at one job when `liveJobs` jobs share a budget of `requests`
+ * reads every `perMs`: each job gets a whole share, floor(requests / jobs) reads a period, so the
+ * shares never add up to more than the budget (with more jobs than reads, each is read less than
+ * once a period). Polls already scheduled keep their time when the count grows: the spacing takes
+ * hold from each job's next look.
+ */
+export function pollSpacing(budget: Readonly<{ requests: number; perMs: number }>, liveJobs: number): number {
+  const jobs = Math.max(1, liveJobs);
+  const share = Math.floor(budget.requests / jobs);
+  return share >= 1 ? Math.ceil(budget.perMs / share) : Math.ceil((budget.perMs * jobs) / budget.requests);
+}

@@ -1,20 +1,29 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient, messageOrError } from '../upstream-http.ts';
 import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { createSubmagicCheck } from './submagic-check.ts';
 
 /*
- * Submagic's API as docs.submagic.co/api-reference describes it: `x-api-key`; POST /v1/projects
- * {title, language, videoUrl, templateName} or POST /v1/projects/upload (multipart `file` with the
- * same fields) -> a project {id, status processing | transcribing | exporting | completed | failed};
- * GET /v1/projects/{id}, whose `downloadUrl` is filled once the video is rendered; POST
- * /v1/projects/{id}/export starts that render for a transcribed project. Its webhooks are not
- * signed in the documentation, so adforge polls. No idempotency key: a lost submit is not resent.
+ * Submagic's API, held to the contracts in test/contracts/submagic/ (written from
+ * docs.submagic.co/api-reference): `x-api-key`; POST /v1/projects {title, language, videoUrl,
+ * templateName} or POST /v1/projects/upload (multipart `file` with the same fields) -> a project
+ * {id, status processing | transcribing | exporting | completed | failed}; GET /v1/projects/{id},
+ * whose `downloadUrl` is filled once the video is rendered; POST /v1/projects/{id}/export starts
+ * that render for a transcribed project; GET /v1/templates for the operator's check.
+ * Reading a project is limited to 100 requests an hour (get-project): the engine declares that
+ * budget and the upstream core spaces every poll of this key's projects to stay within it.
+ * Submagic's webhook (webhookUrl on create: a POST {projectId, status, downloadUrl, directUrl,
+ * timestamp}) carries no signature, and a secret in our callback URL cannot be checked (a hook is
+ * verified from its headers and body only), so none is asked for: adforge polls. No idempotency
+ * key: a lost submit is not resent.
  */
 export interface SubmagicOptions {
   apiUrl: string;
   apiKey: string;
   /** Our caption template ids to Submagic template names, over the defaults (SUBMAGIC_TEMPLATES). */
   templates?: Readonly<Record<string, string>>;
+  /** How often this key may read its projects (SUBMAGIC_POLL_BUDGET); Submagic documents 100 an hour. */
+  pollBudget?: Readonly<{ requests: number; perMs: number }>;
   allowPrivate: boolean;
   timeoutMs?: number;
 }
@@ -33,14 +42,19 @@ export const SUBMAGIC_DEFAULT_TEMPLATES: Readonly<Record<string, string>> = {
   'story-serif': 'Ella',
 };
 
+/** get-project: "has a rate limit of 100 requests per hour" (a newer page is said to give 500; the lower holds). */
+export const SUBMAGIC_POLL_BUDGET: Readonly<{ requests: number; perMs: number }> = { requests: 100, perMs: 3_600_000 };
+/** upload-project: a video "under 2GB", read as 2,000,000,000 bytes (the lower reading of GB); our own cap applies first. */
+export const SUBMAGIC_MAX_UPLOAD_BYTES = 2_000_000_000;
+/** The project title we send; create-project takes 1-100 characters. */
+export const submagicTitle = (generationId: string): string => `adforge ${generationId}`;
+
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
-// What the upload endpoint takes (2 GB) is far above what we hold; our own cap applies first.
-const MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024;
 
 export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
   const templates = { ...SUBMAGIC_DEFAULT_TEMPLATES, ...(opts.templates ?? {}) };
 
-  const { json: call } = createProviderClient({
+  const { json: call, dispatcher } = createProviderClient({
     provider: 'Submagic',
     baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
@@ -52,14 +66,14 @@ export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
 
   async function submit({ params, inputs, generationId }: UpstreamRequest, signal: AbortSignal) {
     if (!inputs.video) throw new UpstreamError('refused', 'the video to caption is missing');
-    const fields = { title: `adforge ${generationId}`, language: String(params.language ?? 'en'), templateName: templates[String(params.template_id)] ?? 'Sara' };
+    const fields = { title: submagicTitle(generationId), language: String(params.language ?? 'en'), templateName: templates[String(params.template_id)] ?? 'Sara' };
     let project: Record<string, unknown> | undefined;
     if (typeof params.video_url === 'string') {
       project = await call('POST', '/v1/projects', { ...fields, videoUrl: params.video_url }, signal, { submit: true });
     } else {
       // A generation of ours is sent as a file: our links need not be public.
       const { bytes, mime } = await inputs.video.read(signal);
-      if (bytes.length > MAX_UPLOAD_BYTES) throw new UpstreamError('refused', 'the video is larger than Submagic takes');
+      if (bytes.length > SUBMAGIC_MAX_UPLOAD_BYTES) throw new UpstreamError('refused', 'the video is larger than the 2 GB Submagic takes');
       const form = new FormData();
       for (const [k, v] of Object.entries(fields)) form.append(k, v);
       form.append('file', new Blob([new Uint8Array(bytes)], { type: mime }), 'video.mp4');
@@ -73,6 +87,7 @@ export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
     name: 'submagic',
     kind: 'upstream',
     dedupesSubmit: () => false,
+    pollBudget: opts.pollBudget ?? SUBMAGIC_POLL_BUDGET,
     refuse(operation: GenerationOperation, params: Record<string, unknown>) {
       if (operation !== 'video-edit') return `${operation} is not served by the Submagic engine (it captions videos: video edit)`;
       if (!templates[String(params.template_id)]) return `template_id: ${String(params.template_id)} has no Submagic template (SUBMAGIC_TEMPLATES maps one)`;
@@ -96,6 +111,9 @@ export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
       }
       return { state: 'pending', detail: String(p.status ?? 'processing') };
     },
+
+    // The Submagic template names a route may send work to: video edit is the only operation served.
+    targets: (routeKey) => (routeKey === '*' || routeKey === 'video-edit' ? [...new Set(Object.values(templates))] : []),
+    check: createSubmagicCheck({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher }),
   };
 }
-
