@@ -180,6 +180,16 @@ describe('ai-video on fal (Veo 3.1)', () => {
     expect(await used()).toBe(before);
   });
 
+  it("a job that failed on fal's side (COMPLETED with error, its result a 5xx) fails with fal's words and is refunded, not polled until the deadline", async () => {
+    const before = await used();
+    fal.failNextJob({ error: 'The runner stopped unexpectedly', error_type: 'runner_disconnected' });
+    const res = await create({ model: 'veo-3.1', prompt: 'fails at fal', aspect_ratio: '16:9', duration: 4 });
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id, 20_000);
+    expect(g.status).toBe('failed');
+    expect(g.error).toBe('fal could not make it: The runner stopped unexpectedly (runner_disconnected)');
+    expect(await used()).toBe(before);
+  });
+
   it('a result link that expired before the download is asked of fal again', async () => {
     fal.expireNextDownloads(1);
     const res = await create({ model: 'veo-3.1', prompt: 'expiring link', aspect_ratio: '16:9', duration: 4 });

@@ -103,7 +103,8 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
     },
 
     async poll(handle, signal): Promise<UpstreamStatus> {
-      const state = ((await call('GET', `${String(handle.status_url)}?logs=0`, undefined, signal)) as { status?: unknown } | undefined)?.status;
+      const status = (await call('GET', `${String(handle.status_url)}?logs=0`, undefined, signal)) as { status?: unknown; error?: unknown; error_type?: unknown } | undefined;
+      const state = status?.status;
       if (state === 'IN_QUEUE' || state === 'IN_PROGRESS') return { state: 'pending', detail: state };
       if (state !== 'COMPLETED') throw new UpstreamError('transient', 'fal answered an unknown status');
       let result: unknown;
@@ -112,6 +113,12 @@ export function createFalEngine(opts: FalOptions): UpstreamEngine {
       } catch (e) {
         // fal answers a job it refused (content policy, invalid input) with an error on its result.
         if (e instanceof UpstreamError && e.failure === 'refused') return { state: 'failed', message: e.message };
+        // A job that failed on fal's side is COMPLETED with `error` (https://fal.ai/docs/inference-api/queue/status):
+        // its result will not come, however often it is asked.
+        if (typeof status?.error === 'string' && status.error) {
+          const type = typeof status.error_type === 'string' && status.error_type ? ` (${status.error_type.slice(0, 60)})` : '';
+          return { state: 'failed', message: `fal could not make it: ${status.error.slice(0, 500)}${type}` };
+        }
         throw e;
       }
       const video = (result as { video?: { url?: unknown } } | undefined)?.video;
