@@ -1,5 +1,7 @@
 /*
- * The models fal serves for us and their inputs, per fal's model pages.
+ * The models fal serves for us and their inputs. Each endpoint's schema is stored in
+ * test/contracts/fal/<endpoint id with / as -->.json (read from fal-js's generated endpoint types and
+ * the endpoint's llms.txt page); the fake and test/unit/fal-contracts.test.ts hold this file to them.
  * - Veo 3.1: https://fal.ai/models/fal-ai/veo3.1/api (text to video: prompt, aspect_ratio 16:9 |
  *   9:16, duration "4s" | "6s" | "8s", resolution 720p | 1080p | 4k, generate_audio),
  *   .../veo3.1/image-to-video/api (image_url), .../veo3.1/first-last-frame-to-video/api
@@ -21,7 +23,7 @@
  *   "4".."15", aspect_ratio auto | 21:9 | 16:9 | 4:3 | 1:1 | 3:4 | 9:16, generate_audio) and
  *   bytedance-seedance-2.0-image-to-video (image_url, end_image_url); the same under
  *   bytedance/seedance-2.0/fast (no 1080p).
- * Every result is {video: {url}}.
+ * Every result carries {video: {url}} (Seedance's also a seed, Sora's a video_id).
  */
 import { VIDEO_MODELS } from '../../../domain/generation-types.ts';
 
