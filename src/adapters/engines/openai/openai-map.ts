@@ -28,7 +28,7 @@ export const OPENAI_DEFAULT_IMAGE_MODELS: Readonly<Record<string, string>> = { '
 /**
  * Sora on OpenAI: every method of the SDK's Videos is `@deprecated` with "The Sora API is
  * scheduled to permanently shut down on September 24, 2026" (openai-node src/resources/videos.ts,
- * since 4424b404 of 2026-08-13). fal serves both models (../shared/PROVIDERS.md, fal's Sora 2 pages).
+ * since 4424b404 of 2026-08-13). fal's Sora 2 pages list both models (whether fal still serves them: `adforge providers check`).
  */
 export const OPENAI_RETIRED = {
   'sora-2': { operation: 'ai-video', since: '2026-09-24', instead: 'fal' },
