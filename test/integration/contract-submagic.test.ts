@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSubmagicEngine } from '../../src/adapters/engines/submagic/submagic-engine.ts';
+import { UpstreamError } from '../../src/adapters/engines/upstream.ts';
 import { checkAnswer, loadContract } from '../support/contract.ts';
 import { startSubmagicFake } from '../support/submagic-fake.ts';
 
@@ -73,6 +74,15 @@ describe('Submagic fake: requests against their contracts', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await json('GET', `/v1/projects/${id}`)).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+
+  it("the engine waits as long as Submagic's 429 says in its body (retryAfter, seconds: it sends no Retry-After header)", async () => {
+    const engine = createSubmagicEngine({ apiUrl: submagic.url, apiKey: KEY, allowPrivate: true });
+    const { id } = (await (await json('POST', '/v1/projects', valid)).json()) as { id: string };
+    for (let i = 0; i < 3; i++) await json('GET', `/v1/projects/${id}`);
+    const e = await engine.poll({ id, autoApprove: true }, AbortSignal.timeout(5000)).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(UpstreamError);
+    expect(e).toMatchObject({ failure: 'rate_limited', retryAfterMs: 30_000 });
   });
 });
 

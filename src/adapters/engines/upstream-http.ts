@@ -18,6 +18,8 @@ function httpFailure(o: {
   provider: string;
   status: number;
   retryAfter: string | string[] | undefined;
+  /** A wait the provider gives in its error body instead of a Retry-After header (ms). */
+  bodyRetryAfterMs?: number | undefined;
   message: string | undefined;
   submit: boolean;
   /** Statuses that provably created nothing, even to a submit (the provider's own client resends on them). */
@@ -29,7 +31,7 @@ function httpFailure(o: {
 }): UpstreamError {
   const { provider, status } = o;
   if (status === 401 || status === 403 || o.keyRefused) return new UpstreamError('auth', `${provider} refused the service credentials`);
-  if (status === 429) return new UpstreamError('rate_limited', `${provider} is rate limiting`, { retryAfterMs: retryAfterMs(o.retryAfter) ?? undefined });
+  if (status === 429) return new UpstreamError('rate_limited', `${provider} is rate limiting`, { retryAfterMs: retryAfterMs(o.retryAfter) ?? o.bodyRetryAfterMs });
   if (o.safeToResend?.has(status)) return new UpstreamError('transient', `${provider} answered ${status}`);
   if (o.submit && o.unknownOutcome?.has(status)) return new UpstreamError('unsent_unknown', `${provider} answered ${status} to the submit`);
   if (status >= 500) return new UpstreamError(o.submit ? 'unsent_unknown' : 'transient', `${provider} answered ${status}${o.submit ? ' to the submit' : ''}`);
@@ -65,6 +67,8 @@ interface ProviderCall {
   safeToResend?: ReadonlySet<number>;
   unknownOutcome?: ReadonlySet<number>;
   keyRefused?: (status: number, json: unknown) => boolean;
+  /** The wait (ms) a provider gives in its 429 body instead of a Retry-After header (Submagic's `retryAfter`). */
+  retryAfterInBody?: (json: unknown) => number | undefined;
 }
 
 /**
@@ -122,6 +126,7 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<Provider
     ...(c.safeToResend ? { safeToResend: c.safeToResend } : {}),
     ...(c.unknownOutcome ? { unknownOutcome: c.unknownOutcome } : {}),
     ...(c.keyRefused?.(res.statusCode, json) ? { keyRefused: true } : {}),
+    bodyRetryAfterMs: c.retryAfterInBody?.(json),
   });
 }
 
@@ -175,6 +180,8 @@ export interface ProviderClientOptions {
   unknownOutcome?: ReadonlySet<number>;
   /** The key was refused, told by an answer other than 401/403 (Google answers a bad key 400 API_KEY_INVALID). */
   keyRefused?: (status: number, json: unknown) => boolean;
+  /** The wait (ms) a provider gives in its 429 body instead of a Retry-After header (Submagic's `retryAfter`). */
+  retryAfterInBody?: (json: unknown) => number | undefined;
 }
 
 export type ProviderRequest = (
@@ -212,6 +219,7 @@ export function createProviderClient(o: ProviderClientOptions): {
       ...(o.safeToResend ? { safeToResend: o.safeToResend } : {}),
       ...(o.unknownOutcome ? { unknownOutcome: o.unknownOutcome } : {}),
       ...(o.keyRefused ? { keyRefused: o.keyRefused } : {}),
+      ...(o.retryAfterInBody ? { retryAfterInBody: o.retryAfterInBody } : {}),
       ...(x.submit ? { submit: true } : {}),
       ...(x.binary ? { binary: true } : {}),
       ...(x.handBackRedirect ? { handBackRedirect: true } : {}),

@@ -62,6 +62,11 @@ export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,
     message: messageOrError,
+    // Submagic's 429 gives its wait as `retryAfter` seconds in the body (create-project's error responses).
+    retryAfterInBody: (json) => {
+      const s = (json as { retryAfter?: unknown } | undefined)?.retryAfter;
+      return typeof s === 'number' && s >= 0 && s <= 86_400 ? s * 1000 : undefined;
+    },
   });
 
   async function submit({ params, inputs, generationId }: UpstreamRequest, signal: AbortSignal) {
