@@ -8,7 +8,7 @@ export const SCREENSHOTS = path.resolve(import.meta.dirname, '../../test-results
  * A real headless Chromium: CHROMIUM_PATH, else the machine's own, else the one shipped inside
  * the @sparticuz/chromium package (so `npm install && npm test` needs nothing else).
  */
-async function chromiumPath(): Promise<string> {
+export async function chromiumPath(): Promise<string> {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
   for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (fs.existsSync(p)) return p;
   const { default: packaged } = await import('@sparticuz/chromium');

