@@ -160,6 +160,23 @@ export function checkAnswer(c: Contract, status: number, body: unknown): void {
   if (problems.length) throw new Error(`fake of ${c.provider} answered ${c.call} ${status} outside its contract: ${problems.map((p) => p.message).join('; ')}`);
 }
 
+/**
+ * A multipart text part that carries JSON (sync's `options`, Submagic's `dictionary`), held to the
+ * `contentSchema` its contract gives it; its problems are located under the part's name.
+ */
+export function jsonPartProblems(c: Contract, name: string, value: unknown): ContractProblem[] {
+  const part = (c.request.body as { properties?: Record<string, { contentSchema?: object }> } | undefined)?.properties?.[name];
+  if (typeof value !== 'string' || !part?.contentSchema) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return [{ where: 'body', path: [name], kind: 'invalid', message: `${name} must be JSON` }];
+  }
+  // A message starts with where it is: the part's own name for the part as a whole, else the path within it.
+  return check('body', part.contentSchema, parsed).map((p) => ({ ...p, path: [name, ...p.path], message: p.path.length ? `${name}.${p.message}` : p.message.replace(/^body/, name) }));
+}
+
 /** A multipart form as contracts describe it: text parts as strings, file parts as {filename, type, size}. */
 export async function formFields(form: FormData): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { checkAnswer, formFields, loadContract, requestProblems, type Contract, type ContractProblem } from './contract.ts';
+import { checkAnswer, formFields, loadContract, requestProblems, type Contract, type ContractProblem, jsonPartProblems } from './contract.ts';
 import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
@@ -37,19 +37,6 @@ const CONTRACTS = {
 };
 const HOUR_MS = 3_600_000;
 export const SUBMAGIC_FAKE_TEMPLATES = ['Sara', 'Daniel', 'Hormozi 1', 'Hormozi 2', 'Beast', 'Leila', 'Ella', 'Karl'];
-
-/** A JSON text part (the upload's `dictionary`) held to the schema its contract gives it. */
-function jsonPartProblems(c: Contract, name: string, value: unknown): ContractProblem[] {
-  const part = (c.request.body as { properties: Record<string, { contentSchema?: object }> }).properties[name];
-  if (typeof value !== 'string' || !part?.contentSchema) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    return [{ where: 'body', path: [name], kind: 'invalid', message: `${name} must be a JSON array` }];
-  }
-  return requestProblems({ ...c, request: { method: c.request.method, path: c.request.path, body: part.contentSchema } }, { body: parsed }).map((p) => ({ ...p, path: [name, ...p.path] }));
-}
 
 export async function startSubmagicFake(opts: { key: string; video: Buffer; templates?: string[]; projectReadsPerHour?: number }) {
   const projects = new Map<string, Project>();

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import http from 'node:http';
 import { Agent, request } from 'undici';
-import { checkAnswer, formFields, loadContract, requestProblems, type Contract, type ContractProblem } from './contract.ts';
+import { checkAnswer, formFields, loadContract, requestProblems, type Contract, type ContractProblem, jsonPartProblems } from './contract.ts';
 import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer } from './http-fake.ts';
 
 /*
@@ -42,19 +42,6 @@ export interface SyncEnding {
 
 const CONTRACTS = { generate: loadContract('sync', 'generate-multipart'), get: loadContract('sync', 'get-generation'), models: loadContract('sync', 'list-models') };
 const DEFAULT_MODELS = ['sync-3', 'lipsync-2', 'lipsync-2-pro', 'lipsync-1.9.0-beta', 'react-1'];
-
-/** A JSON text part (`options`) held to the schema its contract gives it (`contentSchema`). */
-function jsonPartProblems(c: Contract, name: string, value: unknown): ContractProblem[] {
-  const part = (c.request.body as { properties: Record<string, { contentSchema?: object }> }).properties[name];
-  if (typeof value !== 'string' || !part?.contentSchema) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    return [{ where: 'body', path: [name], kind: 'invalid', message: `${name} must be JSON` }];
-  }
-  return requestProblems({ ...c, request: { method: c.request.method, path: c.request.path, body: part.contentSchema } }, { body: parsed }).map((p) => ({ ...p, path: [name, ...p.path], message: `${name}.${p.message}` }));
-}
 
 export async function startSyncFake(opts: { key: string; webhookSecret: string; video: Buffer; pollsUntilDone?: number; webhookAfterMs?: number; models?: string[] }) {
   const submits: SyncSubmit[] = [];

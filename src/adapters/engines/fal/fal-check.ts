@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { CheckResult } from '../../provider-check.ts';
-import { readAtMost } from '../../net/read-at-most.ts';
+import { freeRead } from '../../net/free-read.ts';
 import { FAL_DEFAULT_ENDPOINTS, FAL_MODELS } from './fal-models.ts';
 
 /*
@@ -24,29 +24,13 @@ export function falTargets(routeKey: string, overrides: Readonly<Record<string, 
   return [...new Set(models.flatMap(ofModel).map((k) => table[k]!))];
 }
 
-type Read = { status: number; json: unknown } | { unreachable: string };
-
 const SEARCH_BATCH = 50;
 
 export function createFalCheck(o: { queueUrl: string; apiUrl: string; apiKey: string; dispatcher: Dispatcher; timeoutMs?: number }) {
   const queue = o.queueUrl.replace(/\/+$/, '');
   const api = o.apiUrl.replace(/\/+$/, '');
 
-  async function read(url: string, headers: Record<string, string>, signal: AbortSignal): Promise<Read> {
-    try {
-      const res = await request(url, { method: 'GET', dispatcher: o.dispatcher, headers: { accept: 'application/json', ...headers }, signal: AbortSignal.any([signal, AbortSignal.timeout(o.timeoutMs ?? 15_000)]) });
-      const raw = await readAtMost(res.body, 4 * 1024 * 1024, () => new Error('fal answered with too much data'));
-      let json: unknown;
-      try {
-        json = JSON.parse(raw.toString('utf8'));
-      } catch {
-        json = undefined;
-      }
-      return { status: res.statusCode, json };
-    } catch (e) {
-      return { unreachable: `fal could not be reached: ${(e as Error).message}` };
-    }
-  }
+  const read = (url: string, headers: Record<string, string>, signal: AbortSignal) => freeRead({ provider: 'fal', url, headers, dispatcher: o.dispatcher, signal, timeoutMs: o.timeoutMs });
 
   // fal's own words: `detail` (a string, or pydantic-style [{msg}]), `message`, or an `error` object's message.
   const words = (r: { status: number; json: unknown }): string => {

@@ -1,7 +1,6 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { CheckResult } from '../../provider-check.ts';
-import { isBlockedAddressError } from '../../net/safe-dispatcher.ts';
-import { readAtMost } from '../../net/read-at-most.ts';
+import { freeRead } from '../../net/free-read.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS } from './gemini-map.ts';
 import { googleWords, isKeyRefused } from './gemini-errors.ts';
 
@@ -38,21 +37,7 @@ export interface GeminiCheckOptions {
 
 export async function checkGemini(o: GeminiCheckOptions, targets: readonly string[], signal: AbortSignal): Promise<CheckResult[]> {
   const base = o.apiUrl.replace(/\/+$/, '');
-  async function read(path: string): Promise<{ status: number; json: unknown } | { unreachable: string }> {
-    try {
-      const res = await request(`${base}${path}`, { method: 'GET', dispatcher: o.dispatcher, signal: AbortSignal.any([signal, AbortSignal.timeout(20_000)]), headers: { 'x-goog-api-key': o.apiKey } });
-      const raw = await readAtMost(res.body, 1 << 20, () => new Error('the answer is too large'));
-      let json: unknown;
-      try {
-        json = raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-      } catch {
-        json = undefined;
-      }
-      return { status: res.statusCode, json };
-    } catch (e) {
-      return { unreachable: isBlockedAddressError(e) ? 'the Gemini address is not allowed' : `the Gemini API could not be reached (${e instanceof Error ? e.message : String(e)})` };
-    }
-  }
+  const read = (path: string) => freeRead({ provider: 'Gemini', url: `${base}${path}`, headers: { 'x-goog-api-key': o.apiKey }, dispatcher: o.dispatcher, signal, timeoutMs: 20_000, maxBytes: 1 << 20 });
 
   const list = await read('/models?pageSize=1');
   if ('unreachable' in list) return [{ target: 'key', outcome: 'unreachable', detail: list.unreachable }];

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { CheckResult } from '../../provider-check.ts';
-import { readAtMost } from '../../net/read-at-most.ts';
+import { freeRead, keyNotProven } from '../../net/free-read.ts';
 import { HEYGEN_SWAP_TARGET, HEYGEN_TALKING_AVATAR_TARGET } from './heygen-map.ts';
 
 /*
@@ -11,8 +11,6 @@ import { HEYGEN_SWAP_TARGET, HEYGEN_TALKING_AVATAR_TARGET } from './heygen-map.t
  * not_found, GET /v1/workflows/executions/{id} status not_found); GET
  * /v3/video-translations/languages lists the language names localize may send.
  */
-type Read = { status: number; json: unknown } | { unreachable: string };
-
 /** HeyGen's words from its error envelope {error: {code, message}}. */
 const words = (r: { status: number; json: unknown }): string => {
   const e = (r.json as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
@@ -23,26 +21,7 @@ const errorCode = (json: unknown): unknown => (json as { error?: { code?: unknow
 export function createHeyGenCheck(o: { baseUrl: string; apiKey: string; dispatcher: Dispatcher; timeoutMs?: number }) {
   const base = o.baseUrl.replace(/\/+$/, '');
 
-  async function read(path: string, signal: AbortSignal): Promise<Read> {
-    try {
-      const res = await request(`${base}${path}`, {
-        method: 'GET',
-        dispatcher: o.dispatcher,
-        headers: { 'x-api-key': o.apiKey, accept: 'application/json' },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(o.timeoutMs ?? 15_000)]),
-      });
-      const raw = await readAtMost(res.body, 4 * 1024 * 1024, () => new Error('HeyGen answered with too much data'));
-      let json: unknown;
-      try {
-        json = JSON.parse(raw.toString('utf8'));
-      } catch {
-        json = undefined;
-      }
-      return { status: res.statusCode, json };
-    } catch (e) {
-      return { unreachable: `HeyGen could not be reached: ${(e as Error).message}` };
-    }
-  }
+  const read = (path: string, signal: AbortSignal) => freeRead({ provider: 'HeyGen', url: `${base}${path}`, headers: { 'x-api-key': o.apiKey }, dispatcher: o.dispatcher, signal, timeoutMs: o.timeoutMs });
 
   /** A status read of an id that does not exist: the endpoint answering for it is still served. */
   async function endpoint(target: string, path: string, signal: AbortSignal): Promise<CheckResult> {
@@ -58,11 +37,9 @@ export function createHeyGenCheck(o: { baseUrl: string; apiKey: string; dispatch
   }
 
   return async function check(targets: readonly string[], signal: AbortSignal): Promise<CheckResult[]> {
-    const notChecked = (outcome: CheckResult['outcome'], why: string): CheckResult[] => targets.map((target) => ({ target, outcome, detail: `not checked: ${why}` }));
     const me = await read('/v3/users/me', signal);
-    if ('unreachable' in me) return [{ target: 'key', outcome: 'unreachable', detail: me.unreachable }, ...notChecked('unreachable', 'HeyGen could not be reached')];
-    if (me.status === 401 || me.status === 403) return [{ target: 'key', outcome: 'key_refused', detail: words(me) }, ...notChecked('key_refused', 'the key was refused')];
-    if (me.status !== 200) return [{ target: 'key', outcome: me.status >= 500 ? 'unreachable' : 'failed', detail: `HeyGen answered ${me.status}: ${words(me)}` }, ...notChecked('failed', 'the account could not be read')];
+    const unproven = keyNotProven(me, targets, { provider: 'HeyGen', what: 'GET /v3/users/me', words });
+    if (unproven || 'unreachable' in me) return unproven!;
     const user = (me.json as { data?: { username?: unknown; billing_type?: unknown } } | undefined)?.data;
     const key: CheckResult = { target: 'key', outcome: 'ok', detail: `the key is accepted (user ${String(user?.username)}, billing ${String(user?.billing_type ?? 'unknown')})` };
 

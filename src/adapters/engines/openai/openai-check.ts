@@ -1,6 +1,6 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { CheckResult } from '../../provider-check.ts';
-import { readAtMost } from '../../net/read-at-most.ts';
+import { freeRead, keyNotProven } from '../../net/free-read.ts';
 import { errorMessage } from '../upstream-http.ts';
 import { OPENAI_DEFAULT_IMAGE_MODELS, OPENAI_IMAGE_MODELS, OPENAI_VIDEO_MODELS } from './openai-map.ts';
 
@@ -25,32 +25,11 @@ export function openaiTargets(routeKey: string, imageModels: Readonly<Record<str
   return [];
 }
 
-type Read = { status: number; json: unknown } | { unreachable: string };
-
 export function createOpenAiCheck(o: { baseUrl: string; apiKey: string; dispatcher: Dispatcher; timeoutMs?: number; today?: () => string }) {
   const base = o.baseUrl.replace(/\/+$/, '');
   const today = o.today ?? (() => new Date().toISOString().slice(0, 10));
 
-  async function read(path: string, signal: AbortSignal): Promise<Read> {
-    try {
-      const res = await request(`${base}${path}`, {
-        method: 'GET',
-        dispatcher: o.dispatcher,
-        headers: { authorization: `Bearer ${o.apiKey}` },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(o.timeoutMs ?? 15_000)]),
-      });
-      const raw = await readAtMost(res.body, 16 * 1024 * 1024, () => new Error('OpenAI answered with too much data'));
-      let json: unknown;
-      try {
-        json = JSON.parse(raw.toString('utf8'));
-      } catch {
-        json = undefined;
-      }
-      return { status: res.statusCode, json };
-    } catch (e) {
-      return { unreachable: `OpenAI could not be reached: ${(e as Error).message}` };
-    }
-  }
+  const read = (path: string, signal: AbortSignal) => freeRead({ provider: 'OpenAI', url: `${base}${path}`, headers: { authorization: `Bearer ${o.apiKey}` }, dispatcher: o.dispatcher, signal, timeoutMs: o.timeoutMs, maxBytes: 16 * 1024 * 1024 });
 
   const words = (r: { status: number; json: unknown }) => errorMessage(r.json) ?? `it answered ${r.status}`;
 
@@ -69,10 +48,8 @@ export function createOpenAiCheck(o: { baseUrl: string; apiKey: string; dispatch
 
   return async function check(targets: readonly string[], signal: AbortSignal): Promise<CheckResult[]> {
     const list = await read('/models', signal);
-    const notChecked = (outcome: CheckResult['outcome'], why: string): CheckResult[] => targets.map((target) => ({ target, outcome, detail: `not checked: ${why}` }));
-    if ('unreachable' in list) return [{ target: 'key', outcome: 'unreachable', detail: list.unreachable }, ...notChecked('unreachable', 'OpenAI could not be reached')];
-    if (list.status === 401 || list.status === 403) return [{ target: 'key', outcome: 'key_refused', detail: words(list) }, ...notChecked('key_refused', 'the key was refused')];
-    if (list.status !== 200) return [{ target: 'key', outcome: 'failed', detail: `OpenAI answered ${list.status}: ${words(list)}` }, ...notChecked('failed', 'the model list could not be read')];
+    const unproven = keyNotProven(list, targets, { provider: 'OpenAI', what: 'GET /models', words });
+    if (unproven || 'unreachable' in list) return unproven!;
     const count = (list.json as { data?: unknown[] } | undefined)?.data?.length ?? 0;
     return [{ target: 'key', outcome: 'ok', detail: `the key is accepted (${count} models listed)` }, ...(await Promise.all(targets.map((t) => checkModel(t, signal))))];
   };

@@ -1,6 +1,6 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { CheckResult } from '../../provider-check.ts';
-import { readAtMost } from '../../net/read-at-most.ts';
+import { freeRead, keyNotProven, notChecked } from '../../net/free-read.ts';
 
 /*
  * `adforge providers check` for Submagic, with one read that costs nothing
@@ -8,8 +8,6 @@ import { readAtMost } from '../../net/read-at-most.ts';
  * the key (401 UNAUTHORIZED when refused) and lists the template names: each one SUBMAGIC_TEMPLATES
  * maps to must still be there (names are case-sensitive), or every video edit sent with it fails.
  */
-type Read = { status: number; json: unknown } | { unreachable: string };
-
 /** Submagic's own words from its error body {error, message}. */
 const words = (r: { status: number; json: unknown }): string => {
   const e = r.json as { error?: unknown; message?: unknown } | undefined;
@@ -19,36 +17,14 @@ const words = (r: { status: number; json: unknown }): string => {
 export function createSubmagicCheck(o: { baseUrl: string; apiKey: string; dispatcher: Dispatcher; timeoutMs?: number }) {
   const base = o.baseUrl.replace(/\/+$/, '');
 
-  async function read(path: string, signal: AbortSignal): Promise<Read> {
-    try {
-      const res = await request(`${base}${path}`, {
-        method: 'GET',
-        dispatcher: o.dispatcher,
-        headers: { 'x-api-key': o.apiKey, accept: 'application/json' },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(o.timeoutMs ?? 15_000)]),
-      });
-      const raw = await readAtMost(res.body, 1024 * 1024, () => new Error('Submagic answered with too much data'));
-      let json: unknown;
-      try {
-        json = JSON.parse(raw.toString('utf8'));
-      } catch {
-        json = undefined;
-      }
-      return { status: res.statusCode, json };
-    } catch (e) {
-      return { unreachable: `Submagic could not be reached: ${(e as Error).message}` };
-    }
-  }
+  const read = (path: string, signal: AbortSignal) => freeRead({ provider: 'Submagic', url: `${base}${path}`, headers: { 'x-api-key': o.apiKey }, dispatcher: o.dispatcher, signal, timeoutMs: o.timeoutMs });
 
   return async function check(targets: readonly string[], signal: AbortSignal): Promise<CheckResult[]> {
-    const notChecked = (outcome: CheckResult['outcome'], why: string): CheckResult[] => targets.map((target) => ({ target, outcome, detail: `not checked: ${why}` }));
     const r = await read('/v1/templates', signal);
-    if ('unreachable' in r) return [{ target: 'key', outcome: 'unreachable', detail: r.unreachable }, ...notChecked('unreachable', 'Submagic could not be reached')];
-    if (r.status === 401 || r.status === 403) return [{ target: 'key', outcome: 'key_refused', detail: words(r) }, ...notChecked('key_refused', 'the key was refused')];
+    const unproven = keyNotProven(r, targets, { provider: 'Submagic', what: 'GET /v1/templates', words });
+    if (unproven || 'unreachable' in r) return unproven!;
     const listed = (r.json as { templates?: unknown } | undefined)?.templates;
-    if (r.status !== 200 || !Array.isArray(listed)) {
-      return [{ target: 'key', outcome: r.status >= 500 || r.status === 429 ? 'unreachable' : 'failed', detail: `Submagic answered ${r.status} to GET /v1/templates: ${words(r)}` }, ...notChecked('failed', 'the template list could not be read')];
-    }
+    if (!Array.isArray(listed)) return [{ target: 'key', outcome: 'failed', detail: 'Submagic answered GET /v1/templates without a list of templates' }, ...notChecked(targets, 'failed', 'the template list could not be read')];
     const names = listed.filter((n): n is string => typeof n === 'string');
     return [
       { target: 'key', outcome: 'ok', detail: `the key is accepted (GET /v1/templates lists ${names.length} templates)` },

@@ -1,0 +1,58 @@
+import { request, type Dispatcher } from 'undici';
+import type { CheckOutcome, CheckResult } from '../provider-check.ts';
+import { readAtMost } from './read-at-most.ts';
+import { isBlockedAddressError } from './safe-dispatcher.ts';
+
+/** A provider's answer to a read of `providers check`, or why there was none. */
+export type FreeRead = { status: number; json: unknown } | { unreachable: string };
+
+/**
+ * One GET that costs nothing (a model list, an account read, a status read of an unknown job),
+ * never thrown: what the provider answered, its JSON if it was JSON, or why it could not be asked.
+ */
+export async function freeRead(o: {
+  provider: string;
+  url: string;
+  headers: Record<string, string>;
+  dispatcher: Dispatcher;
+  signal: AbortSignal;
+  timeoutMs?: number;
+  maxBytes?: number;
+}): Promise<FreeRead> {
+  try {
+    const res = await request(o.url, {
+      method: 'GET',
+      dispatcher: o.dispatcher,
+      headers: { accept: 'application/json', ...o.headers },
+      signal: AbortSignal.any([o.signal, AbortSignal.timeout(o.timeoutMs ?? 15_000)]),
+    });
+    const raw = await readAtMost(res.body, o.maxBytes ?? 4 * 1024 * 1024, () => new Error(`${o.provider} answered with too much data`));
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.toString('utf8'));
+    } catch {
+      json = undefined;
+    }
+    return { status: res.statusCode, json };
+  } catch (e) {
+    return { unreachable: isBlockedAddressError(e) ? `the ${o.provider} address is not allowed` : `${o.provider} could not be reached: ${(e as Error).message}` };
+  }
+}
+
+/** The targets a check could not get to, each saying why. */
+export const notChecked = (targets: readonly string[], outcome: CheckOutcome, why: string): CheckResult[] =>
+  targets.map((target) => ({ target, outcome, detail: `not checked: ${why}` }));
+
+/**
+ * The read that proves a key, when it did not: the key unreachable, refused (in the provider's
+ * words) or unreadable, and every target not checked. Undefined when the read answered 200.
+ */
+export function keyNotProven(r: FreeRead, targets: readonly string[], o: { provider: string; what: string; words: (r: { status: number; json: unknown }) => string }): CheckResult[] | undefined {
+  if ('unreachable' in r) return [{ target: 'key', outcome: 'unreachable', detail: r.unreachable }, ...notChecked(targets, 'unreachable', `${o.provider} could not be reached`)];
+  if (r.status === 401 || r.status === 403) return [{ target: 'key', outcome: 'key_refused', detail: o.words(r) }, ...notChecked(targets, 'key_refused', 'the key was refused')];
+  if (r.status !== 200) {
+    const outcome: CheckOutcome = r.status >= 500 || r.status === 429 ? 'unreachable' : 'failed';
+    return [{ target: 'key', outcome, detail: `${o.provider} answered ${r.status} to ${o.what}: ${o.words(r)}` }, ...notChecked(targets, outcome, `${o.what} could not be read`)];
+  }
+  return undefined;
+}
