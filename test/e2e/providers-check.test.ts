@@ -5,6 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, stdoutJson } from '../support/cli-run.ts';
 import { cloneTemplateDatabase } from '../support/database.ts';
 import { startElevenLabsFake } from '../support/elevenlabs-fake.ts';
+import { startFalFake } from '../support/fal-fake.ts';
+import { startGeminiFake } from '../support/gemini-fake.ts';
+import { startSubmagicFake } from '../support/submagic-fake.ts';
+import { startSyncFake } from '../support/sync-fake.ts';
 import { startHeyGenFake } from '../support/heygen-fake.ts';
 import { startMetaAdLibraryFake } from '../support/meta-ad-library-fake.ts';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
@@ -94,6 +98,23 @@ describe('adforge providers check', () => {
     expect(openai.imageCreates.slice(before)).toEqual([expect.objectContaining({ model: 'gpt-image-1.5', n: 1, quality: 'low' })]);
   });
 
+  it('--spend: a video route is made and its result measured; a route that needs a public input is skipped, saying which', async () => {
+    const fal = await startFalFake({ key: 'fal-spend', video: await testVideo({ width: 64, height: 64, seconds: 1 }), pollsUntilDone: 1 });
+    try {
+      const r = await check({ FAL_KEY: 'fal-spend', FAL_QUEUE_URL: fal.url, FAL_API_URL: `${fal.url}/v1`, UPSTREAM_POLL_MS: '50', ENGINE_ROUTES: 'kling-2.6=fal,localize=heygen,*=local' }, ['--spend', '--yes']);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const { spend } = stdoutJson(r);
+      expect(spend.plans).toEqual([
+        expect.objectContaining({ route: 'kling-2.6', operation: 'ai-video', body: expect.objectContaining({ model: 'kling-2.6', duration: 5 }) }),
+        expect.objectContaining({ route: 'localize', skipped: 'needs --video-url (a public video the provider can fetch)' }),
+      ]);
+      expect(spend.outcomes).toEqual([expect.objectContaining({ route: 'kling-2.6', provider: 'fal', status: 'completed', detail: expect.stringMatching(/^video\/mp4, \d+ KB, 1\.0 s$/) })]);
+      expect(fal.submits.map((x) => x.endpoint)).toEqual(['fal-ai/kling-video/v2.6/pro/text-to-video']);
+    } finally {
+      await fal.close();
+    }
+  });
+
   it('--spend without --yes away from a terminal sends nothing', async () => {
     const before = openai.imageCreates.length;
     const r = await check({ ENGINE_ROUTES: 'gpt-2=openai,*=local' }, ['--spend']);
@@ -117,6 +138,49 @@ describe('adforge providers check', () => {
     } finally {
       await eleven.close();
       await ads.close();
+    }
+  });
+
+  it('every provider a route can name is checked by its own free reads: a route per provider, all ready', async () => {
+    const video = await testVideo({ width: 64, height: 64, seconds: 1 });
+    const png = await pngBytes(16, 16, '#118833');
+    const fal = await startFalFake({ key: 'fal-check', video });
+    const gemini = await startGeminiFake({ key: 'gm-check', video, png });
+    const sync = await startSyncFake({ key: 'sync-check', webhookSecret: 'whsec_x', video });
+    const submagic = await startSubmagicFake({ key: 'sm-check', video });
+    try {
+      const r = await check({
+        FAL_KEY: 'fal-check',
+        FAL_QUEUE_URL: fal.url,
+        FAL_API_URL: `${fal.url}/v1`,
+        GEMINI_API_KEY: 'gm-check',
+        GEMINI_API_URL: gemini.url,
+        SYNC_API_KEY: 'sync-check',
+        SYNC_API_URL: sync.url,
+        SUBMAGIC_API_KEY: 'sm-check',
+        SUBMAGIC_API_URL: submagic.url,
+        ENGINE_ROUTES: 'kling-2.6=fal,veo-3.1=gemini|fal,fast=gemini,lipsync-2.0=sync,heygen-avatar4=heygen,video-edit=submagic,gpt-2=openai,*=local',
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const report = stdoutJson(r);
+      expect(report.routes.map((x: any) => `${x.route} ${x.provider} ${x.outcome}`)).toEqual([
+        'kling-2.6 fal ok',
+        'veo-3.1 gemini ok',
+        'veo-3.1 fal ok',
+        'fast gemini ok',
+        'lipsync-2.0 sync ok',
+        'heygen-avatar4 heygen ok',
+        'video-edit submagic ok',
+        'gpt-2 openai ok',
+      ]);
+      // Each route's targets are the provider's own names for what the route sends there.
+      const targets = (route: string, provider: string) => report.routes.find((x: any) => x.route === route && x.provider === provider).targets.map((t: any) => t.target);
+      expect(targets('kling-2.6', 'fal')).toEqual(['fal-ai/kling-video/v2.6/pro/text-to-video', 'fal-ai/kling-video/v2.6/pro/image-to-video']);
+      expect(targets('veo-3.1', 'gemini')).toEqual(['veo-3.1-generate-preview']);
+      expect(targets('lipsync-2.0', 'sync')).toEqual(['lipsync-2']);
+      expect(targets('video-edit', 'submagic')).toContain('Hormozi 2');
+    } finally {
+      await Promise.all([fal.close(), gemini.close(), sync.close(), submagic.close()]);
     }
   });
 });
