@@ -40,7 +40,10 @@ export interface Finding {
 const RAW_BASE = process.env.CONTRACTS_RAW_BASE ?? 'https://raw.githubusercontent.com';
 
 async function get(url: string): Promise<string> {
-  const res = await fetch(url, { headers: { 'user-agent': 'adforge contracts:refresh' }, signal: AbortSignal.timeout(60_000) });
+  const res = await fetch(url, { headers: { 'user-agent': 'adforge contracts:refresh' }, signal: AbortSignal.timeout(60_000) }).catch((e: unknown) => {
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`${url} could not be read (${cause?.code ?? cause?.message ?? (e as Error).message})`);
+  });
   if (!res.ok) throw new Error(`${url} answered ${res.status}`);
   return res.text();
 }
