@@ -1,5 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFalHookVerifier } from '../../src/adapters/engines/fal/webhook.ts';
 import { startFalFake, type FalFake } from '../support/fal-fake.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
@@ -87,4 +91,47 @@ describe('inbound fal webhooks (a hint to poll now)', () => {
     const unknown = await svc.api('POST', '/hooks/nobody', { rawBody: '{}', headers: { 'content-type': 'application/json' } });
     expect(unknown.status).toBe(404);
   });
+});
+
+describe("fal's JWKS refresh guard", () => {
+  // A JWKS server that counts its fetches: empty (fal published no key) or failing (unreachable in effect).
+  async function jwksServer(answer: (res: http.ServerResponse) => void) {
+    let fetches = 0;
+    const server = http.createServer((_req, res) => {
+      fetches++;
+      answer(res);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`, fetches: () => fetches, close: () => new Promise<void>((r) => server.close(() => r())) };
+  }
+
+  for (const [name, answer] of [
+    ['empty', (res: http.ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys":[]}')],
+    ['failing', (res: http.ServerResponse) => res.writeHead(503).end('down')],
+  ] as const) {
+    it(`a flood of forged webhooks fetches an ${name} key list at most once a minute`, async () => {
+      const jwks = await jwksServer(answer);
+      const dispatcher = new Agent();
+      let clock = Date.now();
+      const verify = createFalHookVerifier({ jwksUrl: jwks.url, dispatcher, now: () => clock });
+      const forger = generateKeyPairSync('ed25519').privateKey;
+      try {
+        const body = JSON.stringify({ request_id: 'forged', status: 'OK', payload: {} });
+        const forged = () => fal.signed('forged', body, { key: forger, timestamp: Math.floor(clock / 1000) });
+        for (let i = 0; i < 20; i++) {
+          await verify(forged(), Buffer.from(body)).then((v) => expect(v).toBeNull(), (e: Error) => expect(e.message).toMatch(/JWKS/));
+        }
+        expect(jwks.fetches()).toBe(1);
+        // A minute later one more fetch is allowed, and again only one.
+        clock += 61_000;
+        for (let i = 0; i < 20; i++) {
+          await verify(forged(), Buffer.from(body)).then((v) => expect(v).toBeNull(), (e: Error) => expect(e.message).toMatch(/JWKS/));
+        }
+        expect(jwks.fetches()).toBe(2);
+      } finally {
+        await dispatcher.close();
+        await jwks.close();
+      }
+    });
+  }
 });

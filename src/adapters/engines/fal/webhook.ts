@@ -45,7 +45,9 @@ export function createFalHookVerifier(opts: { jwksUrl: string; dispatcher: Dispa
     const message = Buffer.from([requestId, userId, timestamp, createHash('sha256').update(rawBody).digest('hex')].join('\n'));
     const sig = Buffer.from(signature, 'hex');
     const accepted = () => keys.some((k) => verify(null, message, k, sig));
-    if (!keys.length || now() - fetchedAt > KEYS_TTL_MS) await refresh();
+    // No key yet (fal's list empty, or unreachable) waits out the same minimum as a miss does.
+    const since = now() - fetchedAt;
+    if (since > KEYS_TTL_MS || (!keys.length && since >= MIN_REFRESH_MS)) await refresh();
     if (!accepted()) {
       if (now() - fetchedAt < MIN_REFRESH_MS) return null;
       await refresh();
