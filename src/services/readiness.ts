@@ -10,9 +10,11 @@ export interface Readiness {
 /**
  * GET /readyz: this process can do its work now. The database answers (within 2 s), every
  * migration is applied, and a process that runs a worker has beaten recently (its last successful
- * heartbeat younger than two beats). /healthz stays liveness: the process is up.
+ * heartbeat younger than two beats). /healthz stays liveness: the process is up. Anyone may ask:
+ * the answer says which check failed in generic words, the detail (the driver's error, the
+ * migrations' names) goes to the log.
  */
-export function createReadiness({ config }: Pick<Deps, 'config'>, pool: pg.Pool) {
+export function createReadiness({ config, log }: Pick<Deps, 'config' | 'log'>, pool: pg.Pool) {
   let workerBeatAt: number | undefined;
   let runsWorker = false;
   let draining = false;
@@ -39,11 +41,13 @@ export function createReadiness({ config }: Pick<Deps, 'config'>, pool: pg.Pool)
         const pending = await withTimeout(pendingMigrations(pool), 2000);
         if (pending.length) {
           ready = false;
-          checks.migrations = `${pending.length} not applied (${pending.join(', ')})`;
+          checks.migrations = `${pending.length} not applied`;
+          log.warn({ pending }, 'readiness: migrations not applied');
         }
       } catch (e) {
         ready = false;
-        checks.database = `unreachable: ${(e as Error).message}`;
+        checks.database = 'unreachable';
+        log.warn({ err: e }, 'readiness: the database did not answer');
         checks.migrations = 'unknown';
       }
       if (runsWorker) {
