@@ -69,20 +69,43 @@ function parameters(r: RouteDoc, c: Components) {
   return out;
 }
 
+/** The key's token bucket after this request (src/domain/rate-limit.ts), on every answer given after the draw. */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': { $ref: '#/components/headers/RateLimitLimit' },
+  'RateLimit-Remaining': { $ref: '#/components/headers/RateLimitRemaining' },
+  'RateLimit-Reset': { $ref: '#/components/headers/RateLimitReset' },
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
+};
+
+/**
+ * The headers an answer carries: RateLimit-* on all but 401 and 403 (answered before the key's
+ * bucket is drawn) and 5xx, Retry-After on 429 and 503, Idempotent-Replayed where a key replays.
+ */
+function headersOf(status: number, idempotent: boolean | undefined): JsonSchema | undefined {
+  const headers: JsonSchema = {
+    ...(status < 500 && status !== 401 && status !== 403 ? RATE_LIMIT_HEADERS : {}),
+    ...(status === 429 || status === 503 ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+    ...(idempotent && status < 500 && status !== 401 && status !== 403 && status !== 429 ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
+  };
+  return Object.keys(headers).length > 0 ? headers : undefined;
+}
+
 function operation(r: RouteDoc, c: Components) {
   const responses: Record<string, JsonSchema> = {};
   for (const [status, res] of Object.entries(r.responses)) {
+    const headers = headersOf(Number(status), r.idempotent);
     responses[status] = {
       description: res.description,
-      ...(r.idempotent ? { headers: { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } } : {}),
+      ...(headers ? { headers } : {}),
       ...(res.schema ? { content: { 'application/json': { schema: c.of(res.schema, 'output') } } } : {}),
     };
   }
   const errors = new Set<ErrorCode>([...EVERY_ROUTE, ...r.errors]);
   for (const code of [...errors].sort((a, b) => errorStatus[a] - errorStatus[b])) {
+    const headers = headersOf(errorStatus[code], r.idempotent);
     responses[String(errorStatus[code])] = {
       description: `\`${code}\`: ${ERROR_WORDS[code]}`,
-      ...(code === 'rate_limited' ? { headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds' } } } : {}),
+      ...(headers ? { headers } : {}),
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
   }
@@ -113,7 +136,7 @@ export function openApiDocument(routes: readonly RouteDoc[] = REST_V1_ROUTES) {
       description:
         'Advertising media made with AI: videos, images, voiceovers, a competitor ad library. Every request carries `Authorization: Bearer service_sk_...`; every error is `{error:{code,message}}`.',
     },
-    servers: [{ url: '/api/v1' }],
+    servers: [{ url: '/api/v1', 'x-internal': false }],
     security: [{ apiKey: [] }],
     tags: [...new Set(routes.map((r) => r.tag))].map((name) => ({ name })),
     paths,
@@ -130,6 +153,11 @@ export function openApiDocument(routes: readonly RouteDoc[] = REST_V1_ROUTES) {
       },
       headers: {
         IdempotentReplayed: { description: '`true` on an answer replayed under an Idempotency-Key', schema: { type: 'string', enum: ['true'] } },
+        RateLimitLimit: { description: 'The key\'s burst: the most tokens its bucket holds', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000 } },
+        RateLimitRemaining: { description: 'Tokens left in the key\'s bucket after this request (a read takes 1, a write 5)', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000 } },
+        RateLimitReset: { description: 'Seconds until the bucket is full again', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 } },
+        RateLimitPolicy: { description: '`<burst>;w=<seconds to refill>`', schema: { type: 'string', maxLength: 64, pattern: '^\\d+;w=\\d+$' } },
+        RetryAfter: { description: 'Seconds to wait before retrying', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 } },
       },
       schemas: Object.fromEntries(Object.entries(c.schemas).sort(([a], [b]) => a.localeCompare(b))),
     },
