@@ -77,7 +77,8 @@ const envSchema = z.object({
   // HeyGen's language names hold commas ("Chinese (Mandarin, Simplified)"): pairs are split on ';'.
   HEYGEN_LANGUAGES: z.string().optional().transform((raw, ctx) => parsePairs(raw, ctx, ';')),
   UPSTREAM_WEBHOOKS: flag.default(true),
-  OWNER_TOP_UP: flag.default(true),
+  OWNER_TOP_UP: flag.default(false),
+  OWNER_TOP_UP_MAX_PER_PERIOD: z.coerce.number().int().min(1).max(1_000_000_000).default(10_000),
   ENGINE_BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   ENGINE_BREAKER_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   GENERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(1800),
@@ -124,8 +125,10 @@ export interface Config {
   tlsKeyFile: string | undefined;
   trustProxy: boolean;
   allowPrivateNetworkUrls: boolean;
-  /** Team owners may add credits to their own limit from the dashboard (false: only the operator's CLI). */
+  /** Team owners may add credits to their own limit from the dashboard (false, the default: only the operator's CLI). */
   ownerTopUp: boolean;
+  /** With ownerTopUp: how many credits a team's owners may add in one billing period, together. */
+  ownerTopUpMaxPerPeriod: number;
   filesSigningSecret: string | undefined;
   logLevel: string;
   storage: 'local' | 's3';
@@ -258,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     trustProxy: e.TRUST_PROXY,
     allowPrivateNetworkUrls: e.ALLOW_PRIVATE_NETWORK_URLS,
     ownerTopUp: e.OWNER_TOP_UP,
+    ownerTopUpMaxPerPeriod: e.OWNER_TOP_UP_MAX_PER_PERIOD,
     filesSigningSecret: e.FILES_SIGNING_SECRET,
     logLevel: e.LOG_LEVEL,
     storage: e.STORAGE,

@@ -75,6 +75,14 @@ export interface CreditLedgerTable {
   created_at: CreatedAt;
 }
 
+export interface CreditTopUpsTable {
+  id: Generated<string>;
+  team_id: string;
+  user_id: string | null;
+  credits: number;
+  at: CreatedAt;
+}
+
 export interface ProductsTable {
   id: Generated<string>;
   team_id: string;
@@ -375,6 +383,7 @@ export interface Database {
   sign_in_links: SignInLinksTable;
   sign_in_failures: SignInFailuresTable;
   credit_ledger: CreditLedgerTable;
+  credit_top_ups: CreditTopUpsTable;
   products: ProductsTable;
   brands: BrandsTable;
   avatars: AvatarsTable;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { creditsLimit, pageQuery, uuid } from '../domain/inputs.ts';
 import { paginated, type Paginated } from './paging.ts';
 import { parseInput } from '../domain/validate.ts';
+import type { Db } from '../db/pool.ts';
 import type { Team } from '../db/types.ts';
 import { appendLedger, listLedger, spendByDay, type SpendRow } from '../repositories/ledger.ts';
 import { findTeam, lockTeam, resetPeriod, setCreditsLimit } from '../repositories/teams.ts';
@@ -50,7 +51,18 @@ export interface LedgerEntry {
   credits_used_after: number;
 }
 
-export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?: Pick<Deps['config'], 'ownerTopUp'> }) {
+/** Credits the team's owners added since its billing period started. */
+async function toppedUpThisPeriod(db: Db, team: Pick<Team, 'id' | 'period_started_at'>): Promise<number> {
+  const row = await db
+    .selectFrom('credit_top_ups')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('credits'), eb.lit(0)).as('total'))
+    .where('team_id', '=', team.id)
+    .where('at', '>=', team.period_started_at)
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?: Pick<Deps['config'], 'ownerTopUp' | 'ownerTopUpMaxPerPeriod'> }) {
   return {
     async balance(p: Principal): Promise<CreditBalance> {
       const team = await findTeam(db, p.teamId);
@@ -107,21 +119,43 @@ export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?
     },
 
     /**
-     * Settings > Credits: an owner adds credits to the current period's limit (OWNER_TOP_UP; off,
-     * only the operator's CLI changes limits). A ledger line says who added how many.
+     * Settings > Credits: an owner adds credits to the current period's limit. Off unless the
+     * operator sets OWNER_TOP_UP=true; then the team's owners together add at most
+     * OWNER_TOP_UP_MAX_PER_PERIOD in a billing period, counted under the team's row lock so parallel
+     * top-ups cannot pass it. Each one is kept (credit_top_ups) and its ledger line names the user.
      */
     async topUp(actor: { teamId: string; userId: string; role: string }, input: unknown): Promise<CreditBalance> {
       if (!config?.ownerTopUp) throw new AppError('forbidden', 'Adding credits from the dashboard is turned off on this server: ask your operator');
       if (actor.role !== 'owner') throw new AppError('forbidden', 'Only a team owner can add credits');
       const { credits } = parseInput(topUpInput, input);
+      const max = config.ownerTopUpMaxPerPeriod;
       return db.transaction().execute(async (trx) => {
         const team = (await lockTeam(trx, actor.teamId))!;
+        const left = max - (await toppedUpThisPeriod(trx, team));
+        if (credits > left) throw new AppError('validation_error', `credits: at most ${Math.max(0, left)} more can be added this period (the server allows ${max} a period)`);
         const limit = team.credits_limit + credits;
         if (limit > MAX_LIMIT) throw new AppError('validation_error', `credits: the limit would pass ${MAX_LIMIT}`);
+        const user = await trx.selectFrom('users').select('email').where('id', '=', actor.userId).executeTakeFirstOrThrow();
         await setCreditsLimit(trx, team.id, limit);
-        await appendLedger(trx, { team_id: team.id, kind: 'limit_set', amount: 0, note: `top-up +${credits} by user ${actor.userId}: limit ${team.credits_limit} -> ${limit}` });
+        await trx.insertInto('credit_top_ups').values({ team_id: team.id, user_id: actor.userId, credits }).execute();
+        await appendLedger(trx, {
+          team_id: team.id,
+          kind: 'limit_set',
+          amount: 0,
+          subject_type: 'user',
+          subject_id: actor.userId,
+          note: `top-up +${credits} by user ${actor.userId} (${user.email}): limit ${team.credits_limit} -> ${limit}`,
+        });
         return { credits_used: team.credits_used, credits_limit: limit, credits_remaining: limit - team.credits_used };
       });
+    },
+
+    /** What an owner may still add this period; null when top-ups are off or the caller is no owner. */
+    async topUpAllowance(actor: { teamId: string; role: string } | undefined): Promise<number | null> {
+      if (!config?.ownerTopUp || actor?.role !== 'owner') return null;
+      const team = await findTeam(db, actor.teamId);
+      if (!team) return null;
+      return Math.max(0, config.ownerTopUpMaxPerPeriod - (await toppedUpThisPeriod(db, team)));
     },
 
     /** Admin: start a new billing period; the ledger keeps what the old one used. */

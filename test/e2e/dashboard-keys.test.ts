@@ -96,39 +96,64 @@ describe('Settings > API Keys through GraphQL', () => {
 describe('credits from the dashboard', () => {
   const TOP_UP = 'mutation($n: Int!) { topUpCredits(credits: $n) { __typename ... on MutationTopUpCreditsSuccess { data { credits_used credits_limit credits_remaining } } ... on AppError { code message } } }';
 
-  it('an owner adds credits to the limit, with a ledger line; a member, a key and bad amounts are refused, changing nothing', async () => {
+  const ALLOWANCE = '{ topUpAllowance }';
+
+  it('by default an owner cannot add credits: topUpCredits answers forbidden and changes nothing', async () => {
     const t = await svc.team({ credits: 100 });
     const o = await signedInUser(svc, t.teamId, 'owner');
-    const res = await o.gql(TOP_UP, { n: 250 });
-    expect(res.body.data.topUpCredits).toEqual({ __typename: 'MutationTopUpCreditsSuccess', data: { credits_used: 0, credits_limit: 350, credits_remaining: 350 } });
+    const res = await o.gql(TOP_UP, { n: 10 });
+    expect(res.body.data.topUpCredits).toEqual({ __typename: 'AppError', code: 'forbidden', message: 'Adding credits from the dashboard is turned off on this server: ask your operator' });
+    expect((await o.gql(ALLOWANCE)).body.data.topUpAllowance).toBeNull();
+    expect((await svc.api('GET', '/api/v1/account/credits', { key: t.key })).body.credits_limit).toBe(100);
     const ledger = await svc.api('GET', '/api/v1/account/ledger?kind=limit_set', { key: t.key });
-    expect(ledger.body.data[0].note).toMatch(/^top-up \+250 by user [0-9a-f-]{36}: limit 100 -> 350$/);
-
-    for (const n of [0, -5, 1_000_001]) {
-      expect((await o.gql(TOP_UP, { n })).body.data.topUpCredits).toEqual({ __typename: 'AppError', code: 'validation_error', message: 'credits: must be a whole number from 1 to 1000000' });
-    }
-    const member = await signedInUser(svc, t.teamId, 'member');
-    expect((await member.gql(TOP_UP, { n: 10 })).body.data.topUpCredits).toMatchObject({ code: 'forbidden' });
-    const { graphqlClient } = await import('../support/graphql-client.ts');
-    const g = await graphqlClient(svc);
-    try {
-      expect((await g.gql(TOP_UP, { n: 10 }, t.key)).body.data.topUpCredits).toMatchObject({ code: 'forbidden' });
-    } finally {
-      await g.close();
-    }
-    expect((await svc.api('GET', '/api/v1/account/credits', { key: t.key })).body).toEqual({ credits_used: 0, credits_limit: 350, credits_remaining: 350 });
+    expect(ledger.body.data).toEqual([]);
   });
 
-  it('OWNER_TOP_UP=false leaves limits to the operator', async () => {
-    const off = await startTestService({ OWNER_TOP_UP: 'false' });
+  it('OWNER_TOP_UP=true: an owner adds credits up to OWNER_TOP_UP_MAX_PER_PERIOD a period, each ledger line naming who; a member, a key and bad amounts are refused, changing nothing', async () => {
+    const on = await startTestService({ OWNER_TOP_UP: 'true', OWNER_TOP_UP_MAX_PER_PERIOD: '1000' });
     try {
-      const t = await off.team({ credits: 100 });
-      const o = await signedInUser(off, t.teamId, 'owner');
-      const res = await o.gql(TOP_UP, { n: 10 });
-      expect(res.body.data.topUpCredits).toEqual({ __typename: 'AppError', code: 'forbidden', message: 'Adding credits from the dashboard is turned off on this server: ask your operator' });
-      expect((await off.api('GET', '/api/v1/account/credits', { key: t.key })).body.credits_limit).toBe(100);
+      const t = await on.team({ credits: 100 });
+      const o = await signedInUser(on, t.teamId, 'owner');
+      const userId = (await o.gql('{ viewer { user_id } }')).body.data.viewer.user_id;
+      expect((await o.gql(ALLOWANCE)).body.data.topUpAllowance).toBe(1000);
+      const res = await o.gql(TOP_UP, { n: 250 });
+      expect(res.body.data.topUpCredits).toEqual({ __typename: 'MutationTopUpCreditsSuccess', data: { credits_used: 0, credits_limit: 350, credits_remaining: 350 } });
+      const ledger = await on.api('GET', '/api/v1/account/ledger?kind=limit_set', { key: t.key });
+      expect(ledger.body.data[0]).toMatchObject({ subject_type: 'user', subject_id: userId, note: `top-up +250 by user ${userId} (${o.email}): limit 100 -> 350` });
+      expect((await o.gql(ALLOWANCE)).body.data.topUpAllowance).toBe(750);
+
+      for (const n of [0, -5, 1_000_001]) {
+        expect((await o.gql(TOP_UP, { n })).body.data.topUpCredits).toEqual({ __typename: 'AppError', code: 'validation_error', message: 'credits: must be a whole number from 1 to 1000000' });
+      }
+      // Past the period's bound: refused whole, nothing added.
+      expect((await o.gql(TOP_UP, { n: 751 })).body.data.topUpCredits).toEqual({
+        __typename: 'AppError',
+        code: 'validation_error',
+        message: 'credits: at most 750 more can be added this period (the server allows 1000 a period)',
+      });
+      // Parallel top-ups cannot pass the bound together: 750 left, four of 300 at once, two pass.
+      const parallel = await Promise.all([1, 2, 3, 4].map(() => o.gql(TOP_UP, { n: 300 })));
+      expect(parallel.filter((r) => r.body.data.topUpCredits.__typename === 'MutationTopUpCreditsSuccess')).toHaveLength(2);
+      expect((await on.api('GET', '/api/v1/account/credits', { key: t.key })).body.credits_limit).toBe(950);
+      expect((await o.gql(ALLOWANCE)).body.data.topUpAllowance).toBe(150);
+
+      const member = await signedInUser(on, t.teamId, 'member');
+      expect((await member.gql(TOP_UP, { n: 10 })).body.data.topUpCredits).toMatchObject({ code: 'forbidden' });
+      expect((await member.gql(ALLOWANCE)).body.data.topUpAllowance).toBeNull();
+      const { graphqlClient } = await import('../support/graphql-client.ts');
+      const g = await graphqlClient(on);
+      try {
+        expect((await g.gql(TOP_UP, { n: 10 }, t.key)).body.data.topUpCredits).toMatchObject({ code: 'forbidden' });
+      } finally {
+        await g.close();
+      }
+      expect((await on.api('GET', '/api/v1/account/credits', { key: t.key })).body).toEqual({ credits_used: 0, credits_limit: 950, credits_remaining: 950 });
+
+      // A new period (the operator's reset) brings the whole allowance back.
+      await on.app.services.credits.resetPeriod(t.teamId);
+      expect((await o.gql(ALLOWANCE)).body.data.topUpAllowance).toBe(1000);
     } finally {
-      await off.close();
+      await on.close();
     }
   });
 });

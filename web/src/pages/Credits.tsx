@@ -35,14 +35,14 @@ const KIND_LABELS: Record<string, string> = { ...TYPE_LABELS, voiceover: 'Voiceo
 
 export function Credits() {
   const [offset, setOffset] = useState(0);
-  const [data, setData] = useState<{ balance: Balance; spend: Spend[]; lines: Line[]; total: number } | null>(null);
+  const [data, setData] = useState<{ balance: Balance; allowance: number | null; spend: Spend[]; lines: Line[]; total: number } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [version, setVersion] = useState(0);
   const { session } = useSession();
   useEffect(() => {
-    gql<{ credits: Balance; spending: any; ledger: any }>(CREDITS, { days: DAYS, limit: PAGE, offset }).then((d) => {
+    gql<{ credits: Balance; topUpAllowance: number | null; spending: any; ledger: any }>(CREDITS, { days: DAYS, limit: PAGE, offset }).then((d) => {
       const ledger = unwrap(d.ledger) as { items: Line[]; totalCount: number };
-      setData({ balance: d.credits, spend: unwrap(d.spending) as Spend[], lines: ledger.items, total: ledger.totalCount });
+      setData({ balance: d.credits, allowance: d.topUpAllowance, spend: unwrap(d.spending) as Spend[], lines: ledger.items, total: ledger.totalCount });
     }, setError);
   }, [offset, version]);
   if (error) return <ErrorNote error={error} />;
@@ -64,8 +64,10 @@ export function Credits() {
         <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={balance.credits_limit} aria-valuenow={balance.credits_used} aria-label="Credits used">
           <div className={used > 90 ? 'fill warn' : 'fill'} style={{ width: `${used}%` }} />
         </div>
-        {isOwner(session) ? (
-          <TopUp onDone={() => setVersion(version + 1)} />
+        {data.allowance !== null ? (
+          <TopUp allowance={data.allowance} onDone={() => setVersion(version + 1)} />
+        ) : isOwner(session) ? (
+          <p className="hint">Credits are added by the operator of this server.</p>
         ) : (
           <p className="hint">Your team's owners add credits.</p>
         )}
@@ -122,8 +124,9 @@ export function Credits() {
   );
 }
 
-function TopUp({ onDone }: { onDone: () => void }) {
-  const [credits, setCredits] = useState(100);
+/** Shown only when the server allows owners to add credits (topUpAllowance is not null). */
+function TopUp({ allowance, onDone }: { allowance: number; onDone: () => void }) {
+  const [credits, setCredits] = useState(Math.min(100, Math.max(1, allowance)));
   const { busy, error, run } = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -136,9 +139,10 @@ function TopUp({ onDone }: { onDone: () => void }) {
     <form className="inline-form" onSubmit={submit} aria-label="Add credits">
       <label>
         Credits to add this period
-        <input type="number" min={1} max={1000000} required value={credits} onChange={(e) => setCredits(Number(e.target.value))} />
+        <input type="number" min={1} max={Math.max(1, Math.min(1000000, allowance))} required value={credits} onChange={(e) => setCredits(Number(e.target.value))} />
       </label>
-      <button type="submit" disabled={busy}>
+      <span className="hint">{allowance} more can be added this period</span>
+      <button type="submit" disabled={busy || allowance < 1}>
         Add credits
       </button>
       <ErrorNote error={error} />
