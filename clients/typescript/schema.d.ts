@@ -883,6 +883,7 @@ export interface components {
             display_format: string;
             publisher_platforms: string[];
             thumbnail_url: string;
+            /** Format: int64 */
             eu_total_reach: number;
             /**
              * Format: date-time
@@ -919,6 +920,7 @@ export interface components {
             display_format: string;
             publisher_platforms: string[];
             thumbnail_url: string;
+            /** Format: int64 */
             eu_total_reach: number;
             /**
              * Format: date-time
@@ -943,6 +945,7 @@ export interface components {
             about: string;
             profile_picture_url: string | null;
             page_categories: string[];
+            /** Format: int64 */
             page_like_count: number;
             /**
              * Format: date-time
@@ -987,11 +990,20 @@ export interface components {
             uppercase: boolean;
         };
         CreditBalance: {
-            /** @description consumed in the current billing period */
+            /**
+             * Format: int64
+             * @description consumed in the current billing period
+             */
             credits_used: number;
-            /** @description total for the subscription tier */
+            /**
+             * Format: int64
+             * @description total for the subscription tier
+             */
             credits_limit: number;
-            /** @description credits_limit - credits_used */
+            /**
+             * Format: int64
+             * @description credits_limit - credits_used
+             */
             credits_remaining: number;
         };
         CustomAvatar: {
@@ -1048,6 +1060,7 @@ export interface components {
              * @example 3f1c2a9e-7b4d-4e21-9a0f-5c6d7e8f9a0b
              */
             generation_id: string;
+            /** Format: int64 */
             credits: number;
             /** @description The request as stored, the spec's keys for its type first */
             details: {
@@ -1091,7 +1104,10 @@ export interface components {
             id: string;
             /** @enum {string} */
             kind: "debit" | "refund" | "period_reset" | "limit_set";
-            /** @description Credits: a debit is positive, a refund or a period reset negative, a limit change 0 */
+            /**
+             * Format: int64
+             * @description Credits: a debit is positive, a refund or a period reset negative, a limit change 0
+             */
             amount: number;
             /** @description The generation a debit or refund is for */
             generation_id: string | null;
@@ -1104,7 +1120,10 @@ export interface components {
              * @description ISO 8601 timestamp
              */
             created_at: string;
-            /** @description credits_used once this line (and every line before it) counted */
+            /**
+             * Format: int64
+             * @description credits_used once this line (and every line before it) counted
+             */
             credits_used_after: number;
         };
         PlatformAvatar: {
@@ -1165,9 +1184,15 @@ export interface components {
             image_path: string;
         };
         Quote: {
-            /** @description What the create of this body would charge */
+            /**
+             * Format: int64
+             * @description What the create of this body would charge
+             */
             credits: number;
-            /** @description The team's balance now */
+            /**
+             * Format: int64
+             * @description The team's balance now
+             */
             credits_remaining: number;
             /** @description credits <= credits_remaining: the create would pass its credits check now */
             affordable: boolean;
@@ -1193,6 +1218,7 @@ export interface components {
             status: "processing" | "completed" | "failed";
             meta_page_id: string;
             brand_id: string | null;
+            /** Format: int64 */
             ads_count: number;
             error: string | null;
             /**
@@ -1270,6 +1296,7 @@ export interface components {
             status_code: number | null;
             /** @description Why the attempt failed (a status, a timeout, a refused address) */
             error: string | null;
+            /** Format: int64 */
             latency_ms: number;
             /** @description The exact JSON text sent (null for attempts recorded before bodies were kept) */
             body: string | null;
@@ -1646,7 +1673,9 @@ export interface operations {
                     /** @enum {string} */
                     mode: "standard" | "pro";
                     duration: number;
+                    /** Format: int32 */
                     width: number;
+                    /** Format: int32 */
                     height: number;
                     avatar_id?: string | null;
                     avatar_type?: ("platform" | "custom" | "product") | null;
@@ -1806,7 +1835,9 @@ export interface operations {
                     mode: "speed" | "precision";
                     output_language: string;
                     duration: number;
+                    /** Format: int32 */
                     width: number;
+                    /** Format: int32 */
                     height: number;
                     translate_audio_only?: boolean | null;
                     speaker_num?: number | null;
@@ -2593,8 +2624,11 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["GenerationSummary"][];
                         pagination: {
+                            /** Format: int64 */
                             total: number;
+                            /** Format: int64 */
                             limit: number;
+                            /** Format: int64 */
                             offset: number;
                         };
                     };
@@ -2912,8 +2946,11 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["StyleTemplate"][];
                         pagination: {
+                            /** Format: int64 */
                             total: number;
+                            /** Format: int64 */
                             limit: number;
+                            /** Format: int64 */
                             offset: number;
                         };
                     };
@@ -3010,8 +3047,11 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["CaptionTemplate"][];
                         pagination: {
+                            /** Format: int64 */
                             total: number;
+                            /** Format: int64 */
                             limit: number;
+                            /** Format: int64 */
                             offset: number;
                         };
                     };
@@ -3112,8 +3152,11 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Voice"][];
                         pagination: {
+                            /** Format: int64 */
                             total: number;
+                            /** Format: int64 */
                             limit: number;
+                            /** Format: int64 */
                             offset: number;
                         };
                     };
@@ -3538,8 +3581,11 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Product"][];
                         pagination: {
+                            /** Format: int64 */
                             total: number;
+                            /** Format: int64 */
                             limit: number;
+                            /** Format: int64 */
                             offset: number;
                         };
                     };
@@ -3988,8 +4034,11 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Brand"][];
                         pagination: {
+                            /** Format: int64 */
                             total: number;
+                            /** Format: int64 */
                             limit: number;
+                            /** Format: int64 */
                             offset: number;
                         };
                     };
@@ -4657,8 +4706,11 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["LedgerLine"][];
                         pagination: {
+                            /** Format: int64 */
                             total: number;
+                            /** Format: int64 */
                             limit: number;
+                            /** Format: int64 */
                             offset: number;
                         };
                     };
@@ -5000,8 +5052,11 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["AdLibraryBrand"][];
                         pagination: {
+                            /** Format: int64 */
                             total: number;
+                            /** Format: int64 */
                             limit: number;
+                            /** Format: int64 */
                             offset: number;
                         };
                     };
@@ -5205,8 +5260,11 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["AdLibraryAdListItem"][];
                         pagination: {
+                            /** Format: int64 */
                             total: number;
+                            /** Format: int64 */
                             limit: number;
+                            /** Format: int64 */
                             offset: number;
                         };
                     };
@@ -5695,7 +5753,9 @@ export interface operations {
                     /** @enum {string} */
                     mode: "standard" | "pro";
                     duration: number;
+                    /** Format: int32 */
                     width: number;
+                    /** Format: int32 */
                     height: number;
                     avatar_id?: string | null;
                     avatar_type?: ("platform" | "custom" | "product") | null;
@@ -5834,7 +5894,9 @@ export interface operations {
                     mode: "speed" | "precision";
                     output_language: string;
                     duration: number;
+                    /** Format: int32 */
                     width: number;
+                    /** Format: int32 */
                     height: number;
                     translate_audio_only?: boolean | null;
                     speaker_num?: number | null;
@@ -6864,8 +6926,11 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
                         pagination: {
+                            /** Format: int64 */
                             total: number;
+                            /** Format: int64 */
                             limit: number;
+                            /** Format: int64 */
                             offset: number;
                         };
                     };

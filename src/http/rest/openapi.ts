@@ -48,8 +48,24 @@ class Components {
   }
 
   private relink<T>(v: T): T {
-    return JSON.parse(JSON.stringify(v).replaceAll('"#/$defs/', '"#/components/schemas/')) as T;
+    return withIntegerFormats(JSON.parse(JSON.stringify(v).replaceAll('"#/$defs/', '"#/components/schemas/')) as T);
   }
+}
+
+const INT32 = 2 ** 31;
+
+/** zod states an integer's bounds but not its width: int32 where the bounds fit in 32 bits, else int64. */
+function withIntegerFormats<T>(v: T): T {
+  if (Array.isArray(v)) v.forEach(withIntegerFormats);
+  else if (v && typeof v === 'object') {
+    const o = v as JsonSchema;
+    if (o.type === 'integer' && o.format === undefined) {
+      const fits = (n: unknown) => typeof n === 'number' && n >= -INT32 && n < INT32;
+      o.format = fits(o.minimum ?? o.exclusiveMinimum) && fits(o.maximum ?? o.exclusiveMaximum) ? 'int32' : 'int64';
+    }
+    Object.values(o).forEach(withIntegerFormats);
+  }
+  return v;
 }
 
 const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
