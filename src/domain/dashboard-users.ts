@@ -5,7 +5,8 @@ import { z } from 'zod';
 export const ROLES = ['owner', 'member'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const SESSION_COOKIE = 'adforge_session';
+/** `__Host-`: browsers take it only Secure, from this host alone (no Domain) and on Path=/, so no sibling host plants or shadows it. */
+export const SESSION_COOKIE = '__Host-adforge_session';
 /** A session lives 14 days past its last use, and never more than 30 days after sign-in. */
 export const SESSION_IDLE_MS = 14 * 24 * 3600_000;
 export const SESSION_MAX_MS = 30 * 24 * 3600_000;

@@ -28,8 +28,15 @@ describe('one-time links and sign-in', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ user: { email: 'new.person@example.com', role: 'member' }, team: { id: team.teamId } });
     const setCookie = String(res.headers['set-cookie']);
-    expect(setCookie).toMatch(/^adforge_session=[A-Za-z0-9_-]{43};/);
+    // __Host-: the browser keeps it only from a secure origin, for that host alone (no Domain), on Path=/,
+    // so a sibling subdomain or a plain-HTTP page cannot plant or shadow it.
+    expect(setCookie).toMatch(/^__Host-adforge_session=[A-Za-z0-9_-]{43};/);
     for (const attr of ['HttpOnly', 'Secure', 'SameSite=Lax', 'Path=/']) expect(setCookie).toContain(attr);
+    expect(setCookie).not.toMatch(/domain=/i);
+    // The same secret under the name without the prefix is no session.
+    const secret = /^__Host-adforge_session=([^;]+)/.exec(setCookie)![1]!;
+    expect((await svc.api('GET', '/auth/session', { headers: { cookie: `__Host-adforge_session=${secret}` } })).status).toBe(200);
+    expect((await svc.api('GET', '/auth/session', { headers: { cookie: `adforge_session=${secret}` } })).status).toBe(401);
     const again = await svc.api('POST', '/auth/welcome', { body: { token, password: 'another long password' } });
     expect(again.status).toBe(401);
     // Sign-in by the chosen password, the address typed in any case.
@@ -175,7 +182,7 @@ describe('sign-out', () => {
     expect(noToken.status).toBe(403);
     const out = await svc.api('POST', '/auth/sign-out', { headers: { cookie: thirdCookie, 'x-csrf-token': third.body.csrf_token } });
     expect(out.status).toBe(204);
-    expect(String(out.headers['set-cookie'])).toMatch(/^adforge_session=; Max-Age=0/);
+    expect(String(out.headers['set-cookie'])).toMatch(/^__Host-adforge_session=; Max-Age=0/);
     expect((await svc.api('GET', '/auth/session', { headers: { cookie: thirdCookie } })).status).toBe(401);
     expect((await secondGql(VIEWER)).body.data.viewer.email).toBe(u.email);
 
