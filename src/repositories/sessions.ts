@@ -84,6 +84,50 @@ export async function countSignInFailures(
   return { email: Number(r.email), ip: Number(r.ip), email_oldest: r.email_oldest, ip_oldest: r.ip_oldest };
 }
 
+/**
+ * Takes a failure slot for this address and this client before the password (or link) is checked:
+ * under transaction-scoped advisory locks on both, the window is counted and, when neither is full,
+ * a failure row is written and its id answered; a right password deletes it again. Parallel guesses
+ * are thus counted one after another, never all against the same count. Full: the oldest failure
+ * that keeps it full, to say when to retry. An empty `email` counts against the client only.
+ */
+export async function reserveSignInFailure(
+  db: Db,
+  f: { email: string; ip: string; since: Date; perEmail: number; perIp: number },
+): Promise<{ id: string } | { full: Date }> {
+  return db.transaction().execute(async (trx) => {
+    // Namespaces 1 (addresses) and 2 (clients); always in this order, so two never wait on each other in a cycle.
+    if (f.email) await sql`select pg_advisory_xact_lock(1, hashtext(${f.email}))`.execute(trx);
+    await sql`select pg_advisory_xact_lock(2, hashtext(${f.ip}))`.execute(trx);
+    const n = await countSignInFailures(trx, f);
+    const overEmail = f.email !== '' && n.email >= f.perEmail;
+    const overIp = n.ip >= f.perIp;
+    if (overEmail || overIp) {
+      const oldest = [overEmail && n.email_oldest, overIp && n.ip_oldest].filter((d): d is Date => d instanceof Date);
+      return { full: new Date(Math.min(...oldest.map((d) => d.getTime()))) };
+    }
+    const row = await trx.insertInto('sign_in_failures').values({ email: f.email, ip: f.ip }).returning('id').executeTakeFirstOrThrow();
+    return { id: String(row.id) };
+  });
+}
+
+/** A reserved slot that turned out not to be a failure. */
+export async function releaseSignInFailure(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('sign_in_failures').where('id', '=', id).execute();
+}
+
+/** A live, unused link's user, without using it: the cheap check before any password work. */
+export async function findLiveSignInLink(db: Db, digest: Buffer): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('sign_in_links')
+    .select('user_id')
+    .where('token_digest', '=', digest)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .executeTakeFirst();
+  return row?.user_id;
+}
+
 export async function forgetSignInFailures(db: Db, email: string): Promise<void> {
   await db.deleteFrom('sign_in_failures').where('email', '=', email).execute();
 }

@@ -19,13 +19,14 @@ import { parseInput } from '../domain/validate.ts';
 import type { Team } from '../db/types.ts';
 import { settingOnce } from '../repositories/settings.ts';
 import {
-  countSignInFailures,
   deleteSession,
   deleteUserSessions,
   findLiveSession,
+  findLiveSignInLink,
   forgetSignInFailures,
   insertSession,
-  recordSignInFailure,
+  releaseSignInFailure,
+  reserveSignInFailure,
   touchSession,
   useSignInLink,
 } from '../repositories/sessions.ts';
@@ -34,6 +35,7 @@ import type { Deps } from './context.ts';
 
 // One message for every failed sign-in: it never tells which of the two was wrong.
 const WRONG = 'Wrong email or password';
+const LINK_GONE = 'This link has expired or was already used: ask your team owner for a new one';
 
 export interface SessionView {
   user: { id: string; email: string; role: Role };
@@ -79,14 +81,15 @@ export function createSessionService({ db }: Pick<Deps, 'db'>) {
     };
   }
 
-  async function throttle(email: string, ip: string): Promise<void> {
-    const since = new Date(Date.now() - SIGN_IN_WINDOW_MS);
-    const f = await countSignInFailures(db, { email, ip, since });
-    const overEmail = f.email >= SIGN_IN_FAILURES.perEmail;
-    const overIp = f.ip >= SIGN_IN_FAILURES.perIp;
-    if (!overEmail && !overIp) return;
-    const oldest = Math.min(...[overEmail && f.email_oldest, overIp && f.ip_oldest].filter((d): d is Date => d instanceof Date).map((d) => d.getTime()));
-    const retry = Math.max(1, Math.ceil((oldest + SIGN_IN_WINDOW_MS - Date.now()) / 1000));
+  /**
+   * A failure slot for this address (none for a link: '') and this client, taken before any
+   * password work and released when the attempt succeeds: parallel guesses queue on it, so at most
+   * SIGN_IN_FAILURES of them are ever checked in a window. Full: 429 with when to retry.
+   */
+  async function reserveFailure(email: string, ip: string): Promise<string> {
+    const slot = await reserveSignInFailure(db, { email, ip, since: new Date(Date.now() - SIGN_IN_WINDOW_MS), ...SIGN_IN_FAILURES });
+    if ('id' in slot) return slot.id;
+    const retry = Math.max(1, Math.ceil((slot.full.getTime() + SIGN_IN_WINDOW_MS - Date.now()) / 1000));
     throw new AppError('rate_limited', `Too many failed sign-ins: try again in ${Math.ceil(retry / 60)} min`, { 'retry-after': String(retry) });
   }
 
@@ -117,25 +120,30 @@ async function authenticate(secret: string | undefined): Promise<(DashboardPrinc
     /** Email and password; every failure counts against the address and the client for 15 minutes. */
     async signIn(input: unknown, ip: string): Promise<OpenedSession> {
       const { email, password } = parseInput(signIn, input);
-      await throttle(email, ip);
+      // The slot is counted as a failure unless the password turns out right.
+      const slot = await reserveFailure(email, ip);
       const user = await findUserByEmail(db, email);
       const ok = await verify(user?.password_hash ?? (await decoyHash()), password).catch(() => false);
-      if (!user || !user.password_hash || !ok) {
-        await recordSignInFailure(db, { email, ip });
-        throw new AppError('unauthorized', WRONG);
-      }
+      if (!user || !user.password_hash || !ok) throw new AppError('unauthorized', WRONG);
+      await releaseSignInFailure(db, slot);
       await forgetSignInFailures(db, email);
       return open(user, await findUserTeam(db, user.id));
     },
 
     /** A one-time link (from `adforge user create` or an invitation): the password is chosen and a session opened. */
-    async followLink(input: unknown): Promise<OpenedSession> {
+    async followLink(input: unknown, ip: string): Promise<OpenedSession> {
       const { token, password } = parseInput(followLink, input);
+      // The token first, and a wrong one counts against the client as a failed sign-in does: a
+      // flood of made-up tokens does no argon2 work and is soon refused.
+      const slot = await reserveFailure('', ip);
+      const digest = digestSecret(token);
+      if (!(await findLiveSignInLink(db, digest))) throw new AppError('unauthorized', LINK_GONE);
+      await releaseSignInFailure(db, slot);
       const passwordHash = await hash(password);
-      const userId = await useSignInLink(db, digestSecret(token));
-      if (!userId) throw new AppError('unauthorized', 'This link has expired or was already used: ask your team owner for a new one');
+      const userId = await useSignInLink(db, digest);
+      if (!userId) throw new AppError('unauthorized', LINK_GONE);
       const user = await setPasswordHash(db, userId, passwordHash);
-      if (!user) throw new AppError('unauthorized', 'This link has expired or was already used: ask your team owner for a new one');
+      if (!user) throw new AppError('unauthorized', LINK_GONE);
       // A new password ends every other session of the user.
       await deleteUserSessions(db, user.id);
       return open(user, await findUserTeam(db, user.id));

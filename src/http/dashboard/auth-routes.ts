@@ -37,7 +37,7 @@ export function registerAuthRoutes(fastify: FastifyInstance, sessions: SessionSe
 
   fastify.post('/auth/welcome', { bodyLimit: SMALL_BODY }, async (request, reply) => {
     requireSameOrigin(request);
-    return opened(reply, await sessions.followLink(request.body));
+    return opened(reply, await sessions.followLink(request.body, request.ip));
   });
 
   fastify.get('/auth/session', async (request, reply) => {
