@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { BlockList, isIP } from 'node:net';
 import type { TracingConfig } from './observability/tracing.ts';
 import path from 'node:path';
 import { z } from 'zod';
@@ -220,6 +221,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
   if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
     throw new Error('invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE go together');
   }
+  if (e.METRICS_PORT !== 0 && !isLoopbackHost(e.METRICS_HOST) && !e.METRICS_TOKEN) {
+    throw new Error(
+      `invalid configuration: METRICS_HOST=${e.METRICS_HOST} is not a loopback address, so the metrics listener needs METRICS_TOKEN ` +
+        '(at least 16 random characters; scrapers send Authorization: Bearer <token>), or set METRICS_HOST=127.0.0.1, or METRICS_PORT=0',
+    );
+  }
   let s3: Config['s3'];
   if (e.STORAGE === 's3') {
     if (!e.S3_BUCKET || !e.S3_ACCESS_KEY_ID || !e.S3_SECRET_ACCESS_KEY) {
@@ -341,6 +348,18 @@ function parseVoiceIds(raw: string | undefined, ctx: z.RefinementCtx<string | un
     out[uuid] = providerId;
   }
   return Object.freeze(out);
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Only this machine can reach it: 127.0.0.0/8, ::1 (IPv4-mapped too) or `localhost`. Any other name may resolve anywhere. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (h === 'localhost') return true;
+  const family = isIP(h);
+  return family !== 0 && LOOPBACK.check(h, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 /** An exported-but-empty variable means "unset", as shells and .env files tend to produce. */

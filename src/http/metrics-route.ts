@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { isLoopbackHost } from '../config.ts';
 import type { Metrics } from '../observability/metrics.ts';
 
 /** Every answer counted by its route's pattern (never the raw URL: ids would make a series each). */
@@ -32,11 +33,23 @@ export function registerMetricsRoute(fastify: FastifyInstance, metrics: Metrics,
 /**
  * The metrics listener of METRICS_PORT: plain HTTP, loopback by default (METRICS_HOST), for a
  * Prometheus on the same host or network namespace; every process (server or worker) has one.
+ * Off loopback (a container's 0.0.0.0) it answers only with METRICS_TOKEN as a bearer token.
  */
-export async function startMetricsListener(metrics: Metrics, opts: { host: string; port: number }): Promise<{ port: number; close: () => Promise<void> }> {
+export async function startMetricsListener(
+  metrics: Metrics,
+  opts: { host: string; port: number; token?: string | undefined },
+): Promise<{ port: number; close: () => Promise<void> }> {
+  const token = isLoopbackHost(opts.host) ? undefined : opts.token;
+  if (!isLoopbackHost(opts.host) && !token) {
+    throw new Error(`METRICS_HOST=${opts.host} is not a loopback address: the metrics listener needs METRICS_TOKEN`);
+  }
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: GET /metrics\n');
+      return;
+    }
+    if (token && !tokenMatches(req.headers.authorization, token)) {
+      res.writeHead(401, { 'content-type': 'text/plain', 'www-authenticate': 'Bearer' }).end('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>\n');
       return;
     }
     metrics.registry.metrics().then(

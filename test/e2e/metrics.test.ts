@@ -133,4 +133,22 @@ describe('GET /metrics', () => {
       await plain.close();
     }
   });
+
+  it('a listener off loopback answers only with METRICS_TOKEN as a bearer token, and does not start without one', async () => {
+    await expect(startMetricsListener(svc.app.metrics, { host: '0.0.0.0', port: 0 })).rejects.toThrow(/METRICS_TOKEN/);
+    const listener = await startMetricsListener(svc.app.metrics, { host: '0.0.0.0', port: 0, token: TOKEN });
+    try {
+      const get = async (authorization?: string) => {
+        const res = await request(`http://127.0.0.1:${listener.port}/metrics`, { headers: authorization ? { authorization } : {} });
+        return { status: res.statusCode, text: await res.body.text() };
+      };
+      expect((await get()).status).toBe(401);
+      expect((await get('Bearer wrong-token-0123456789')).status).toBe(401);
+      const ok = await get(`Bearer ${TOKEN}`);
+      expect(ok.status).toBe(200);
+      expect(ok.text).toContain('adforge_db_pool_connections{state="total"}');
+    } finally {
+      await listener.close();
+    }
+  });
 });

@@ -309,6 +309,19 @@ describe('tracing and shutdown settings', () => {
     expect(configError({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toMatch(/OTEL_EXPORTER_OTLP_ENDPOINT/);
   });
 
+  it('a metrics listener off loopback needs METRICS_TOKEN: refused without it, saying how', () => {
+    const TOKEN = 'metrics-token-0123456789';
+    for (const host of ['0.0.0.0', '::', '10.0.0.5', 'metrics.internal']) {
+      const message = configError({ METRICS_HOST: host });
+      expect(message).toContain(`METRICS_HOST=${host} is not a loopback address`);
+      expect(message).toContain('METRICS_TOKEN');
+      expect(loadConfig({ METRICS_HOST: host, METRICS_TOKEN: TOKEN }).metrics).toEqual({ host, port: 9464, token: TOKEN });
+    }
+    // Loopback (the default) needs none; neither does a listener turned off.
+    for (const host of ['127.0.0.1', '127.0.0.53', '::1', 'localhost']) expect(loadConfig({ METRICS_HOST: host }).metrics.token).toBeUndefined();
+    expect(loadConfig({ METRICS_HOST: '0.0.0.0', METRICS_PORT: '0' }).metrics.port).toBe(0);
+  });
+
   it('drains for 25 s by default; rate-limit buckets are shared unless RATE_LIMIT_STORE=memory', () => {
     expect(loadConfig({}).shutdownGraceSeconds).toBe(25);
     expect(loadConfig({ SHUTDOWN_GRACE_SECONDS: '5' }).shutdownGraceSeconds).toBe(5);

@@ -86,7 +86,9 @@ describe('Dockerfile', () => {
         .map((kv) => kv.split('=') as [string, string]),
     );
     for (const k of Object.keys(env)) if (!k.startsWith('NODE_')) expect(CONFIG_VARIABLES, k).toContain(k);
-    const config = loadConfig(env);
+    // Its metrics listener is on 0.0.0.0 (for a scraper outside the container): the image does not start without METRICS_TOKEN.
+    expect(() => loadConfig(env)).toThrow(/METRICS_HOST=0\.0\.0\.0 is not a loopback address.*METRICS_TOKEN/);
+    const config = loadConfig({ ...env, METRICS_TOKEN: 'a-token-of-16-chars-or-more' });
     expect(steps(runtime, 'EXPOSE').join(' ').split(/\s+/).map(Number).sort()).toEqual([config.port, config.metrics.port].sort());
     expect(config.metrics.host).toBe('0.0.0.0');
     expect(config.dataDir).toBe('/data');
