@@ -8,10 +8,11 @@ export const GENERATIONS = `query Generations($limit: Int, $offset: Int, $type: 
   generations(limit: $limit, offset: $offset, type: $type, status: $status) { totalCount limit offset items { ${GENERATION_FIELDS} } }
 }`;
 
-export const GENERATION = `query Generation($id: ID!) {
+// Webhook deliveries are for owners only (a member's question is refused): asked only with $owner.
+export const GENERATION = `query Generation($id: ID!, $owner: Boolean!) {
   generation(id: $id) {
     ${GENERATION_FIELDS}
-    webhook_deliveries { id event ok status_code attempted_at url error }
+    webhook_deliveries @include(if: $owner) { id event ok status_code attempted_at url error }
   }
 }`;
 

@@ -5,18 +5,20 @@ import { GENERATION, GENERATION_UPDATED } from '../api/operations.ts';
 import { DeliveryTable, type Delivery } from '../components/DeliveryTable.tsx';
 import { Media } from '../components/Media.tsx';
 import { ErrorNote, Spinner, when } from '../components/ui.tsx';
+import { isOwner, useSession } from '../session.tsx';
 import { typeLabel, type Generation } from './generation-types.ts';
 
 /** Every field of GET /generations/{id}, its outputs, and the webhook attempts made for it. */
 export function GenerationDetail() {
   const { id = '' } = useParams();
-  const [g, setG] = useState<(Generation & { webhook_deliveries: Delivery[] }) | null | undefined>(undefined);
+  const [g, setG] = useState<(Generation & { webhook_deliveries?: Delivery[] }) | null | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
+  const owner = isOwner(useSession().session);
   useEffect(() => {
-    gql<{ generation: (Generation & { webhook_deliveries: Delivery[] }) | null }>(GENERATION, { id }).then((d) => setG(d.generation), setError);
+    gql<{ generation: (Generation & { webhook_deliveries?: Delivery[] }) | null }>(GENERATION, { id, owner }).then((d) => setG(d.generation), setError);
     // This generation only: the server ends the stream once it has completed or failed.
     return subscribe<{ generationUpdated: Generation }>(GENERATION_UPDATED, { id }, ({ generationUpdated: u }) => setG((old) => (old ? { ...old, ...u } : old)));
-  }, [id]);
+  }, [id, owner]);
   if (error) return <ErrorNote error={error} />;
   if (g === undefined) return <Spinner />;
   if (g === null)
@@ -79,11 +81,15 @@ export function GenerationDetail() {
             </div>
           ))}
       </dl>
-      <h2>Webhook deliveries</h2>
-      {g.webhook_deliveries.length === 0 ? (
-        <p className="hint">None: a generation made with an API key that has a webhook URL is reported to it when it ends.</p>
-      ) : (
-        <DeliveryTable deliveries={g.webhook_deliveries} showUrl />
+      {g.webhook_deliveries && (
+        <>
+          <h2>Webhook deliveries</h2>
+          {g.webhook_deliveries.length === 0 ? (
+            <p className="hint">None: a generation made with an API key that has a webhook URL is reported to it when it ends.</p>
+          ) : (
+            <DeliveryTable deliveries={g.webhook_deliveries} showUrl />
+          )}
+        </>
       )}
     </section>
   );

@@ -6,7 +6,7 @@ import type { GenerationDetail, UpstreamAttempt } from '../../../services/genera
 import { productView } from '../../../services/products.ts';
 import { voiceoverView } from '../../../services/voiceovers.ts';
 import { builder } from '../builder.ts';
-import { principalOf, type GraphQLContext } from '../context.ts';
+import { ownerOf, principalOf, type GraphQLContext } from '../context.ts';
 import { AvatarRef } from './avatar.ts';
 import { BrandRef } from './brand.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
@@ -163,7 +163,14 @@ export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').i
     }),
     webhook_deliveries: t.field({
       type: [WebhookDeliveryRef],
-      resolve: async (g, _a, ctx) => (await ctx.loaders.webhookDeliveriesOfGeneration.load(g.id)).map(deliveryView),
+      description: "Attempts to report the generation to a key's webhook (URL, answer, error): an API key sees its own webhook's; a dashboard session only an owner's, as only owners list the keys",
+      resolve: async (g, _a, ctx) => {
+        const p = principalOf(ctx);
+        // Check who asks before any row is read: a member's question is refused whole.
+        if (!p.keyId) ownerOf(ctx);
+        const rows = await ctx.loaders.webhookDeliveriesOfGeneration.load(g.id);
+        return (p.keyId ? rows.filter((r) => r.api_key_id === p.keyId) : rows).map(deliveryView);
+      },
     }),
     upstream_attempts: t.field({
       type: [UpstreamAttemptRef],
