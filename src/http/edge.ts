@@ -26,6 +26,7 @@ export function createEdge(opts: {
   // While draining, every answer not yet begun ends its connection (Connection: close), so
   // keep-alive clients go elsewhere.
   const handler: Handler = (req, res) => {
+    lingerIfAnsweredEarly(req);
     if (draining) res.shouldKeepAlive = false;
     open.add(res);
     res.once('close', () => open.delete(res));
@@ -35,6 +36,7 @@ export function createEdge(opts: {
   if (opts.onUpgrade) secure.on('upgrade', opts.onUpgrade);
   const plain = http.createServer((req, res) => {
     if (opts.trustProxy && forwardedProto(req) === 'https') return handler(req, res);
+    lingerIfAnsweredEarly(req);
     req.resume();
     res.writeHead(403, {
       'content-type': 'application/json; charset=utf-8',
@@ -108,6 +110,55 @@ export function createEdge(opts: {
         clearTimeout(cut);
       }
     },
+  };
+}
+
+/**
+ * How long and how much of a refused body is still read after its answer (a lingering close).
+ * An answer that ends the connection while the client is still sending (a body over the limit,
+ * refused before it was read) would otherwise close the socket on unread bytes: the kernel then
+ * resets the connection, and the reset throws away the answer the client had not read yet.
+ */
+export const LINGER = { ms: 10_000, bytes: 64 * 1024 * 1024 };
+
+const LINGERS = Symbol('lingers');
+const READING = Symbol('request being read');
+type LingeringSocket = Duplex & { destroySoon?: () => void; [LINGERS]?: true; [READING]?: http.IncomingMessage };
+
+/**
+ * Node ends a connection after an answer that says `Connection: close` with the socket's
+ * destroySoon (end, then destroy once the answer is written). On a socket whose request body has
+ * not all arrived, it half-closes instead: the answer and our end of sending go out, and the rest
+ * of the body is read and dropped until the client ends its side, LINGER.ms pass or LINGER.bytes
+ * more arrive; then the socket is destroyed.
+ */
+function lingerIfAnsweredEarly(req: http.IncomingMessage): void {
+  const socket = req.socket as LingeringSocket;
+  socket[READING] = req;
+  if (socket[LINGERS] || typeof socket.destroySoon !== 'function') return;
+  socket[LINGERS] = true;
+  const destroySoon = socket.destroySoon;
+  socket.destroySoon = function (this: LingeringSocket) {
+    const reading = this[READING];
+    if (!reading || reading.complete || this.destroyed) return destroySoon.call(this);
+    let dropped = 0;
+    const stop = () => {
+      clearTimeout(timer);
+      reading.off('data', drop);
+      this.destroy();
+    };
+    const drop = (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > LINGER.bytes) stop();
+    };
+    const timer = setTimeout(stop, LINGER.ms);
+    timer.unref();
+    reading.on('data', drop);
+    reading.resume();
+    this.once('close', () => clearTimeout(timer));
+    // Their end of sending: both sides are done once the answer is written.
+    this.once('end', () => (this.writableFinished ? stop() : this.once('finish', stop)));
+    this.end();
   };
 }
 
