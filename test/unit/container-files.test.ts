@@ -95,13 +95,45 @@ describe('Dockerfile', () => {
   });
 });
 
+/** Every credential compose.yaml needs, each distinct, as an operator's .env would give them. */
+const REQUIRED: Record<string, string> = {
+  POSTGRES_PASSWORD: 'pg-password-from-env',
+  MINIO_ROOT_USER: 'minio-root-from-env',
+  MINIO_ROOT_PASSWORD: 'minio-root-password-from-env',
+  S3_ACCESS_KEY_ID: 'adforge-app-from-env',
+  S3_SECRET_ACCESS_KEY: 'adforge-app-secret-from-env',
+  FILES_SIGNING_SECRET: 'files-signing-secret-from-env-0123456789',
+  METRICS_TOKEN: 'metrics-token-from-env-0123',
+};
+const CREDENTIAL = /PASSWORD|SECRET|TOKEN|_KEY|ROOT_USER/;
+
+/**
+ * What compose makes of the file's text with this environment: ${VAR}, ${VAR:-default} and
+ * ${VAR-default}; ${VAR:?message} (unset or empty) and ${VAR?message} (unset) refuse to start
+ * with the message; $$ is a literal $.
+ */
+function interpolate(text: string, env: Record<string, string | undefined>): string {
+  return text.replace(/\$\$|\$\{(\w+)(?:(:?)([-?])([^}]*))?\}/g, (m, name: string, colon: string, op: string | undefined, arg: string) => {
+    if (m === '$$') return '$';
+    const v = env[name];
+    const missing = v === undefined || (colon === ':' && v === '');
+    if (!op) return v ?? '';
+    if (op === '-') return missing ? arg : v!;
+    if (missing) throw new Error(`required variable ${name} is missing a value: ${arg}`);
+    return v!;
+  });
+}
+
 describe('compose.yaml', () => {
-  const compose = parse(read('compose.yaml'), { merge: true }) as { services: Record<string, any> };
-  const services = compose.services;
+  const text = read('compose.yaml');
+  const composeWith = (env: Record<string, string | undefined>) =>
+    parse(interpolate(text, env), { merge: true }) as { services: Record<string, any> };
+  const services = composeWith(REQUIRED).services;
+  const raw = (parse(text, { merge: true }) as { services: Record<string, any> }).services;
   const ours = Object.entries(services).filter(([, s]) => s.image === 'adforge:local');
-  /** What compose makes of ${VAR:-default} with VAR unset, and of $$. */
-  const interpolate = (v: unknown) => String(v).replace(/\$\{(\w+):-([^}]*)\}/g, (_m, _k, d: string) => d).replace(/\$\$/g, '$');
-  const envOf = (s: any): Record<string, string> => Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
+  const envOf = (s: any): Record<string, string> => Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, String(v)]));
+  const init = Object.entries(services).find(([, s]) => String(s.image).startsWith('minio/mc'));
+  const initName = init?.[0] ?? 'a minio/mc init service';
 
   it('runs PostgreSQL, MinIO, two API nodes and two workers, built from the Dockerfile', () => {
     expect(services.postgres.image).toMatch(/^postgres:/);
@@ -129,16 +161,98 @@ describe('compose.yaml', () => {
     expect(new Set(ours.map(([, s]) => envOf(s).FILES_SIGNING_SECRET)).size).toBe(1);
   });
 
-  it('publishes each API node on the HTTPS port its configuration listens on; the nodes start after the migrations and the bucket', () => {
+  it('publishes each API node on the HTTPS port its configuration listens on; the nodes start after the migrations and the storage setup', () => {
     const port = loadConfig({}).port;
-    for (const [name, s] of ours.filter(([, s]) => s.command[0] === 'serve')) {
-      expect(s.ports.some((p: string) => p.endsWith(`:${port}`)), name).toBe(true);
+    for (const [name, s] of ours.filter(([, s]) => s.command[0] !== 'migrate')) {
+      if (s.command[0] === 'serve') expect(s.ports.some((p: string) => p.endsWith(`:${port}`)), name).toBe(true);
       expect(s.depends_on.migrate.condition).toBe('service_completed_successfully');
-      expect(s.depends_on.bucket.condition).toBe('service_completed_successfully');
+      expect(s.depends_on[initName]?.condition, name).toBe('service_completed_successfully');
     }
     for (const [, s] of Object.entries(services)) for (const dep of Object.keys(s.depends_on ?? {})) expect(services[dep]).toBeDefined();
-    expect(envOf(services.minio).MINIO_ROOT_USER).toBe(envOf(ours[0]![1]).S3_ACCESS_KEY_ID);
-    expect(services.bucket.command.join(' ')).toContain(`local/${envOf(ours[0]![1]).S3_BUCKET}`);
     expect(envOf(services.postgres).POSTGRES_PASSWORD).toBe(new URL(envOf(ours[0]![1]).DATABASE_URL!).password);
+  });
+
+  it('gives no credential a default: the stack refuses to start until each is set, saying how', () => {
+    for (const literal of ['adforge-local', 'change-me', 'local-secret']) expect(text).not.toContain(literal);
+    // Every variable that carries a credential is ${VAR:?message}, the message saying where to set it.
+    const refs = [...text.matchAll(/\$\{(\w+)([^}]*)\}/g)].filter(([, name]) => CREDENTIAL.test(name!));
+    expect(refs.length).toBeGreaterThan(0);
+    for (const [ref, name, rest] of refs) {
+      expect(rest, ref).toMatch(/^:\?\s*\S/);
+      expect(rest, ref).toMatch(/\.env/);
+      expect(Object.keys(REQUIRED), ref).toContain(name);
+    }
+    expect(new Set(refs.map(([, name]) => name))).toEqual(new Set(Object.keys(REQUIRED)));
+    // ... and every credential setting of every service comes from such a variable, never a literal.
+    for (const [name, s] of Object.entries(raw)) {
+      for (const [k, v] of Object.entries(s.environment ?? {})) {
+        if (CREDENTIAL.test(k)) expect(String(v), `${name}: ${k}`).toMatch(/^\$\{\w+:\?[^}]+\}$/);
+      }
+    }
+    expect(String(raw.migrate.environment.DATABASE_URL)).toContain('${POSTGRES_PASSWORD:?');
+    // .env.example names each one, with no value to copy.
+    const example = read('.env.example');
+    for (const name of Object.keys(REQUIRED)) expect(example).toMatch(new RegExp(`^${name}=$`, 'm'));
+    // Unset or empty, each one stops compose with its message.
+    for (const name of Object.keys(REQUIRED)) {
+      for (const value of [undefined, '']) expect(() => composeWith({ ...REQUIRED, [name]: value }), name).toThrow(`required variable ${name}`);
+    }
+  });
+
+  it('publishes nothing but the API nodes\' HTTPS port on all interfaces: MinIO, its console and the metrics on loopback only', () => {
+    const port = loadConfig({}).port;
+    const published = (p: any): { host: string | undefined; target: number } => {
+      if (typeof p === 'object') return { host: p.host_ip, target: Number(p.target) };
+      const parts = String(p).split(':');
+      return { host: parts.length === 3 ? parts[0] : undefined, target: Number(parts.at(-1)) };
+    };
+    for (const [name, s] of Object.entries(services)) {
+      for (const p of s.ports ?? []) {
+        const { host, target } = published(p);
+        if (s.command?.[0] === 'serve' && target === port) continue;
+        expect(host, `${name}: ${JSON.stringify(p)}`).toBe('127.0.0.1');
+      }
+    }
+    // The console listens where the command says, and that port is not on the public interface.
+    const consolePort = Number(/--console-address\s+\S*:(\d+)/.exec(services.minio.command.join(' '))?.[1]);
+    expect(consolePort).toBeGreaterThan(0);
+    for (const p of services.minio.ports ?? []) if (published(p).target === consolePort) expect(published(p).host).toBe('127.0.0.1');
+  });
+
+  it('the nodes use their own MinIO user, limited by a policy to the bucket, made by a one-shot init service', () => {
+    const app = envOf(ours[0]![1]);
+    const minio = envOf(services.minio);
+    expect(app.S3_ACCESS_KEY_ID).not.toBe(minio.MINIO_ROOT_USER);
+    expect(app.S3_SECRET_ACCESS_KEY).not.toBe(minio.MINIO_ROOT_PASSWORD);
+    expect(String(raw[ours[0]![0]].environment.S3_ACCESS_KEY_ID)).not.toContain('MINIO_ROOT');
+    expect(init, 'an init service on minio/mc').toBeDefined();
+    const [, svc] = init!;
+    expect(svc.restart).toBe('no');
+    expect(svc.depends_on.minio.condition).toBe('service_healthy');
+    const script = [svc.entrypoint, svc.command].flat().join(' ');
+    const bucket = app.S3_BUCKET!;
+    expect(script).toContain(`mc mb --ignore-existing local/${bucket}`);
+    // The user is the nodes' key, its policy attached to it alone.
+    const user = /mc admin user add local "\$(\w+)" "\$(\w+)"/.exec(script);
+    expect(user, script).not.toBeNull();
+    expect(envOf(svc)[user![1]!]).toBe(app.S3_ACCESS_KEY_ID);
+    expect(envOf(svc)[user![2]!]).toBe(app.S3_SECRET_ACCESS_KEY);
+    const created = /mc admin policy create local (\S+) (\S+)/.exec(script);
+    expect(created, script).not.toBeNull();
+    const [, policyName, policyPath] = created!;
+    expect(script).toMatch(new RegExp(`mc admin policy attach local ${policyName} --user "\\$${user![1]}"`));
+    // The policy file, mounted read-only from the repository: this bucket's objects and nothing else.
+    const mount = (svc.volumes as string[]).find((v) => v.split(':')[1] === policyPath);
+    expect(mount, `${policyPath} mounted`).toMatch(/:ro$/);
+    const policy = JSON.parse(read(mount!.split(':')[0]!)) as { Statement: Array<{ Effect: string; Action: string[]; Resource: string[] }> };
+    const allowed = new Set(['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:ListBucket', 's3:GetBucketLocation']);
+    expect(policy.Statement.length).toBeGreaterThan(0);
+    for (const st of policy.Statement) {
+      expect(st.Effect).toBe('Allow');
+      for (const a of [st.Action].flat()) expect(allowed, a).toContain(a);
+      for (const r of [st.Resource].flat()) expect([`arn:aws:s3:::${bucket}`, `arn:aws:s3:::${bucket}/*`]).toContain(r);
+    }
+    const actions = policy.Statement.flatMap((st) => [st.Action].flat());
+    for (const a of ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']) expect(actions).toContain(a);
   });
 });
