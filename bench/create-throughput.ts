@@ -596,7 +596,7 @@ async function main(): Promise<void> {
         const out = await a.services.generationCreator.create(principal, 'text-to-image', JSON.parse(BODY));
         if (out.status !== 202) throw new Error(`create answered ${out.status}`);
       };
-      const plain = await startHttpServer({ ...app, config: Object.freeze({ ...app.config, trustProxy: true }) }, { port: 0, host: '127.0.0.1' });
+      const plain = await startHttpServer({ ...app, config: Object.freeze({ ...app.config, trustProxy: 1 }) }, { port: 0, host: '127.0.0.1' });
       servers.push(plain);
 
       console.log(`\nAnalysis runs (${EXTRA_REQUESTS} requests or ${EXTRA_SECONDS} s each, warm-up ${EXTRA_WARMUP}):`);

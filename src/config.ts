@@ -14,6 +14,29 @@ const flag = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+const TRUST_PROXY_HELP = 'false, a number of proxy hops from 1 to 10 (true means 1), or a comma-separated list of the proxies\' IP addresses or CIDR ranges';
+
+/** TRUST_PROXY: never "every hop", which would let a client name its own address. */
+function parseTrustProxy(raw: string, ctx: z.RefinementCtx): false | number | string[] {
+  if (raw === '' || raw === 'false' || raw === '0') return false;
+  if (raw === 'true') return 1;
+  if (/^[0-9]+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops >= 1 && hops <= 10) return hops;
+  } else {
+    const entries = raw.split(',').map((e) => e.trim());
+    const valid = entries.every((e) => {
+      const [addr = '', bits, ...rest] = e.split('/');
+      const family = isIP(addr);
+      if (!family || rest.length) return false;
+      return bits === undefined || (/^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+    });
+    if (valid) return entries;
+  }
+  ctx.addIssue({ code: 'custom', message: `must be ${TRUST_PROXY_HELP}` });
+  return z.NEVER;
+}
+
 const envSchema = z.object({
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: z.string().url().optional(),
@@ -26,7 +49,7 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.string().url().optional(),
   TLS_CERT_FILE: z.string().optional(),
   TLS_KEY_FILE: z.string().optional(),
-  TRUST_PROXY: flag,
+  TRUST_PROXY: z.string().default('').transform(parseTrustProxy),
   ALLOW_PRIVATE_NETWORK_URLS: flag,
   FILES_SIGNING_SECRET: z.string().min(32).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -124,7 +147,12 @@ export interface Config {
   publicBaseUrl: string;
   tlsCertFile: string | undefined;
   tlsKeyFile: string | undefined;
-  trustProxy: boolean;
+  /**
+   * Who may say where a request came from (X-Forwarded-For, X-Forwarded-Proto): false, nobody;
+   * a number, that many proxy hops in front of us (TRUST_PROXY=true is 1); or the proxies' own
+   * addresses and CIDR ranges.
+   */
+  trustProxy: false | number | string[];
   allowPrivateNetworkUrls: boolean;
   /** Team owners may add credits to their own limit from the dashboard (false, the default: only the operator's CLI). */
   ownerTopUp: boolean;

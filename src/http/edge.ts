@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { peerTrust, type TrustProxy } from './trust-proxy.ts';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -16,12 +17,13 @@ const HTTPS_REQUIRED = JSON.stringify({ error: { code: 'forbidden', message: 'HT
 export function createEdge(opts: {
   key: string;
   cert: string;
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   handler: Handler;
   /** WebSocket upgrades, accepted over TLS only. */
   onUpgrade?: (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => void;
 }) {
   let draining = false;
+  const fromProxy = peerTrust(opts.trustProxy);
   const open = new Set<http.ServerResponse>();
   // While draining, every answer not yet begun ends its connection (Connection: close), so
   // keep-alive clients go elsewhere.
@@ -35,7 +37,7 @@ export function createEdge(opts: {
   const secure = https.createServer({ key: opts.key, cert: opts.cert, minVersion: 'TLSv1.2' }, handler);
   if (opts.onUpgrade) secure.on('upgrade', opts.onUpgrade);
   const plain = http.createServer((req, res) => {
-    if (opts.trustProxy && forwardedProto(req) === 'https') return handler(req, res);
+    if (fromProxy(req) && forwardedProto(req) === 'https') return handler(req, res);
     lingerIfAnsweredEarly(req);
     req.resume();
     res.writeHead(403, {

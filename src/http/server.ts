@@ -19,6 +19,7 @@ import { registerProviderHooks } from './provider-hooks-route.ts';
 import { createGraphqlHandler } from './graphql/yoga.ts';
 import { followKeyRevocations } from '../services/key-revocations.ts';
 import { loadTls } from './tls.ts';
+import { fastifyTrustProxy } from './trust-proxy.ts';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -27,7 +28,7 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
   let handler: Handler | undefined;
   const fastify = Fastify({
     loggerInstance: app.log as FastifyBaseLogger,
-    trustProxy: app.config.trustProxy,
+    trustProxy: fastifyTrustProxy(app.config.trustProxy),
     genReqId: () => randomUUID(),
     serverFactory: (h) => {
       handler = h;

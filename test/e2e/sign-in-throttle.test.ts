@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestService, type TestService } from '../support/app.ts';
 import { signedInUser, type DashboardSession } from '../support/dashboard-session.ts';
+import { plainRequest } from '../support/plain-http.ts';
 
 // Counts the argon2 work the service does: the service runs in this process, so it imports this mock.
 const argon = vi.hoisted(() => ({ hash: 0, verify: 0 }));
@@ -74,5 +75,43 @@ describe('the sign-in door under parallel guesses (issue 26, finding 7)', () => 
     expect(answers.find((a) => a.status === 401)!.body.error).toEqual({ code: 'unauthorized', message: 'This link has expired or was already used: ask your team owner for a new one' });
     expect(answers.find((a) => a.status === 429)!.body.error.code).toBe('rate_limited');
     expect(argon.hash - hashesBefore).toBe(0);
+  });
+});
+
+// Issue 26, Low: with TRUST_PROXY=true every X-Forwarded-For hop was trusted, so a client chose the
+// address its failed sign-ins were counted against. The test client plays the proxy: it connects
+// from 127.0.0.1 and sends what a proxy sends, the client's own X-Forwarded-For with the client's
+// real address (203.0.113.7) appended.
+describe.each([
+  ['true', '203.0.113.7'],
+  ['2', '198.51.100.9'],
+  ['127.0.0.1, ::1', '203.0.113.7'],
+  ['10.0.0.0/8', '127.0.0.1'],
+])('TRUST_PROXY=%s', (trust, counted) => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService({ TRUST_PROXY: trust });
+  });
+  afterAll(() => svc?.close());
+
+  it(`counts failed sign-ins against ${counted}, whatever the client puts in front of X-Forwarded-For`, async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        svc.api('POST', '/auth/sign-in', {
+          body: { email: `guess-${i}@example.com`, password: 'a wrong password' },
+          headers: { 'x-forwarded-for': `10.${i}.0.1, 198.51.100.9, 203.0.113.7` },
+        }),
+      ),
+    );
+    const n = statuses(answers);
+    expect(n[401]).toBeLessThanOrEqual(30);
+    expect(n[429]).toBeGreaterThanOrEqual(10);
+    const ips = await svc.app.db.selectFrom('sign_in_failures').select('ip').distinct().execute();
+    expect(ips.map((r) => r.ip)).toEqual([counted]);
+  });
+
+  it('takes X-Forwarded-Proto on plain HTTP only from a peer it trusts', async () => {
+    const res = await plainRequest(svc.port, 'GET', '/healthz', { 'x-forwarded-proto': 'https' });
+    expect(res.status).toBe(trust === '10.0.0.0/8' ? 403 : 200);
   });
 });

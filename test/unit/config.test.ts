@@ -76,10 +76,9 @@ describe('loadConfig values', () => {
     expect(configError({ PUBLIC_BASE_URL: 'ads.example.com' })).toMatch(/^\s*PUBLIC_BASE_URL:/m);
   });
 
-  it.each(['TRUST_PROXY', 'ALLOW_PRIVATE_NETWORK_URLS', 'S3_FORCE_PATH_STYLE'] as const)('parses the %s flag: "true" and "1" are true, "false" and "0" false', (name) => {
+  it.each(['ALLOW_PRIVATE_NETWORK_URLS', 'S3_FORCE_PATH_STYLE'] as const)('parses the %s flag: "true" and "1" are true, "false" and "0" false', (name) => {
     const read = (value: string): boolean => {
       const config = loadConfig({ ...s3Env, [name]: value });
-      if (name === 'TRUST_PROXY') return config.trustProxy;
       if (name === 'ALLOW_PRIVATE_NETWORK_URLS') return config.allowPrivateNetworkUrls;
       return config.s3!.forcePathStyle;
     };
@@ -90,6 +89,24 @@ describe('loadConfig values', () => {
   });
 
   it.each(['yes', 'no', 'on', 'TRUE', '2', ' true'])('refuses the flag value %j, naming the variable', (value) => {
+    expect(configError({ ALLOW_PRIVATE_NETWORK_URLS: value })).toMatch(/^\s*ALLOW_PRIVATE_NETWORK_URLS:/m);
+  });
+
+  // Issue 26, Low: trusting every forwarding hop let a client choose its own address.
+  it.each([
+    ['', false],
+    ['false', false],
+    ['0', false],
+    ['true', 1],
+    ['1', 1],
+    ['2', 2],
+    ['10.0.0.5', ['10.0.0.5']],
+    ['10.0.0.0/8, 192.168.1.1,fd00::/8', ['10.0.0.0/8', '192.168.1.1', 'fd00::/8']],
+  ] as const)('TRUST_PROXY=%j trusts %j (a number of hops, true meaning 1, or the proxies\' addresses)', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['yes', 'TRUE', '11', '-1', '1.5', '10.0.0.0/33', 'proxy.example', '10.0.0.1,', ' '])('refuses TRUST_PROXY=%j, naming it', (value) => {
     expect(configError({ TRUST_PROXY: value })).toMatch(/^\s*TRUST_PROXY:/m);
   });
 
