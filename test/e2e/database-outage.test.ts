@@ -54,7 +54,9 @@ describe('PostgreSQL unreachable', () => {
       expect((await svc.api('GET', '/healthz')).status).toBe(200);
       const ready = await svc.api('GET', '/readyz');
       expect(ready.status).toBe(503);
-      expect(ready.body.checks.database).toMatch(/^unreachable: /);
+      // Generic words: the driver's own error is for the log, not for whoever asks /readyz.
+      expect(ready.body.checks.database).toBe('unreachable');
+      expect(ready.body.error.message).toBe('Not ready: database: unreachable; migrations: unknown');
     } finally {
       await proxy.restore();
     }
