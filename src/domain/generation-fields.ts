@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrl, uuid } from './inputs.ts';
+import { chars, httpUrl, MAX, uuid } from './inputs.ts';
 
 // Lengths the spec leaves open; ours, listed in the README's API notes.
 export const GENERATION_MAX = {
@@ -10,6 +10,12 @@ export const GENERATION_MAX = {
   styleId: 100,
   additionalPrompt: 2000,
   productIds: 3,
+  /** Entries of product_ids as sent (duplicates are dropped, then at most productIds remain). */
+  productIdEntries: 10,
+  /** A language code (`es`, `pt-BR`, `zh-Hans-CN`), with room for spaces around it. */
+  languageCode: 35,
+  /** An aspect ratio (`16:9`) or a resolution (`1080p`), with room for spaces around it. */
+  shortWord: 16,
   // A bound on the array itself so a huge list is refused before any per-model rule looks at it.
   urlList: 20,
 } as const;
@@ -25,11 +31,9 @@ const missingOr = (otherwise: string) => (issue: { input?: unknown }) =>
   issue.input === undefined ? 'is required' : otherwise;
 
 export const requiredText = (max: number) =>
-  z
-    .string({ error: missingOr('must be a string') })
+  chars(max, z.string({ error: missingOr('must be a string') }))
     .trim()
-    .min(1, 'must not be empty')
-    .refine((s) => [...s].length <= max, `must be at most ${max} characters`);
+    .min(1, 'must not be empty');
 
 export const requiredEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum(values, { error: missingOr(`must be one of ${orList(values)}`) });
@@ -43,12 +47,11 @@ export const withDefault = <S extends z.ZodType>(schema: S, fallback: z.output<S
 
 // UUIDs are compared as text downstream (dedupe, lookups), so one spelling.
 export const lowerUuid = uuid.transform((s) => s.toLowerCase());
-export const requiredUuid = z
-  .string({ error: missingOr('must be a UUID') })
+export const requiredUuid = chars(36, z.string({ error: missingOr('must be a UUID') }))
   .pipe(uuid)
   .transform((s) => s.toLowerCase());
 
-export const requiredUrl = z.string({ error: missingOr('must be an http(s) URL') }).pipe(httpUrl);
+export const requiredUrl = chars(MAX.url, z.string({ error: missingOr('must be an http(s) URL') })).pipe(httpUrl);
 
 export const urlList = z
   .array(httpUrl, { error: 'must be an array of http(s) URLs' })
@@ -58,6 +61,7 @@ export const urlList = z
 export const productIds = withDefault(
   z
     .array(lowerUuid, { error: 'must be an array of UUIDs' })
+    .max(GENERATION_MAX.productIdEntries, `must list at most ${GENERATION_MAX.productIdEntries} entries`)
     .transform((ids) => [...new Set(ids)])
     .refine((ids) => ids.length <= GENERATION_MAX.productIds, `must list at most ${GENERATION_MAX.productIds} products`),
   [],
@@ -85,8 +89,7 @@ export const pixels = whole(16, 4096);
 // language[-Script][-REGION]: 'es', 'pt-BR', 'es-419', 'zh-Hans-CN'. Case-insensitive in, canonical case out.
 const LANGUAGE = /^([a-z]{2,3})(?:-([a-z]{4}))?(?:-([a-z]{2}|\d{3}))?$/i;
 
-export const languageCode = z
-  .string({ error: missingOr('must be a language code like es or pt-BR') })
+export const languageCode = chars(GENERATION_MAX.languageCode, z.string({ error: missingOr('must be a language code like es or pt-BR') }))
   .trim()
   .regex(LANGUAGE, 'must be a language code like es or pt-BR')
   .transform((code) => {

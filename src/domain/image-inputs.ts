@@ -16,7 +16,7 @@ import {
 } from './generation-fields.ts';
 import { IMAGE_EFFORTS, IMAGE_MODELS, IMAGE_RESOLUTIONS } from './generation-types.ts';
 import type { ImageEffort, ImageModel, ImageResolution } from './generation-types.ts';
-import { httpUrl } from './inputs.ts';
+import { chars, httpUrl } from './inputs.ts';
 
 export const MAX_REFERENCE_IMAGES = 5;
 
@@ -44,8 +44,7 @@ const sharedShape = {
   model: requiredEnum(IMAGE_MODELS),
   effort: optional(requiredEnum(IMAGE_EFFORTS)),
   fast: boolWithDefault(false),
-  aspect_ratio: z
-    .string({ error: (i) => (i.input === undefined ? 'is required' : `must be ${ANY_RATIO}`) })
+  aspect_ratio: chars(GENERATION_MAX.shortWord, z.string({ error: (i) => (i.input === undefined ? 'is required' : `must be ${ANY_RATIO}`) }))
     .trim()
     .refine((r) => parseAspectRatio(r) !== null, `must be ${ANY_RATIO}`),
   quantity: withDefault(whole(1, 8), 1),
@@ -110,15 +109,7 @@ export const productShotsInput = z
     product_id: requiredUuid,
     style_id: requiredText(GENERATION_MAX.styleId),
     // Blank guidance is no guidance: dropped rather than refused.
-    additional_prompt: optional(
-      z
-        .string({ error: 'must be a string' })
-        .trim()
-        .refine(
-          (s) => [...s].length <= GENERATION_MAX.additionalPrompt,
-          `must be at most ${GENERATION_MAX.additionalPrompt} characters`,
-        ),
-    ),
+    additional_prompt: optional(chars(GENERATION_MAX.additionalPrompt, z.string({ error: 'must be a string' })).trim()),
   })
   .transform((v, ctx): ProductShotsParams => {
     const out: ProductShotsParams = { ...shared(v, ctx), product_id: v.product_id, style_id: v.style_id };
@@ -143,8 +134,9 @@ export const imageEditInput = z
       .array(httpUrl, {
         error: (i) => (i.input === undefined ? 'is required' : 'must be an array of http(s) URLs'),
       })
-      // No cap here: the cap counts images from every source, so checkReferenceImageTotal names each count.
-      .min(1, 'must list at least 1 URL'),
+      // Only a bound on the list itself here: the cap counts images from every source, so checkReferenceImageTotal names each count.
+      .min(1, 'must list at least 1 URL')
+      .max(GENERATION_MAX.urlList, `must list at most ${GENERATION_MAX.urlList} URLs`),
     brand_id: optional(lowerUuid),
     product_ids: productIds,
   })

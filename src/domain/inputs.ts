@@ -10,21 +10,26 @@ export const MAX = {
   avatarName: 50,
   avatarDescription: 500,
   brandText: 2000,
+  /** An ISO 4217 code is 3 letters; room for spaces around it. */
+  currency: 16,
+  /** `#1A2B3C`, with room for spaces around it. */
+  hexColor: 16,
 } as const;
 
 const ISO_4217 = new Set(Intl.supportedValuesOf('currency'));
 
-const text = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .refine((s) => [...s].length <= max, `must be at most ${max} characters`);
+/**
+ * A string of at most `max` Unicode characters as sent (counted before any trim, as JSON Schema
+ * counts), stated to the OpenAPI document as its maxLength: what the document declares is what
+ * is refused. Trims, empties and formats are checked after it.
+ */
+export const chars = (max: number, base: z.ZodString = z.string()) =>
+  base.refine((s) => [...s].length <= max, { message: `must be at most ${max} characters`, abort: true }).meta({ maxLength: max });
 
-export const httpUrl = z
-  .string()
+const text = (max: number) => chars(max).trim().min(1, 'must not be empty');
+
+export const httpUrl = chars(MAX.url)
   .trim()
-  .max(MAX.url, `must be at most ${MAX.url} characters`)
   .pipe(z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }));
 
 const queryInt = (min: number, max: number, dflt: number) =>
@@ -43,7 +48,7 @@ export const pageQuery = z.object({
 });
 export type Page = z.output<typeof pageQuery>;
 
-export const uuid = z.uuid({ message: 'must be a UUID' });
+export const uuid = z.uuid({ message: 'must be a UUID' }).meta({ maxLength: 36 });
 
 export const productCreate = z.object({
   name: text(MAX.productName),
@@ -56,8 +61,7 @@ export const productCreate = z.object({
     .min(0, 'must not be negative')
     .max(1e12, 'must be at most 1000000000000')
     .nullish(),
-  currency: z
-    .string()
+  currency: chars(MAX.currency)
     .trim()
     .transform((c) => c.toUpperCase())
     .refine((c) => ISO_4217.has(c), 'must be an ISO 4217 currency code, e.g. USD')
@@ -69,21 +73,13 @@ export const productCreate = z.object({
 export const customAvatarCreate = z.object({
   name: text(MAX.avatarName),
   image_url: httpUrl,
-  description: z
-    .string()
-    .trim()
-    .refine((s) => [...s].length <= MAX.avatarDescription, `must be at most ${MAX.avatarDescription} characters`)
-    .nullish(),
+  description: chars(MAX.avatarDescription).trim().nullish(),
   gender: z.enum(['male', 'female']).nullish(),
   age_group: z.enum(['kid', 'young_adult', 'adult', 'senior']).nullish(),
 });
 
-const hexColor = z.string().trim().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour like #1A2B3C');
-const optionalText = z
-  .string()
-  .trim()
-  .refine((s) => [...s].length <= MAX.brandText, `must be at most ${MAX.brandText} characters`)
-  .nullish();
+const hexColor = chars(MAX.hexColor).trim().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour like #1A2B3C');
+const optionalText = chars(MAX.brandText).trim().nullish();
 
 export const brandCreate = z.object({
   name: text(MAX.productName),

@@ -19,7 +19,7 @@ import {
   whole,
   withDefault,
 } from './generation-fields.ts';
-import { httpUrl } from './inputs.ts';
+import { chars, httpUrl } from './inputs.ts';
 import {
   allowsAspectRatio,
   allowsDuration,
@@ -103,9 +103,9 @@ export const aiVideoInput = z
     model: requiredEnum(VIDEO_MODELS),
     prompt: requiredText(GENERATION_MAX.prompt),
     // Strings here; which values are allowed depends on the model, checked below with a message naming it.
-    aspect_ratio: z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') }).trim(),
+    aspect_ratio: chars(GENERATION_MAX.shortWord, z.string({ error: (i) => (i.input === undefined ? 'is required' : 'must be a string') })).trim(),
     duration: z.number({ error: (i) => (i.input === undefined ? 'is required' : 'must be a number of seconds') }),
-    resolution: optional(z.string({ error: 'must be a string' }).trim()),
+    resolution: optional(chars(GENERATION_MAX.shortWord, z.string({ error: 'must be a string' })).trim()),
     // Checked on every model, though only kling-o3 uses it: a misspelt value is a client bug worth reporting.
     quality: optional(requiredEnum(KLING_QUALITIES)),
     reference_image_url: optional(httpUrl),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { httpUrl, pageQuery } from './inputs.ts';
+import { chars, httpUrl, pageQuery } from './inputs.ts';
 
 // The spec's Voice resource values; GET /voices filters accept exactly these.
 export const VOICE_GENDERS = ['male', 'female', 'other'] as const;
@@ -42,16 +42,13 @@ export const voiceSettings = z
 /** Absent and null are the same to clients that serialise every key (as elsewhere in the API). */
 const absentIfNull = <S extends z.ZodType>(schema: S) => schema.nullish().transform((v): z.output<S> | undefined => v ?? undefined);
 
-const voiceId = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+const voiceId = chars(200, z.string({ error: 'is required' })).trim().min(1, 'must not be empty');
 
 export const textToSpeechInput = z.object({
-  text: z
-    .string({ error: 'is required' })
-    .refine((s) => s.trim().length > 0, 'must not be empty')
-    .refine((s) => [...s].length <= MAX_VOICEOVER_TEXT, `must be at most ${MAX_VOICEOVER_TEXT} characters`),
+  text: chars(MAX_VOICEOVER_TEXT, z.string({ error: 'is required' })).refine((s) => s.trim().length > 0, 'must not be empty'),
   voice_id: voiceId,
   model: absentIfNull(
-    z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(MAX_VOICE_MODEL, `must be at most ${MAX_VOICE_MODEL} characters`),
+    chars(MAX_VOICE_MODEL, z.string({ error: 'must be a string' })).trim().min(1, 'must not be empty'),
   ),
   voice_settings: voiceSettings,
 });

@@ -29,7 +29,11 @@ export function balanceOf(team: Pick<Team, 'credits_used' | 'credits_limit'>): C
   };
 }
 
-const instant = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' }).transform((s) => new Date(s));
+const instant = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' })
+  .refine((s) => s.length <= 64, 'must be at most 64 characters')
+  .meta({ maxLength: 64 })
+  .transform((s) => new Date(s));
 
 export const ledgerQuery = pageQuery.extend({
   generation_id: uuid.optional(),

@@ -100,11 +100,12 @@ describe('talkingAvatarInput', () => {
     expectRefused(talkingAvatarInput, { ...withScript, avatar_type: 'stock' }, 'avatar_type', 'must be one of platform, custom or product');
   });
 
-  it('bounds the script at 5000 characters, trimmed, code points', () => {
+  it('bounds the script at 5000 characters as sent (the maxLength the document declares), code points, then trims', () => {
     expect(GENERATION_MAX.script).toBe(5000);
     expect(parse(talkingAvatarInput, { ...withScript, script: chars(5000) }).script).toHaveLength(5000);
     expect(parse(talkingAvatarInput, { ...withScript, script: chars(5000, '🙂') }).script).toHaveLength(10000);
-    expect(parse(talkingAvatarInput, { ...withScript, script: `  ${chars(5000)}  ` }).script).toBe(chars(5000));
+    expect(parse(talkingAvatarInput, { ...withScript, script: `  ${chars(4996)}  ` }).script).toBe(chars(4996));
+    expectRefused(talkingAvatarInput, { ...withScript, script: `  ${chars(5000)}  ` }, 'script', 'must be at most 5000 characters');
     expectRefused(talkingAvatarInput, { ...withScript, script: chars(5001) }, 'script', 'must be at most 5000 characters');
     expectRefused(talkingAvatarInput, { ...withScript, script: '' }, 'script', 'must not be empty');
     expectRefused(talkingAvatarInput, { ...withScript, script: '   ' }, 'script', 'must not be empty');
@@ -460,7 +461,8 @@ describe('aiVideoInput: other fields', () => {
     expectRefused(aiVideoInput, video('sora-2', { prompt: undefined }), 'prompt', 'is required');
     expectRefused(aiVideoInput, video('sora-2', { prompt: '  ' }), 'prompt', 'must not be empty');
     expectRefused(aiVideoInput, video('sora-2', { prompt: chars(5001) }), 'prompt', 'must be at most 5000 characters');
-    expect(parse(aiVideoInput, video('sora-2', { prompt: ` ${chars(5000)} ` })).prompt).toBe(chars(5000));
+    expect(parse(aiVideoInput, video('sora-2', { prompt: ` ${chars(4998)} ` })).prompt).toBe(chars(4998));
+    expectRefused(aiVideoInput, video('sora-2', { prompt: ` ${chars(5000)} ` }), 'prompt', 'must be at most 5000 characters');
   });
 
   it('reports the first problem when several fields are wrong', () => {

@@ -299,10 +299,11 @@ describe('productCreate', () => {
     expect(e.message).toContain(`at most ${max} characters`);
   });
 
-  it('counts text lengths in characters, not UTF-16 units, and after trimming', () => {
+  it('counts text lengths in characters, not UTF-16 units, as sent (the maxLength the document declares), then trims', () => {
     expect(parseInput(productCreate, { ...product, name: chars(MAX.productName, '😀') }).name).toBe(chars(MAX.productName, '😀'));
     expectRefused(productCreate, { ...product, name: chars(MAX.productName + 1, '😀') }, 'name');
-    expect(parseInput(productCreate, { ...product, name: `  ${chars(MAX.productName)}  ` }).name).toBe(chars(MAX.productName));
+    expect(parseInput(productCreate, { ...product, name: `  ${chars(MAX.productName - 4)}  ` }).name).toBe(chars(MAX.productName - 4));
+    expectRefused(productCreate, { ...product, name: `  ${chars(MAX.productName)}  ` }, 'name');
   });
 
   it('accepts URLs up to 2048 characters and refuses longer ones', () => {
@@ -347,8 +348,9 @@ describe('customAvatarCreate', () => {
     expect(parseInput(customAvatarCreate, { ...avatar, name: chars(50, 'é') }).name).toBe(chars(50, 'é'));
   });
 
-  it('trims the name before counting and refuses a blank or non-string name', () => {
-    expect(parseInput(customAvatarCreate, { ...avatar, name: ` ${chars(50)} ` }).name).toBe(chars(50));
+  it('counts the name as sent, trims it, and refuses a blank or non-string name', () => {
+    expect(parseInput(customAvatarCreate, { ...avatar, name: ` ${chars(48)} ` }).name).toBe(chars(48));
+    expectRefused(customAvatarCreate, { ...avatar, name: ` ${chars(50)} ` }, 'name');
     for (const name of ['', '  ', '\n']) expectRefused(customAvatarCreate, { ...avatar, name }, 'name');
     for (const name of NON_STRINGS) expectRefused(customAvatarCreate, { ...avatar, name }, 'name');
   });

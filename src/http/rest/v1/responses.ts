@@ -10,7 +10,7 @@ const id = z.uuid().meta({ example: '3f1c2a9e-7b4d-4e21-9a0f-5c6d7e8f9a0b' });
 const timestamp = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 timestamp' });
 const signedUrl = z.string().meta({ description: 'A presigned link, valid for 1 hour; each read signs a fresh one' });
 
-export const idParams = z.object({ id: z.string().meta({ description: 'UUID' }) });
+export const idParams = z.object({ id: z.string().max(36).meta({ description: 'UUID' }) });
 
 export const errorSchema = z
   .object({
