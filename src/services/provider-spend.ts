@@ -78,7 +78,7 @@ export function createProviderSpend(deps: SpendDeps) {
       if (!type?.mime.startsWith(`${row.kind}/`)) throw new Error(`the result is not ${row.kind === 'video' ? 'a video' : 'an image'}`);
       let info = `${type.mime}, ${Math.ceil(stored.bytes.length / 1024)} KB`;
       if (row.kind === 'video') {
-        const media = await probeMedia(stored.bytes);
+        const media = await probeMedia(stored.bytes, { kind: 'video' });
         if (!media.durationSeconds || media.durationSeconds <= 0) throw new Error('the video has no length');
         info += `, ${media.durationSeconds.toFixed(1)} s`;
       }

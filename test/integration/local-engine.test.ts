@@ -191,11 +191,21 @@ describe('local engine: videos', () => {
   });
 
   it('fails for good on an unreadable input video, without leaking paths', async () => {
+    // An MP4 header and nothing else: a container we take, which ffprobe cannot read.
+    const ftyp = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isommp41', 'latin1')]);
+    const err = await engine
+      .run(job({ operation: 'localize', kind: 'video', width: 320, height: 320, durationSeconds: 1, inputVideo: { bytes: ftyp, mime: 'video/mp4' } }), signal())
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineError);
+    expect(err).toMatchObject({ transient: false, message: 'the input video could not be read' });
+  });
+
+  it('refuses for good an input video in a container it does not take, naming those it takes', async () => {
     const err = await engine
       .run(job({ operation: 'localize', kind: 'video', width: 320, height: 320, durationSeconds: 1, inputVideo: { bytes: Buffer.from('nope'), mime: 'video/mp4' } }), signal())
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineError);
-    expect(err).toMatchObject({ transient: false, message: 'the input video could not be read' });
+    expect(err).toMatchObject({ transient: false, message: 'the input video is not a file we take: MP4, MOV, WebM or Matroska' });
   });
 });
 

@@ -284,7 +284,8 @@ describe('speech to speech', () => {
       for (const call of [() => convertVoice({ input, target: { pitchSemitones: 3 } }), () => audioDuration(input)]) {
         const err = await rejection(call());
         expect(err).toBeInstanceOf(EngineError);
-        expect((err as EngineError).message).toBe('the input is not audio');
+        // Neither is a container taken as audio: refused by name before ffprobe sees it.
+        expect((err as EngineError).message).toBe('the input audio is not a file we take: MP3, WAV, Ogg, FLAC, M4A, MP4, MOV, WebM or Matroska');
         expect((err as EngineError).transient).toBe(false);
       }
     }

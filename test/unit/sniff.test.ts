@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { crc32, deflateSync } from 'node:zlib';
-import { sniffImage } from '../../src/adapters/media/sniff.ts';
+import { sniffImage, sniffMedia } from '../../src/adapters/media/sniff.ts';
 
 function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
@@ -87,5 +87,77 @@ describe('sniffImage', () => {
     ['a truncated PNG signature', tinyPng().subarray(0, 4)],
   ])('refuses %s', async (_name, bytes) => {
     expect(await sniffImage(bytes)).toBeNull();
+  });
+});
+
+function isoBrand(brand: string): Buffer {
+  return Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from(`ftyp${brand}`, 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from(`${brand}isom`, 'latin1')]);
+}
+
+/** An EBML header naming its DocType (webm or matroska), then nothing. */
+function ebml(docType: string): Buffer {
+  const body = Buffer.concat([
+    Buffer.from([0x42, 0x86, 0x81, 0x01, 0x42, 0xf7, 0x81, 0x01, 0x42, 0xf2, 0x81, 0x04, 0x42, 0xf3, 0x81, 0x08]),
+    Buffer.from([0x42, 0x82, 0x80 | docType.length]),
+    Buffer.from(docType, 'latin1'),
+    Buffer.from([0x42, 0x87, 0x81, 0x04, 0x42, 0x85, 0x81, 0x02]),
+  ]);
+  return Buffer.concat([Buffer.from([0x1a, 0x45, 0xdf, 0xa3, 0x80 | body.length]), body]);
+}
+
+function wav(): Buffer {
+  const fmt = Buffer.alloc(16);
+  fmt.writeUInt16LE(1, 0); // PCM
+  fmt.writeUInt16LE(1, 2); // mono
+  fmt.writeUInt32LE(8000, 4);
+  fmt.writeUInt32LE(16000, 8);
+  fmt.writeUInt16LE(2, 12);
+  fmt.writeUInt16LE(16, 14);
+  const data = Buffer.alloc(16);
+  const chunks = Buffer.concat([Buffer.from('WAVEfmt ', 'latin1'), Buffer.from([16, 0, 0, 0]), fmt, Buffer.from('data', 'latin1'), Buffer.from([16, 0, 0, 0]), data]);
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(chunks.length);
+  return Buffer.concat([Buffer.from('RIFF', 'latin1'), size, chunks]);
+}
+
+const id3Mp3 = Buffer.concat([Buffer.from('ID3', 'latin1'), Buffer.from([4, 0, 0, 0, 0, 0, 0]), Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(64)]);
+const flac = Buffer.concat([Buffer.from('fLaC', 'latin1'), Buffer.from([0x80, 0, 0, 0x22]), Buffer.alloc(34)]);
+const hlsPlaylist = Buffer.from('#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\nhttp://10.0.0.1/internal.ts\n#EXT-X-ENDLIST\n');
+/** Start of a raw H.264 stream: an access unit delimiter and a sequence parameter set. */
+const rawH264 = Buffer.from([0, 0, 0, 1, 0x09, 0xf0, 0, 0, 0, 1, 0x67, 0x64, 0, 0x0a, 0xac, 0xd9, 0x41, 0x41, 0xfb, 0x01, 0x10, 0, 0, 3, 0, 0x10, 0, 0, 3, 0x03, 0x20]);
+const mpegTs = Buffer.concat(Array.from({ length: 4 }, () => Buffer.concat([Buffer.from([0x47, 0x40, 0x00, 0x10]), Buffer.alloc(184, 0xff)])));
+
+describe('sniffMedia', () => {
+  it.each([
+    ['MP4', isoBrand('isom'), 'video/mp4', 'mp4', 'mov'],
+    ['MOV', isoBrand('qt  '), 'video/quicktime', 'mov', 'mov'],
+    ['WebM', ebml('webm'), 'video/webm', 'webm', 'matroska'],
+    ['Matroska', ebml('matroska'), 'video/matroska', 'mkv', 'matroska'],
+  ])('takes %s as video, opened with its demuxer', async (_name, bytes, mime, ext, demuxer) => {
+    expect(await sniffMedia(bytes, 'video')).toEqual({ mime, ext, demuxer });
+    expect(await sniffMedia(bytes, 'audio')).toEqual({ mime, ext, demuxer }); // a video's sound track
+  });
+
+  it.each([
+    ['MP3', id3Mp3, 'mp3'],
+    ['WAV', wav(), 'wav'],
+    ['FLAC', flac, 'flac'],
+    ['M4A', isoBrand('M4A '), 'mov'],
+  ])('takes %s as audio only', async (_name, bytes, demuxer) => {
+    expect((await sniffMedia(bytes, 'audio'))?.demuxer).toBe(demuxer);
+    expect(await sniffMedia(bytes, 'video')).toBeNull();
+  });
+
+  it.each([
+    ['an HLS playlist', hlsPlaylist],
+    ['an HLS playlist followed by raw H.264 (a polyglot)', Buffer.concat([hlsPlaylist, rawH264])],
+    ['a raw H.264 stream', rawH264],
+    ['an MPEG transport stream', mpegTs],
+    ['a PNG', tinyPng()],
+    ['text', Buffer.from('just some words, not media at all\n'.repeat(10))],
+    ['an empty file', Buffer.alloc(0)],
+  ])('refuses %s as video and as audio', async (_name, bytes) => {
+    expect(await sniffMedia(bytes, 'video')).toBeNull();
+    expect(await sniffMedia(bytes, 'audio')).toBeNull();
   });
 });

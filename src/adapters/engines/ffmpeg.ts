@@ -2,7 +2,9 @@ import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
+import { ACCEPTED_MEDIA, sniffMedia, type Demuxer, type MediaKind } from '../media/sniff.ts';
 import { ChildFailure, describeExit, runChild } from './child-process.ts';
+import { EngineError } from './engine.ts';
 
 // ffmpeg and ffprobe are GPL builds: they are run as separate processes, never linked.
 // Resolved lazily: the installer packages throw at require time when their binary is missing,
@@ -77,9 +79,74 @@ async function runTool(binary: string, args: string[], opts: RunOptions): Promis
   throw new FfmpegError(`${tool} ${describeExit(exit, 3)}`, 'failed', exit.stderr);
 }
 
+/*
+ * Input media. ffmpeg left to itself guesses a file's container from its bytes and then follows
+ * whatever the container names: an HLS playlist's segments, a QuickTime reference, a concat list.
+ * A user's file that starts as a playlist would make the worker fetch URLs or read other files on
+ * its disk. So media from outside is sniffed first (only the containers in media/sniff.ts), written
+ * under its own extension, and opened with the demuxer we chose (`-f`) and the file protocol alone
+ * (`-protocol_whitelist file`): by ffprobe and by ffmpeg alike.
+ */
+
+/** Input media on our disk, with the demuxer its sniffed container is opened with. */
+export interface MediaFile {
+  path: string;
+  demuxer: Demuxer;
+}
+
+/** Media whose container is not one we take: refused before any tool reads it. */
+export class UnsupportedMediaError extends EngineError {
+  readonly kind: MediaKind;
+  constructor(kind: MediaKind) {
+    super(`the input ${kind} is not a file we take: ${ACCEPTED_MEDIA[kind]}`, { transient: false });
+    this.name = 'UnsupportedMediaError';
+    this.kind = kind;
+  }
+}
+
+/** Sniffs `bytes` and writes them to `dir` as `name` plus the container's extension; refuses what we do not take. */
+export async function writeMedia(dir: string, name: string, bytes: Buffer, kind: MediaKind): Promise<MediaFile> {
+  const type = await sniffMedia(bytes, kind);
+  if (!type) throw new UnsupportedMediaError(kind);
+  const file = path.join(dir, `${name}.${type.ext}`);
+  await fs.writeFile(file, bytes);
+  return { path: file, demuxer: type.demuxer };
+}
+
+/** Options that make ffmpeg or ffprobe open an input with `demuxer` and nothing but local files. */
+export function openWith(demuxer: string): string[] {
+  return ['-protocol_whitelist', 'file', '-f', demuxer];
+}
+
+/** `-i input`, opened with its demuxer and the file protocol only; `before` are further input options (e.g. `-stream_loop`). */
+export function inputArgs(input: MediaFile, before: string[] = []): string[] {
+  return [...before, ...openWith(input.demuxer), '-i', input.path];
+}
+
+/**
+ * The full ffmpeg command line for `args`. Any input given without a protocol whitelist (our own
+ * PNGs, concat lists, lavfi sources) gets the file-only one too: no input of ours opens a network
+ * protocol, and one that names another file (a concat list) passes the whitelist on.
+ */
+export function ffmpegArgs(args: string[]): string[] {
+  const out = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y'];
+  let group: string[] = []; // the options of the input being read (or, at the end, the output's)
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg !== '-i') {
+      group.push(arg);
+      continue;
+    }
+    if (!group.includes('-protocol_whitelist')) group.push('-protocol_whitelist', 'file');
+    out.push(...group, '-i', args[++i] ?? '');
+    group = [];
+  }
+  return [...out, ...group];
+}
+
 /** Runs ffmpeg (quiet, no stdin: a stray prompt would hang it) and resolves when it exits 0. */
 export async function runFfmpeg(args: string[], opts: RunOptions = {}): Promise<void> {
-  await runTool(ffmpegPath(), ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...args], opts);
+  await runTool(ffmpegPath(), ffmpegArgs(args), opts);
 }
 
 export interface MediaInfo {
@@ -108,22 +175,24 @@ interface ProbeOutput {
   format?: { duration?: string; format_name?: string };
 }
 
-/** Reads a media file's shape with ffprobe. Bytes go to a temp file: MP4s are not seekable from a pipe. */
-export async function probeMedia(input: Buffer | string, opts: RunOptions & { tmpRoot?: string } = {}): Promise<MediaInfo> {
-  if (typeof input === 'string') return parseProbe(await probeFile(input, opts));
+/**
+ * Reads media's shape with ffprobe. Bytes are sniffed first (`kind` says which containers are
+ * taken; by default any we take) and go to a temp file: MP4s are not seekable from a pipe.
+ */
+export async function probeMedia(input: Buffer | MediaFile, opts: RunOptions & { tmpRoot?: string; kind?: MediaKind } = {}): Promise<MediaInfo> {
+  if (!Buffer.isBuffer(input)) return parseProbe(await runTool(ffprobePath(), probeArgs(input), { timeoutMs: 60_000, ...opts }));
   const dir = await fs.mkdtemp(path.join(opts.tmpRoot ?? os.tmpdir(), 'adforge-probe-'));
   try {
-    const file = path.join(dir, 'media');
-    await fs.writeFile(file, input);
-    return parseProbe(await probeFile(file, opts));
+    const file = await writeMedia(dir, 'media', input, opts.kind ?? 'audio');
+    return parseProbe(await runTool(ffprobePath(), probeArgs(file), { timeoutMs: 60_000, ...opts }));
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
 }
 
-function probeFile(file: string, opts: RunOptions): Promise<string> {
-  const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file];
-  return runTool(ffprobePath(), args, { timeoutMs: 60_000, ...opts });
+/** ffprobe's command line for `input`: its demuxer, the file protocol only, JSON out. */
+export function probeArgs(input: MediaFile): string[] {
+  return ['-v', 'error', ...openWith(input.demuxer), '-print_format', 'json', '-show_format', '-show_streams', input.path];
 }
 
 function parseProbe(json: string): MediaInfo {

@@ -9,3 +9,48 @@ export async function sniffImage(bytes: Buffer): Promise<{ mime: string; ext: st
   if (!type || !acceptedImageMimes.has(type.mime)) return null;
   return { mime: type.mime, ext: type.ext };
 }
+
+/** The ffmpeg demuxers input media may be opened with: one per container we take. */
+export type Demuxer = 'mov' | 'matroska' | 'mp3' | 'wav' | 'ogg' | 'flac';
+
+/**
+ * Containers taken as input media, by sniffed MIME type, with the demuxer that opens them. Video
+ * inputs: MP4 (and M4V), QuickTime MOV, WebM and Matroska. Audio inputs: those (a video's sound
+ * track) and MP3, WAV, Ogg (Vorbis, Opus), FLAC and M4A. Nothing else reaches ffmpeg: no playlist
+ * (HLS, DASH), no raw elementary stream, no image sequence, no format with external references.
+ */
+const videoContainers: Record<string, Demuxer> = {
+  'video/mp4': 'mov',
+  'video/x-m4v': 'mov',
+  'video/quicktime': 'mov',
+  'video/webm': 'matroska',
+  'video/matroska': 'matroska',
+};
+const audioContainers: Record<string, Demuxer> = {
+  ...videoContainers,
+  'audio/mpeg': 'mp3',
+  'audio/wav': 'wav',
+  'audio/ogg': 'ogg',
+  'audio/ogg; codecs=opus': 'ogg',
+  'audio/flac': 'flac',
+  'audio/x-m4a': 'mov',
+  'audio/mp4': 'mov',
+};
+
+export type MediaKind = 'video' | 'audio';
+
+/** What each kind takes, in words for an error message. */
+export const ACCEPTED_MEDIA: Record<MediaKind, string> = {
+  video: 'MP4, MOV, WebM or Matroska',
+  audio: 'MP3, WAV, Ogg, FLAC, M4A, MP4, MOV, WebM or Matroska',
+};
+
+/**
+ * Identifies input media from its magic bytes alone (never a name or a Content-Type), and the
+ * demuxer ffmpeg must open it with; null for anything that is not a container we take.
+ */
+export async function sniffMedia(bytes: Uint8Array, kind: MediaKind): Promise<{ mime: string; ext: string; demuxer: Demuxer } | null> {
+  const type = await fileTypeFromBuffer(bytes).catch(() => undefined);
+  const demuxer = type && (kind === 'video' ? videoContainers : audioContainers)[type.mime];
+  return demuxer ? { mime: type.mime, ext: type.ext, demuxer } : null;
+}

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { runFfmpeg } from '../engines/ffmpeg.ts';
+import sharp from 'sharp';
+import { openWith, runFfmpeg } from '../engines/ffmpeg.ts';
 import { withTempDir } from '../engines/local/temp.ts';
 
 /**
@@ -11,12 +12,13 @@ import { withTempDir } from '../engines/local/temp.ts';
  */
 export async function stillVideo(image: Buffer, seconds: number, signal?: AbortSignal): Promise<Buffer> {
   return withTempDir(undefined, async (dir) => {
-    const input = path.join(dir, 'face');
+    // ffmpeg reads only a PNG we made: the face is decoded by sharp, whatever it was sent as.
+    const input = path.join(dir, 'face.png');
     const output = path.join(dir, 'face.mp4');
-    await fs.writeFile(input, image);
+    await sharp(image, { failOn: 'none' }).png().toFile(input);
     const scale = "scale='min(1080,iw)':'min(1080,ih)':force_original_aspect_ratio=decrease,scale=trunc(iw/2)*2:trunc(ih/2)*2,format=yuv420p";
     await runFfmpeg(
-      ['-loop', '1', '-framerate', '25', '-i', input, '-t', Math.max(1, seconds).toFixed(2), '-vf', scale, '-c:v', 'libx264', '-threads', '1', '-preset', 'veryfast', '-tune', 'stillimage', '-an', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-map_metadata', '-1', '-movflags', '+faststart', '-y', output],
+      ['-loop', '1', '-framerate', '25', ...openWith('image2'), '-i', input, '-t', Math.max(1, seconds).toFixed(2), '-vf', scale, '-c:v', 'libx264', '-threads', '1', '-preset', 'veryfast', '-tune', 'stillimage', '-an', '-fflags', '+bitexact', '-flags:v', '+bitexact', '-map_metadata', '-1', '-movflags', '+faststart', '-y', output],
       { ...(signal ? { signal } : {}), timeoutMs: 300_000 },
     );
     return fs.readFile(output);

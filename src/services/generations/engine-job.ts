@@ -109,7 +109,7 @@ export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise
       } else {
         job.inputVideo = await fromUrl(p.video_url, deps.maxVideoBytes);
       }
-      const info = await probeMedia(job.inputVideo.bytes);
+      const info = await probeMedia(job.inputVideo.bytes, { kind: 'video' });
       job.width = even(info.width ?? 720);
       job.height = even(info.height ?? 1280);
       job.durationSeconds = Math.min(Math.max(info.durationSeconds ?? 1, 1), 120);

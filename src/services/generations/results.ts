@@ -21,7 +21,7 @@ export async function storeResults(
   const meta: Record<string, unknown> = {};
   const firstVideo = files.find((f) => f.mime.startsWith('video/'));
   if (firstVideo) {
-    const info = await probeMedia(firstVideo.bytes).catch(() => undefined);
+    const info = await probeMedia(firstVideo.bytes, { kind: 'video' }).catch(() => undefined);
     if (info?.durationSeconds) meta.duration = Math.round(info.durationSeconds * 100) / 100;
   }
   return { keys, meta };

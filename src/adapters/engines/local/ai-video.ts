@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { EngineJob } from '../engine.ts';
 import type { Frame, RenderContext } from './context.ts';
+import { openWith } from '../ffmpeg.ts';
 import { encode, FPS, mp4Output, seconds } from './encode.ts';
 import { hashString, paletteFor } from './palette.ts';
 import { ImageCache, renderScene } from './scene.ts';
@@ -53,7 +54,7 @@ export async function renderAiVideo(job: EngineJob, dir: string, size: Frame, ct
     : '';
   return encode(
     dir,
-    ['-i', 'still.png', ...audioInputs, '-filter_complex', `[0:v]${zoom},setsar=1,format=yuv420p[v]${audioGraph}`, ...mp4Output(duration, withAudio)],
+    [...openWith('image2'), '-i', 'still.png', ...audioInputs, '-filter_complex', `[0:v]${zoom},setsar=1,format=yuv420p[v]${audioGraph}`, ...mp4Output(duration, withAudio)],
     ctx,
   );
 }

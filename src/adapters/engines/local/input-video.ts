@@ -1,21 +1,21 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { EngineError, type EngineJob } from '../engine.ts';
-import { probeMedia, type MediaInfo } from '../ffmpeg.ts';
+import { inputArgs, openWith, probeMedia, writeMedia, type MediaFile, type MediaInfo } from '../ffmpeg.ts';
 import type { CaptionTrack } from './captions.ts';
 import type { Frame, RenderContext } from './context.ts';
 import { encode, evenSize, FPS, mp4Output } from './encode.ts';
 
 export interface InputVideo {
-  file: string;
+  file: MediaFile;
   info: MediaInfo;
 }
 
-/** Writes the job's source video into `dir` and reads its shape; unreadable input fails for good. */
+/**
+ * Writes the job's source video into `dir` and reads its shape; unreadable input fails for good,
+ * and so does a container we do not take (refused before ffmpeg or ffprobe sees it).
+ */
 export async function prepareInput(job: EngineJob, dir: string, ctx: RenderContext): Promise<InputVideo> {
   if (!job.inputVideo) throw new EngineError('no input video was given', { transient: false });
-  const file = path.join(dir, 'input-video');
-  await fs.writeFile(file, job.inputVideo.bytes);
+  const file = await writeMedia(dir, 'input-video', job.inputVideo.bytes, 'video');
   const info = await probeMedia(file, { signal: ctx.signal }).catch((err: unknown) => {
     if (ctx.signal.aborted) throw err;
     return null;
@@ -52,11 +52,11 @@ export async function reencode(
   audioFilter = '',
 ): Promise<Buffer> {
   const { width: W, height: H } = frame;
-  const args = ['-stream_loop', '-1', '-i', input.file];
+  const args = inputArgs(input.file, ['-stream_loop', '-1']);
   const graph = [`[0:v]scale=${W}:${H}:force_original_aspect_ratio=increase,crop=${W}:${H},setsar=1,fps=${FPS}[l0]`];
   for (const [i, layer] of layers.entries()) {
-    if ('track' in layer) args.push('-f', 'concat', '-safe', '0', '-i', layer.track.listPath);
-    else args.push('-i', layer.png);
+    if ('track' in layer) args.push(...openWith('concat'), '-safe', '0', '-i', layer.track.listPath);
+    else args.push(...openWith('image2'), '-i', layer.png);
     const [x, y] = 'track' in layer ? [layer.track.x, layer.track.y] : [layer.x, layer.y];
     graph.push(`[l${i}][${i + 1}:v]overlay=${x}:${y}[l${i + 1}]`);
   }

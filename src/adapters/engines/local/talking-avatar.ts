@@ -3,7 +3,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { portraitSvg } from '../../media/portrait.ts';
 import { EngineError, type EngineJob } from '../engine.ts';
-import { probeMedia } from '../ffmpeg.ts';
+import { inputArgs, openWith, probeMedia, writeMedia, type MediaFile } from '../ffmpeg.ts';
 import { defaultCaptionStyle, splitPhrases, timeCues, writeCaptionTrack } from './captions.ts';
 import type { RenderContext } from './context.ts';
 import { encode, evenSize, fitOnBlur, FPS, mp4Output, writeImage } from './encode.ts';
@@ -24,15 +24,14 @@ export async function renderTalkingAvatar(job: EngineJob, dir: string, ctx: Rend
   const W = evenSize(job.width);
   const H = evenSize(job.height);
   const script = displayText(job.script ?? '');
-  let voice: string;
+  let voice: MediaFile;
   if (job.voiceAudio) {
-    voice = path.join(dir, 'voice-input');
-    await fs.writeFile(voice, job.voiceAudio.bytes);
+    voice = await writeMedia(dir, 'voice-input', job.voiceAudio.bytes, 'audio');
   } else {
     if (!script) throw new EngineError('a talking avatar needs a script or a voiceover', { transient: false });
     const speech = await synthesize({ text: job.script ?? script, voice: job.voice ?? DEFAULT_VOICE, signal: ctx.signal, tmpRoot: dir });
-    voice = path.join(dir, 'voice.mp3');
-    await fs.writeFile(voice, speech.bytes);
+    voice = { path: path.join(dir, 'voice.mp3'), demuxer: 'mp3' };
+    await fs.writeFile(voice.path, speech.bytes);
   }
   const duration = Math.min(MAX_VOICE_SECONDS, await audioSeconds(voice, ctx));
   const cues = timeCues(splitPhrases(script), duration);
@@ -42,20 +41,20 @@ export async function renderTalkingAvatar(job: EngineJob, dir: string, ctx: Rend
   const captions = await writeCaptionTrack(dir, cues, { width: W, height: H, duration }, defaultCaptionStyle(W, H));
 
   // One decoded frame, repeated by the loop filter: far cheaper than re-reading the PNG per frame.
-  const inputs = ['-i', 'frame.png'];
+  const inputs = [...openWith('image2'), '-i', 'frame.png'];
   let graph = `[0:v]format=yuv420p,loop=loop=-1:size=1,settb=1/${FPS},setpts=N,setsar=1[still];`;
   let video = '[still]';
   if (captions) {
-    inputs.push('-f', 'concat', '-safe', '0', '-i', captions.listPath);
+    inputs.push(...openWith('concat'), '-safe', '0', '-i', captions.listPath);
     graph += `[still][1:v]overlay=${captions.x}:${captions.y}[cap];`;
     video = '[cap]';
   }
-  inputs.push('-i', voice);
+  inputs.push(...inputArgs(voice));
   graph += `${video}format=yuv420p[v];[${captions ? 2 : 1}:a]aresample=48000,apad[a]`;
   return encode(dir, [...inputs, '-filter_complex', graph, ...mp4Output(duration, true)], ctx);
 }
 
-async function audioSeconds(file: string, ctx: RenderContext): Promise<number> {
+async function audioSeconds(file: MediaFile, ctx: RenderContext): Promise<number> {
   const info = await probeMedia(file, { signal: ctx.signal }).catch((err: unknown) => {
     if (ctx.signal.aborted) throw err;
     return null;

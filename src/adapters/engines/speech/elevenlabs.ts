@@ -4,7 +4,7 @@ import type { CatalogueVoice } from '../../../domain/catalogue/voices.ts';
 import { readAtMost } from '../../net/read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
 import { EngineError } from '../engine.ts';
-import { FfmpegError, probeMedia } from '../ffmpeg.ts';
+import { FfmpegError, probeMedia, UnsupportedMediaError } from '../ffmpeg.ts';
 import { ELEVENLABS_MAX_TEXT_CHARS } from './elevenlabs-limits.ts';
 import type { SpeechEngine, VoiceSettings } from './engine.ts';
 import type { SpeechAudio } from './mp3.ts';
@@ -171,6 +171,7 @@ async function measure(bytes: Buffer, signal: AbortSignal): Promise<SpeechAudio>
   try {
     info = await probeMedia(bytes, { signal });
   } catch (e) {
+    if (e instanceof UnsupportedMediaError) throw notAudio(e);
     if (signal.aborted || !(e instanceof FfmpegError)) throw e;
     if (e.reason === 'failed') throw notAudio(e);
     throw new EngineError(`${PROVIDER}'s audio could not be measured`, { transient: e.reason === 'timeout', cause: e });

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { EngineError } from '../engine.ts';
-import { FfmpegError, probeMedia, runFfmpeg } from '../ffmpeg.ts';
+import { FfmpegError, inputArgs, probeMedia, runFfmpeg, type MediaFile } from '../ffmpeg.ts';
 
 /** What text-to-speech and speech-to-speech both return: an MP3 any browser plays. */
 export interface SpeechAudio {
@@ -15,24 +15,24 @@ export interface SpeechAudio {
 const BITRATE: Record<number, string> = { 24_000: '64k', 44_100: '96k' };
 
 /**
- * Encodes `input` (a file in `dir`) through the audio filter graph `filters` to a mono MP3 at
+ * Encodes `input` (a sniffed file in `dir`, opened with its demuxer) through the audio filter graph `filters` to a mono MP3 at
  * `sampleRate`, and measures it. Any video or cover art is dropped, and so is the input's
  * metadata (tags can carry personal data the output has no use for).
  */
 export async function encodeMp3(
   dir: string,
-  input: string,
+  input: MediaFile,
   filters: string,
   sampleRate: 24_000 | 44_100,
   signal: AbortSignal,
 ): Promise<SpeechAudio> {
   const out = path.join(dir, 'speech.mp3');
   await runFfmpeg(
-    ['-i', input, '-vn', '-sn', '-dn', '-map_metadata', '-1', '-af', filters, '-ac', '1', '-ar', String(sampleRate),
+    [...inputArgs(input), '-vn', '-sn', '-dn', '-map_metadata', '-1', '-af', filters, '-ac', '1', '-ar', String(sampleRate),
       '-c:a', 'libmp3lame', '-b:a', BITRATE[sampleRate] ?? '96k', out],
     { signal, cwd: dir },
   );
-  const info = await probeMedia(out, { signal });
+  const info = await probeMedia({ path: out, demuxer: 'mp3' }, { signal });
   if (info.audioCodec !== 'mp3' || !info.durationSeconds || info.durationSeconds <= 0) {
     throw new Error(`the encoded speech is not a playable MP3 (${info.audioCodec}, ${info.durationSeconds} s)`);
   }

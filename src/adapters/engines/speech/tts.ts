@@ -67,7 +67,7 @@ export async function synthesize(req: SynthesizeRequest): Promise<SpeechAudio> {
       const input = path.join(dir, 'speech.wav');
       await fs.writeFile(input, wav);
       // eSpeak speaks at 22050 Hz; 24 kHz is the nearest rate MP3 has (no content is lost).
-      return encodeMp3(dir, input, 'aresample=24000', 24_000, run.signal);
+      return encodeMp3(dir, { path: input, demuxer: 'wav' }, 'aresample=24000', 24_000, run.signal);
     });
   } catch (err) {
     if (err instanceof EspeakError && err.reason === 'unknown-voice') {

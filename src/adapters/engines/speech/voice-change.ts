@@ -1,7 +1,5 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { EngineError } from '../engine.ts';
-import { FfmpegError, probeMedia, type MediaInfo } from '../ffmpeg.ts';
+import { FfmpegError, probeMedia, writeMedia, type MediaFile, type MediaInfo } from '../ffmpeg.ts';
 import { withTempDir } from '../local/temp.ts';
 import { deadline, encodeMp3, speechFailure, type SpeechAudio } from './mp3.ts';
 
@@ -29,7 +27,7 @@ export interface VoiceTarget {
 }
 
 export interface ConvertVoiceRequest {
-  /** Any audio ffmpeg reads (MP3, WAV, Ogg, M4A, FLAC...; a video's sound track too). */
+  /** Audio in a container we take (MP3, WAV, Ogg, FLAC, M4A; a video's sound track too: media/sniff.ts). */
   input: Buffer;
   target: VoiceTarget;
   signal?: AbortSignal;
@@ -79,11 +77,14 @@ export function voiceFilters(target: VoiceTarget, seconds: number, rubberband = 
   return filters.join(',');
 }
 
-/** The input's shape, or 'the input is not audio' when ffprobe finds no sound in it. */
-async function probeAudio(input: Buffer | string, signal: AbortSignal): Promise<MediaInfo & { durationSeconds: number }> {
+/**
+ * The input's shape, or 'the input is not audio' when ffprobe finds no sound in it. Bytes in a
+ * container we do not take are refused before ffprobe (an UnsupportedMediaError, permanent).
+ */
+async function probeAudio(input: Buffer | MediaFile, signal: AbortSignal): Promise<MediaInfo & { durationSeconds: number }> {
   let info: MediaInfo;
   try {
-    info = await probeMedia(input, { signal });
+    info = await probeMedia(input, { signal, kind: 'audio' });
   } catch (err) {
     if (signal.aborted || !(err instanceof FfmpegError) || err.reason !== 'failed') throw err;
     throw notAudio(err); // ffprobe could not read it at all (text, random bytes...)
@@ -107,8 +108,7 @@ export async function convertVoice(req: ConvertVoiceRequest): Promise<SpeechAudi
   const run = deadline(req.signal, req.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   try {
     return await withTempDir(req.tmpRoot, async (dir) => {
-      const input = path.join(dir, 'input');
-      await fs.writeFile(input, req.input);
+      const input = await writeMedia(dir, 'input', req.input, 'audio');
       const info = await probeAudio(input, run.signal);
       if (info.durationSeconds > MAX_INPUT_SECONDS) throw invalid(`the input is longer than ${MAX_INPUT_SECONDS / 60} minutes`);
       try {
