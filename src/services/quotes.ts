@@ -8,6 +8,12 @@ import type { AdLibraryScraper } from './ad-library/scrape.ts';
 /** What can be priced before it is made: every generation create, both voiceovers and a scrape. */
 export type Quotable = GenerationOperation | 'text-to-speech' | 'speech-to-speech' | 'ad-library-scrape';
 
+/**
+ * What a quote takes from the key's bucket: a speech-to-speech quote downloads its source (up to
+ * 25 MiB) and probes it to price it, the work of a write; the others read the database only.
+ */
+export const quoteRateCost = (what: Quotable): 'read' | 'write' => (what === 'speech-to-speech' ? 'write' : 'read');
+
 export interface Quote {
   credits: number;
   credits_remaining: number;

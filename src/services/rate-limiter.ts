@@ -37,6 +37,13 @@ export function createRateLimiter(opts: { store: 'memory'; maxKeys?: number } | 
       const decision = await take(keyId, rule, cost);
       const headers = bucketHeaders(rule, decision);
       if (decision.allowed) return { headers };
+      if (cost > rule.burst) {
+        // Never payable (a large GraphQL batch): waiting does not help, splitting it does.
+        // Retry-After says when the bucket is full again.
+        const full = String(Math.max(1, decision.resetSeconds));
+        const fullHeaders = { ...headers, 'Retry-After': full };
+        return { headers: fullHeaders, refusal: new AppError('rate_limited', `Too many requests with this API key: this request costs ${cost} tokens, more than this API key's bucket holds (${rule.burst}); send its work in smaller requests`, fullHeaders) };
+      }
       return { headers, refusal: new AppError('rate_limited', `Too many requests with this API key: retry in ${decision.retryAfterSeconds} s`, headers) };
     },
   };

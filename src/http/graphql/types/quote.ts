@@ -1,4 +1,4 @@
-import type { Quote, Quotable } from '../../../services/quotes.ts';
+import { quoteRateCost, type Quote, type Quotable } from '../../../services/quotes.ts';
 import { builder } from '../builder.ts';
 import { principalOf } from '../context.ts';
 import { errorTypes } from './errors.ts';
@@ -18,6 +18,8 @@ export function quoteField(name: string, what: Quotable, input: unknown, prepare
     t.field({
       type: QuoteRef,
       errors: errorTypes,
+      // What it takes from the key's bucket (rate-limit-plugin.ts): a quote that downloads media is a write.
+      extensions: { rateCost: quoteRateCost(what) },
       args: { input: t.arg({ type: input as never, required: true }) },
       resolve: (_r, args, ctx) => ctx.app.services.quotes.quote(principalOf(ctx), what, prepare(args.input)),
     }),

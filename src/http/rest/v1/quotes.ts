@@ -1,7 +1,7 @@
 import { speechToSpeechInput, textToSpeechInput } from '../../../domain/voiceover-inputs.ts';
 import { scrapeInput } from '../../../services/ad-library/scrape.ts';
 import { OPERATIONS } from '../../../services/generations/operations.ts';
-import type { Quotable } from '../../../services/quotes.ts';
+import { quoteRateCost, type Quotable } from '../../../services/quotes.ts';
 import type { z } from 'zod';
 import type { ErrorCode } from '../../../domain/errors.ts';
 import { CREATES } from './generations.ts';
@@ -26,7 +26,7 @@ export const quoteRoutes = QUOTABLE.map((q) =>
     path: `/quotes${q.path}`,
     operationId: `quote${q.name}`,
     tag: 'Quotes',
-    cost: 'read',
+    cost: quoteRateCost(q.what),
     summary: `The price of POST ${q.path}, before paying`,
     description: `Takes exactly the body of \`POST ${q.path}\`, runs the same validation and lookups, and answers what that create would charge now. Nothing is stored or charged.`,
     body: q.body,

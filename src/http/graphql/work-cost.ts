@@ -1,0 +1,66 @@
+import { getOperationAST, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { REQUEST_COST } from '../../domain/rate-limit.ts';
+// Read when a request is priced, never while the modules load (yoga.ts imports this one's plugin).
+import { GRAPHQL_LIMITS } from './yoga.ts';
+
+/**
+ * What a root field takes from the key's bucket when it is not its operation's kind's price (a
+ * query's field a read, a mutation's a write), declared on the field as `extensions.rateCost`:
+ * a quote that downloads and probes media is a write.
+ */
+export type RateCost = keyof typeof REQUEST_COST;
+
+/**
+ * The tokens an operation takes: each root field its own price, every alias counted (fields asked
+ * twice under one response name are resolved once, so counted once), fragments on the root
+ * followed. Subscriptions are priced where they subscribe; an operation that cannot be found is 0.
+ */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): number {
+  const operation = getOperationAST(document, operationName ?? undefined);
+  if (!operation || operation.operation === 'subscription') return 0;
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  const fallback: RateCost = operation.operation === 'mutation' ? 'write' : 'read';
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  const byResponseName = new Map<string, number>();
+  const followed = new Set<string>();
+  const visit = (set: SelectionSetNode): void => {
+    for (const s of set.selections) {
+      if (s.kind === Kind.FIELD) {
+        const declared = root?.getFields()[s.name.value]?.extensions?.rateCost as RateCost | undefined;
+        const name = s.alias?.value ?? s.name.value;
+        byResponseName.set(name, Math.max(byResponseName.get(name) ?? 0, REQUEST_COST[declared ?? fallback]));
+      } else if (s.kind === Kind.INLINE_FRAGMENT) {
+        visit(s.selectionSet);
+      } else if (!followed.has(s.name.value)) {
+        followed.add(s.name.value);
+        const fragment = fragments.get(s.name.value);
+        if (fragment) visit(fragment.selectionSet);
+      }
+    }
+  };
+  visit(operation.selectionSet);
+  let total = 0;
+  for (const cost of byResponseName.values()) total += cost;
+  return total;
+}
+
+/**
+ * The tokens a whole HTTP request takes: every operation of a batch, as sent, before any of them is
+ * validated. An operation that does not parse within the token limit (it is answered with its
+ * syntax error) costs nothing.
+ */
+export function requestCost(schema: GraphQLSchema, operations: readonly { query?: string | undefined; operationName?: string | undefined | null }[]): number {
+  let total = 0;
+  for (const op of operations) {
+    if (typeof op?.query !== 'string') continue;
+    let document: DocumentNode;
+    try {
+      document = parse(op.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+    } catch {
+      continue;
+    }
+    total += operationCost(schema, document, op.operationName);
+  }
+  return total;
+}
