@@ -130,6 +130,11 @@ const envSchema = z.object({
   AD_LIBRARY_MAX_MEDIA_MB: z.coerce.number().int().min(1).max(10_000).default(100),
   AD_LIBRARY_SOURCE_BACKOFF_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   AD_LIBRARY_SOURCE_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(4),
+  SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(10_000).default(25),
+  SUBSCRIPTIONS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
+  SUBSCRIPTIONS_PER_TEAM: z.coerce.number().int().min(1).max(1_000_000).default(250),
+  WS_UNAUTHENTICATED_PER_CLIENT: z.coerce.number().int().min(1).max(10_000).default(16),
+  CAMPAIGN_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
 });
 /** Every environment variable the configuration reads (README "Configuration"; the container files are checked against it). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
@@ -158,6 +163,10 @@ export interface Config {
   ownerTopUp: boolean;
   /** With ownerTopUp: how many credits a team's owners may add in one billing period, together. */
   ownerTopUpMaxPerPeriod: number;
+  /** Open GraphQL subscriptions allowed at once on one API node, and WebSockets not yet authenticated per client address. */
+  subscriptions: { perConnection: number; perKey: number; perTeam: number; unauthenticatedPerClient: number };
+  /** Rows one campaign may hold. */
+  campaignMaxRows: number;
   filesSigningSecret: string | undefined;
   logLevel: string;
   storage: 'local' | 's3';
@@ -296,6 +305,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     trustProxy: e.TRUST_PROXY,
     allowPrivateNetworkUrls: e.ALLOW_PRIVATE_NETWORK_URLS,
     ownerTopUp: e.OWNER_TOP_UP,
+    subscriptions: Object.freeze({
+      perConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
+      perKey: e.SUBSCRIPTIONS_PER_KEY,
+      perTeam: e.SUBSCRIPTIONS_PER_TEAM,
+      unauthenticatedPerClient: e.WS_UNAUTHENTICATED_PER_CLIENT,
+    }),
+    campaignMaxRows: e.CAMPAIGN_MAX_ROWS,
     ownerTopUpMaxPerPeriod: e.OWNER_TOP_UP_MAX_PER_PERIOD,
     filesSigningSecret: e.FILES_SIGNING_SECRET,
     logLevel: e.LOG_LEVEL,

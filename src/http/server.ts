@@ -84,6 +84,8 @@ export async function startHttpServer(app: App, opts: { port?: number; host?: st
   const tls = await loadTls(app.config);
   const graphql = createGraphqlHandler(app, app.events);
   const ws = graphql.websocket();
+  // Subscriptions whose key or session ends, on any node, end here too.
+  await ws.live.start();
   const { fastify, handler } = await buildHttpApp(app, { graphql });
   const edge = createEdge({ key: tls.key, cert: tls.cert, trustProxy: app.config.trustProxy, handler, onUpgrade: ws.handleUpgrade });
   const port = await edge.listen(opts.port ?? app.config.port, opts.host ?? app.config.host);
@@ -93,6 +95,7 @@ export async function startHttpServer(app: App, opts: { port?: number; host?: st
   const usageTimer = setInterval(flushKeyUsage, 10_000).unref();
   const stop = async (closeConnections: () => Promise<void>) => {
     await ws.close();
+    await ws.live.stop();
     await closeConnections();
     await stopFollowing();
     clearInterval(usageTimer);

@@ -7,6 +7,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import type { Principal } from '../../services/context.ts';
 import type { DashboardPrincipal, SessionView } from '../../services/sessions.ts';
+import type { LiveConnection, LiveSubscriptions } from './live-subscriptions.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 
 /** How a request or a WebSocket connection presents itself: an API key, or a dashboard session with its CSRF token. */
@@ -29,6 +30,12 @@ export interface GraphQLContext {
   loaders: Loaders;
   /** This process's LISTEN connection, shared by every subscription. */
   events: EventBus;
+  /** What the caller presented: checked again while a subscription of theirs stays open. */
+  credentials: Credentials;
+  /** The WebSocket this operation came on (not over HTTP). */
+  connection?: LiveConnection | undefined;
+  /** This node's open subscriptions, their credentials and caps. */
+  live?: LiveSubscriptions | undefined;
 }
 
 /**
@@ -55,9 +62,25 @@ export async function authenticate(app: App, c: Credentials): Promise<GraphQLAut
   }
 }
 
-export async function buildContext(app: App, events: EventBus, credentials: Credentials, reply?: FastifyReply): Promise<GraphQLContext> {
+export async function buildContext(
+  app: App,
+  events: EventBus,
+  credentials: Credentials,
+  reply?: FastifyReply,
+  extra: { connection?: LiveConnection | undefined; live?: LiveSubscriptions | undefined } = {},
+): Promise<GraphQLContext> {
   const auth = await authenticate(app, credentials);
-  return { app, events, auth, reply, loaders: createLoaders(app, 'principal' in auth ? auth.principal : undefined) };
+  return { app, events, auth, reply, credentials, ...extra, loaders: createLoaders(app, 'principal' in auth ? auth.principal : undefined) };
+}
+
+/**
+ * A subscription held to its credential and to the caps: refused up front past a cap, ended when
+ * the key or session that opened it ends. `source` registers what to stop at that moment.
+ */
+export async function liveSubscription<T>(ctx: GraphQLContext, source: (onEnd: (stop: () => unknown) => void) => AsyncIterator<T>): Promise<AsyncIterableIterator<T>> {
+  principalOf(ctx);
+  if (!ctx.live) throw new Error('subscriptions need the live subscriptions of createGraphqlHandler');
+  return ctx.live.open(ctx.auth, ctx.credentials, ctx.connection, ctx.reply, source);
 }
 
 /** Every field but the introspection ones needs a valid key or session: the same 401/403 rules as REST. */

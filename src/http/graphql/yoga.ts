@@ -10,6 +10,7 @@ import { AppError } from '../../domain/errors.ts';
 import { isDatabaseUnavailable } from '../../domain/database-unavailable.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import { authenticate, buildContext, type Credentials, type GraphQLContext } from './context.ts';
+import { createLiveSubscriptions, type LiveConnection, type LiveSubscriptions } from './live-subscriptions.ts';
 import { metricsPlugin } from './metrics-plugin.ts';
 import { errorCodesPlugin } from './error-codes-plugin.ts';
 import { rateLimitPlugin } from './rate-limit-plugin.ts';
@@ -41,8 +42,16 @@ function mask(error: unknown, message: string, isDev?: boolean): Error {
   return maskError(error, message, isDev);
 }
 
+/**
+ * A WebSocket frame is a message of graphql-transport-ws: a subscription document and its
+ * variables, never an upload. ws's own default (100 MiB) would be read whole before any
+ * authentication; a larger frame closes the socket with 1009.
+ */
+export const WEBSOCKET_MAX_PAYLOAD = 64 * 1024;
+
 export function createGraphqlHandler(app: App, events: EventBus) {
-  const yoga = createYoga<{ req?: FastifyRequest; reply?: FastifyReply; credentials?: Credentials }, GraphQLContext>({
+  const live = createLiveSubscriptions(app, events, (c) => authenticate(app, c), { limits: app.config.subscriptions });
+  const yoga = createYoga<{ req?: FastifyRequest; reply?: FastifyReply; credentials?: Credentials; connection?: LiveConnection }, GraphQLContext>({
     schema: graphqlSchema(),
     graphqlEndpoint: GRAPHQL_PATH,
     // GraphiQL is ours (web/graphiql.html, served from web/dist), not Yoga's page of CDN scripts.
@@ -53,7 +62,7 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     // Pages of any site may call GraphQL with an API key, never with the browser's credentials:
     // Yoga's default would allow credentials for whatever origin asks.
     cors: { origin: '*', credentials: false },
-    context: (init) => buildContext(app, events, init.credentials ?? credentialsOf(init.request.headers), init.reply),
+    context: (init) => buildContext(app, events, init.credentials ?? credentialsOf(init.request.headers), init.reply, { connection: init.connection, live }),
     plugins: [
       errorCodesPlugin(),
       metricsPlugin(app.metrics),
@@ -92,8 +101,16 @@ export function createGraphqlHandler(app: App, events: EventBus) {
   }
 
   /** graphql-ws on the same path; the API key travels in connectionParams.authorization. */
-  function websocket(): { handleUpgrade: (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => void; close: () => Promise<void> } {
-    const wss = new WebSocketServer({ noServer: true });
+  function websocket(): {
+    handleUpgrade: (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => void;
+    live: LiveSubscriptions;
+    close: () => Promise<void>;
+  } {
+    const wss = new WebSocketServer({ noServer: true, maxPayload: WEBSOCKET_MAX_PAYLOAD });
+    // Sockets not yet past connection_init, per client address: each costs a TLS session and a timer.
+    const unauthenticated = new Map<string, number>();
+    const perClient = app.config.subscriptions.unauthenticatedPerClient;
+    const authenticated = new WeakMap<http.IncomingMessage, () => void>();
     // The key travels in connectionParams.authorization (or apiKey); a dashboard session as the
     // upgrade's cookie with its CSRF token in connectionParams.csrfToken.
     const credentialsOfConnection = (ctx: { connectionParams?: Record<string, unknown> | undefined; extra: unknown }): Credentials => {
@@ -109,12 +126,18 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     // Operations over WebSocket run through Yoga's own pipeline: the same limits, masking and context.
     const server = useServer<Record<string, unknown>>(
       {
-        onConnect: async (ctx) => !('error' in (await authenticate(app, credentialsOfConnection(ctx)))),
+        onConnect: async (ctx) => {
+          const ok = !('error' in (await authenticate(app, credentialsOfConnection(ctx))));
+          if (ok) authenticated.get((ctx.extra as { request: http.IncomingMessage }).request)?.();
+          return ok;
+        },
         execute: (args: any) => args.rootValue.execute(args),
         subscribe: (args: any) => args.rootValue.subscribe(args),
         onSubscribe: async (ctx, _id, payload) => {
+          const socket = (ctx.extra as { socket: import('ws').WebSocket }).socket;
           const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
             credentials: credentialsOfConnection(ctx),
+            connection: { close: (code: number, reason: string) => socket.close(code, reason) } satisfies LiveConnection,
             params: payload,
           } as never);
           const args = {
@@ -138,8 +161,29 @@ export function createGraphqlHandler(app: App, events: EventBus) {
           socket.destroy();
           return;
         }
-        wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+        const client = req.socket.remoteAddress ?? '';
+        const waiting = unauthenticated.get(client) ?? 0;
+        if (waiting >= perClient) {
+          socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nRetry-After: 5\r\nContent-Length: 0\r\n\r\n');
+          return;
+        }
+        unauthenticated.set(client, waiting + 1);
+        let counted = true;
+        const leave = () => {
+          if (!counted) return;
+          counted = false;
+          const n = (unauthenticated.get(client) ?? 1) - 1;
+          if (n > 0) unauthenticated.set(client, n);
+          else unauthenticated.delete(client);
+        };
+        socket.once('close', leave);
+        wss.handleUpgrade(req, socket, head, (ws) => {
+          authenticated.set(req, leave);
+          ws.once('close', leave);
+          wss.emit('connection', ws, req);
+        });
       },
+      live,
       close: async () => {
         await server.dispose();
         await new Promise<void>((r) => wss.close(() => r()));

@@ -5,7 +5,7 @@ import { adListItemView, brandView, type AdLibraryAd, type AdLibraryAdListItem, 
 import { paginated } from '../../../services/paging.ts';
 import { builder } from '../builder.ts';
 import { QuoteRef } from './quote.ts';
-import { principalOf, type GraphQLContext } from '../context.ts';
+import { liveSubscription, principalOf, type GraphQLContext } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
@@ -249,28 +249,29 @@ builder.subscriptionFields((t) => ({
     type: ScrapeJobRef,
     description: 'The scrape job now, then on every change; ends once it has completed or failed',
     args: { job_id: t.arg.id({ required: true }) },
-    subscribe: async function* (_r, { job_id }, ctx) {
-      principalOf(ctx);
-      const id = String(job_id);
-      const events = subscribeScrapeEvents(ctx.events, { jobId: id });
-      try {
-        // Listening before the first read: an end between the two is still seen.
-        await events.ready;
-        let current = await ctx.app.services.adLibrary.job(id);
-        yield current;
-        const next = eventsOrTicks(events, SCRAPE_RECHECK_MS);
-        while (current.status === 'processing') {
-          const why = await next();
-          if (why === 'closed') return;
-          const read = await ctx.app.services.adLibrary.job(id);
-          if (why === 'tick' && JSON.stringify(read) === JSON.stringify(current)) continue;
-          current = read;
+    subscribe: (_r, { job_id }, ctx) =>
+      liveSubscription(ctx, (onEnd) => (async function* () {
+        const id = String(job_id);
+        const events = subscribeScrapeEvents(ctx.events, { jobId: id });
+        onEnd(() => events.return());
+        try {
+          // Listening before the first read: an end between the two is still seen.
+          await events.ready;
+          let current = await ctx.app.services.adLibrary.job(id);
           yield current;
+          const next = eventsOrTicks(events, SCRAPE_RECHECK_MS);
+          while (current.status === 'processing') {
+            const why = await next();
+            if (why === 'closed') return;
+            const read = await ctx.app.services.adLibrary.job(id);
+            if (why === 'tick' && JSON.stringify(read) === JSON.stringify(current)) continue;
+            current = read;
+            yield current;
+          }
+        } finally {
+          await events.return();
         }
-      } finally {
-        await events.return();
-      }
-    },
+      })()),
     resolve: (j: ScrapeJob) => j,
   }),
 }));

@@ -3,7 +3,7 @@ import type { CampaignCounts } from '../../../repositories/campaigns.ts';
 import type { Campaign, CampaignRowView } from '../../../services/campaigns/campaigns.ts';
 import type { CheckedRow } from '../../../services/campaigns/check.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { liveSubscription, principalOf } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { notFoundAsNull } from './visibility.ts';
@@ -132,23 +132,25 @@ builder.subscriptionFields((t) => ({
     type: CampaignRef,
     description: 'The campaign now, then whenever its counts change; ends once it has finished',
     args: { id: t.arg.id({ required: true }) },
-    subscribe: async function* (_r, { id }, ctx) {
-      const p = principalOf(ctx);
-      let current = await ctx.app.services.campaigns.get(p, String(id));
-      const ticks = campaignTicks(ctx.events, { teamId: p.teamId, campaignId: current.id });
-      try {
-        await ticks.ready;
-        current = await ctx.app.services.campaigns.get(p, current.id);
-        yield current;
-        while (!current.finished && (await ticks.next())) {
-          const next = await ctx.app.services.campaigns.get(p, current.id);
-          if (JSON.stringify(next) !== JSON.stringify(current)) yield next;
-          current = next;
+    subscribe: (_r, { id }, ctx) =>
+      liveSubscription(ctx, (onEnd) => (async function* () {
+        const p = principalOf(ctx);
+        let current = await ctx.app.services.campaigns.get(p, String(id));
+        const ticks = campaignTicks(ctx.events, { teamId: p.teamId, campaignId: current.id });
+        onEnd(() => ticks.close());
+        try {
+          await ticks.ready;
+          current = await ctx.app.services.campaigns.get(p, current.id);
+          yield current;
+          while (!current.finished && (await ticks.next())) {
+            const next = await ctx.app.services.campaigns.get(p, current.id);
+            if (JSON.stringify(next) !== JSON.stringify(current)) yield next;
+            current = next;
+          }
+        } finally {
+          await ticks.close();
         }
-      } finally {
-        await ticks.close();
-      }
-    },
+      })()),
     resolve: (c: Campaign) => c,
   }),
 }));

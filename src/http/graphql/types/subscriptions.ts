@@ -1,7 +1,7 @@
 import { subscribeGenerationEvents } from '../../../events/generation-events.ts';
 import type { GenerationDetail } from '../../../services/generations/views.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { liveSubscription, principalOf } from '../context.ts';
 import { GenerationRef } from './generation.ts';
 
 // The bus hands the same event object to every subscription it matches, and those are all of the
@@ -26,37 +26,41 @@ builder.subscriptionType({
       type: GenerationRef,
       description: 'The generation now, then on every change; ends once it has completed or failed',
       args: { id: t.arg.id({ required: true }) },
-      subscribe: async function* (_r, { id }, ctx) {
-        const p = principalOf(ctx);
-        const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId, generationId: String(id) });
-        try {
-          await events.ready;
-          let current = await ctx.app.services.generationReader.get(p, String(id));
-          yield current;
-          while (current.status === 'processing') {
-            const next = await events.next();
-            if (next.done) return;
-            current = await ctx.app.services.generationReader.get(p, String(id));
+      subscribe: (_r, { id }, ctx) =>
+        liveSubscription(ctx, (onEnd) => (async function* () {
+          const p = principalOf(ctx);
+          const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId, generationId: String(id) });
+          onEnd(() => events.return());
+          try {
+            await events.ready;
+            let current = await ctx.app.services.generationReader.get(p, String(id));
             yield current;
+            while (current.status === 'processing') {
+              const next = await events.next();
+              if (next.done) return;
+              current = await ctx.app.services.generationReader.get(p, String(id));
+              yield current;
+            }
+          } finally {
+            await events.return();
           }
-        } finally {
-          await events.return();
-        }
-      },
+        })()),
       resolve: (g: GenerationDetail) => g,
     }),
     generationsUpdated: t.field({
       type: GenerationRef,
       description: "Every change of any of the team's generations",
-      subscribe: async function* (_r, _a, ctx) {
-        const p = principalOf(ctx);
-        const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId });
-        try {
-          for await (const e of events) yield await readOnce(e, () => ctx.app.services.generationReader.get(p, e.id));
-        } finally {
-          await events.return();
-        }
-      },
+      subscribe: (_r, _a, ctx) =>
+        liveSubscription(ctx, (onEnd) => (async function* () {
+          const p = principalOf(ctx);
+          const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId });
+          onEnd(() => events.return());
+          try {
+            for await (const e of events) yield await readOnce(e, () => ctx.app.services.generationReader.get(p, e.id));
+          } finally {
+            await events.return();
+          }
+        })()),
       resolve: (g: GenerationDetail) => g,
     }),
   }),
