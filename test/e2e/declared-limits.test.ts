@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/app.ts';
+import { startTestService, UNLIMITED_RATE, type TestService } from '../support/app.ts';
 import { resolveRef } from '../support/schema-arbitrary.ts';
 import openapi from '../../schema/openapi.json' with { type: 'json' };
 
@@ -15,7 +15,8 @@ let svc: TestService;
 let key: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // A bucket of 10 for pro teams, so one test empties it; the others are as good as unlimited.
+  svc = await startTestService({ RATE_LIMIT_TIERS: UNLIMITED_RATE.replace(/pro=\d+:\d+/, 'pro=60:10') });
   ({ key } = await svc.team({ credits: 1_000_000 }));
 });
 afterAll(async () => {
@@ -101,5 +102,41 @@ describe('every limit the OpenAPI document declares is enforced', () => {
     expect(res.status, res.text).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     expect(res.body.error.message).toMatch(new RegExp(`^(\\S+\\.)?${c.field}: `));
+    expectDeclaredHeaders(c.method, c.url, res);
+  });
+});
+
+/** The headers the document declares for this operation's answer are all sent. */
+function expectDeclaredHeaders(method: string, url: string, res: { status: number; headers: Record<string, unknown> }): void {
+  const path = url.replace(/^\/api\/v1/, '').replace(/\?.*$/, '');
+  const [template, ops] = Object.entries(doc.paths as Record<string, Record<string, any>>).find(([t]) => new RegExp(`^${t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path))!;
+  const declared = Object.keys(ops[method.toLowerCase()].responses[String(res.status)]?.headers ?? {}).filter((h) => h !== 'Idempotent-Replayed');
+  expect(declared.length, `${method} ${template} ${res.status} declares its headers`).toBeGreaterThan(0);
+  for (const h of declared) expect(res.headers[h.toLowerCase()], `${method} ${template} ${res.status}: ${h}`).toBeDefined();
+}
+
+describe('the rate-limit headers the document declares are sent', () => {
+  it('on a 200, a 404, a 402 and, once the bucket is empty, a 429 with Retry-After; none on a 401', async () => {
+    const ok = await svc.api('GET', '/api/v1/account/credits', { key });
+    expect(ok.status).toBe(200);
+    expectDeclaredHeaders('GET', '/api/v1/account/credits', ok);
+    const missing = await svc.api('GET', `/api/v1/products/${randomUUID()}`, { key });
+    expect(missing.status).toBe(404);
+    expectDeclaredHeaders('GET', '/api/v1/products/x', missing);
+    const poor = await svc.team({ credits: 0 });
+    const { brand_id: _b, product_ids: _p, ...image } = doc.paths['/images/text-to-image'].post.requestBody.content['application/json'].example;
+    const refused = await svc.api('POST', '/api/v1/images/text-to-image', { key: poor.key, body: image });
+    expect(refused.status, refused.text).toBe(402);
+    expectDeclaredHeaders('POST', '/api/v1/images/text-to-image', refused);
+    const unknown = await svc.api('GET', '/api/v1/account/credits', { key: `service_sk_${'0'.repeat(38)}` });
+    expect(unknown.status).toBe(401);
+    expect(Object.keys(doc.paths['/account/credits'].get.responses['401'].headers ?? {})).toEqual([]);
+
+    const { key: busy } = await svc.team({ tier: 'pro' });
+    let last = await svc.api('POST', '/api/v1/products', { key: busy, body: {} });
+    for (let i = 0; i < 10 && last.status !== 429; i++) last = await svc.api('POST', '/api/v1/products', { key: busy, body: {} });
+    expect(last.status).toBe(429);
+    expectDeclaredHeaders('POST', '/api/v1/products', last);
+    expect(Number(last.headers['retry-after'])).toBeGreaterThanOrEqual(0);
   });
 });
