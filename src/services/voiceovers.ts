@@ -11,7 +11,7 @@ import type { SpeechAudio } from '../adapters/engines/speech/mp3.ts';
 import type { SpeechEngine } from '../adapters/engines/speech/engine.ts';
 import { audioDuration } from '../adapters/engines/speech/voice-change.ts';
 import { download, downloadErrorToAppError } from '../adapters/net/download.ts';
-import { availableCredits, debitCredits } from '../repositories/credits.ts';
+import { debitCredits, refundCredits } from '../repositories/credits.ts';
 import { appendLedger } from '../repositories/ledger.ts';
 import { findTeamVoiceover, findTeamVoiceoversByIds, findVoiceoverById, insertVoiceover } from '../repositories/voiceovers.ts';
 import type { VoiceoverRow, VoiceoversTable } from '../db/types.ts';
@@ -82,9 +82,12 @@ export function createVoiceoverService(
   }
 
   /**
-   * The audio is made before the transaction (a voiceover is synchronous and can take seconds);
-   * the debit, the row and the stored response then commit together. Audio that ends up in no
-   * row (a 402, a replay that won the race, a crash) is deleted again.
+   * A voiceover is synchronous and can take seconds, so its credits are reserved first: the debit
+   * and its ledger line (naming the voiceover's id) commit before any speech work, under the team's
+   * row lock, so concurrent calls of a team cannot all spend one balance and a refused call (402)
+   * makes nothing. The row and the stored response then commit together. When the work fails, or
+   * a concurrent repeat of the Idempotency-Key already answered, the reservation is withdrawn (the
+   * credits come back and its line goes: nothing was charged) and the audio is deleted again.
    */
   async function record(
     p: Principal,
@@ -96,30 +99,43 @@ export function createVoiceoverService(
   ): Promise<RecordedOutcome> {
     const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
     const hash = requestHash(body);
-    const available = await availableCredits(db, p.teamId);
-    if (available < credits) {
-      // Refused before any engine work; stored like every 402 (DESIGN decision 2).
-      return present(await runIdempotent(db, scope, hash, async () => { throw insufficient(credits, available); }));
-    }
-    const audio = await make();
     const id = randomUUID();
+    const reserved = await db.transaction().execute(async (trx) => {
+      const debit = await debitCredits(trx, p.teamId, credits);
+      if (debit.ok) await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: credits, subject_type: 'voiceover', subject_id: id });
+      return debit;
+    });
+    if (!reserved.ok) {
+      // Refused before any engine work; stored like every 402 (DESIGN decision 2).
+      return present(await runIdempotent(db, scope, hash, async () => { throw insufficient(credits, reserved.available); }));
+    }
+    const withdraw = () =>
+      db
+        .transaction()
+        .execute(async (trx) => {
+          const gone = await trx.deleteFrom('credit_ledger').where('team_id', '=', p.teamId).where('kind', '=', 'debit').where('subject_type', '=', 'voiceover').where('subject_id', '=', id).executeTakeFirst();
+          if (Number(gone.numDeletedRows) > 0) await refundCredits(trx, p.teamId, credits);
+        })
+        .catch((err: unknown) => log.error({ err, voiceover: id, credits }, 'could not withdraw a voiceover\'s reserved credits'));
     const audioKey = `voiceovers/${p.teamId}/${id}.mp3`;
-    await storage.put(audioKey, audio.bytes, audio.mime);
     let outcome: RecordedOutcome;
     try {
+      const audio = await make();
+      await storage.put(audioKey, audio.bytes, audio.mime);
       outcome = await runIdempotent(db, scope, hash, async (trx) => {
-        const debit = await debitCredits(trx, p.teamId, credits);
-        if (!debit.ok) throw insufficient(credits, debit.available);
         const duration = roundSeconds(audio.durationSeconds);
         await insertVoiceover(trx, { ...row, id, team_id: p.teamId, api_key_id: p.keyId, duration_seconds: duration, audio_key: audioKey, credits });
-        await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: credits, subject_type: 'voiceover', subject_id: id });
         return { status: 201, body: { id, status: 'completed', duration } satisfies StoredVoiceover };
       });
     } catch (e) {
       await storage.delete(audioKey).catch(() => {});
+      await withdraw();
       throw e;
     }
-    if (outcome.replayed || outcome.status !== 201) await storage.delete(audioKey).catch(() => {});
+    if (outcome.replayed || outcome.status !== 201) {
+      await storage.delete(audioKey).catch(() => {});
+      await withdraw();
+    }
     return present(outcome);
   }
 
