@@ -152,8 +152,23 @@ export function createLiveSubscriptions(app: App, events: EventBus, authenticate
         ended: false,
         stops: [],
       };
+      const { perConnection, perKey, perTeam } = opts.limits;
+      const over =
+        connection && (counts.get(connection) ?? 0) >= perConnection ? `at most ${perConnection} subscriptions may be open on one connection`
+        : (counts.get(`key:${l.bucket}`) ?? 0) >= perKey ? `at most ${perKey} subscriptions may be open per API key (or signed-in person)`
+        : (counts.get(`team:${l.teamId}`) ?? 0) >= perTeam ? `at most ${perTeam} subscriptions may be open per team`
+        : undefined;
+      if (over) throw new AppError('rate_limited', `Too many subscriptions: ${over}; end one first`);
       leases.add(l);
       for (const k of keysOf(l)) bump(k, 1);
+      try {
+        const { headers, refusal } = await app.services.rateLimiter.draw(auth.bucket, auth.rate, REQUEST_COST.read);
+        reply?.headers(headers);
+        if (refusal) throw new AppError(refusal.code, refusal.message, headers);
+      } catch (e) {
+        release(l);
+        throw e;
+      }
 
       const it = source((stop) => (l.ended ? void stop() : l.stops.push(stop)));
       const done = async (): Promise<IteratorResult<T, undefined>> => {

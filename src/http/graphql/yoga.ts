@@ -111,6 +111,8 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     const unauthenticated = new Map<string, number>();
     const perClient = app.config.subscriptions.unauthenticatedPerClient;
     const authenticated = new WeakMap<http.IncomingMessage, () => void>();
+    // One per socket: the subscriptions it carries are counted against it.
+    const connections = new WeakMap<import('ws').WebSocket, LiveConnection>();
     // The key travels in connectionParams.authorization (or apiKey); a dashboard session as the
     // upgrade's cookie with its CSRF token in connectionParams.csrfToken.
     const credentialsOfConnection = (ctx: { connectionParams?: Record<string, unknown> | undefined; extra: unknown }): Credentials => {
@@ -135,9 +137,11 @@ export function createGraphqlHandler(app: App, events: EventBus) {
         subscribe: (args: any) => args.rootValue.subscribe(args),
         onSubscribe: async (ctx, _id, payload) => {
           const socket = (ctx.extra as { socket: import('ws').WebSocket }).socket;
+          let connection = connections.get(socket);
+          if (!connection) connections.set(socket, (connection = { close: (code: number, reason: string) => socket.close(code, reason) }));
           const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
             credentials: credentialsOfConnection(ctx),
-            connection: { close: (code: number, reason: string) => socket.close(code, reason) } satisfies LiveConnection,
+            connection,
             params: payload,
           } as never);
           const args = {
