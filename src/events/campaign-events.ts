@@ -1,18 +1,18 @@
-import { CAMPAIGN_EVENTS_CHANNEL, GENERATION_EVENTS_CHANNEL } from './channels.ts';
+import { CAMPAIGN_EVENTS_CHANNEL } from './channels.ts';
 import type { EventBus } from './pg-events.ts';
 
 const isTeamEvent = (teamId: string) => (p: unknown): p is { id: string; team_id: string } =>
   typeof p === 'object' && p !== null && (p as { team_id?: unknown }).team_id === teamId;
 
 /**
- * Something of a campaign may have changed: a notice about the campaign itself (rows submitted) or
- * about any generation of its team (one of its rows finishing). Ticks come at most every
- * `settleMs` (bursts are merged) and at least every `pollMs`, which also covers events missed
- * while the bus reconnects. `ready` resolves once both channels listen.
+ * Something of a campaign has changed: its status (started, submitted) or its counts, which the
+ * counters' trigger announces whenever a row or one of its generations moves them (migration
+ * 0013); other events of the team never wake it. Ticks come at most every `settleMs` (bursts are
+ * merged) and at least every `pollMs`, which also covers events missed while the bus reconnects.
+ * `ready` resolves once the channel listens.
  */
-export function campaignTicks(bus: EventBus, { teamId, campaignId, settleMs = 200, pollMs = 5000 }: { teamId: string; campaignId: string; settleMs?: number; pollMs?: number }) {
+export function campaignTicks(bus: EventBus, { teamId, campaignId, settleMs = 200, pollMs = 15_000 }: { teamId: string; campaignId: string; settleMs?: number; pollMs?: number }) {
   const own = bus.subscribe(CAMPAIGN_EVENTS_CHANNEL, (p): p is { id: string } => isTeamEvent(teamId)(p) && (p as { id: string }).id === campaignId);
-  const generations = bus.subscribe(GENERATION_EVENTS_CHANNEL, isTeamEvent(teamId));
   let closed = false;
   let wake: (() => void) | undefined;
   let pending = false;
@@ -25,10 +25,9 @@ export function campaignTicks(bus: EventBus, { teamId, campaignId, settleMs = 20
     }
   };
   void pump(own);
-  void pump(generations);
 
   return {
-    ready: Promise.all([own.ready, generations.ready]).then(() => undefined),
+    ready: own.ready,
     /** Resolves on the next tick; false once closed. */
     async next(): Promise<boolean> {
       if (closed) return false;
@@ -49,7 +48,7 @@ export function campaignTicks(bus: EventBus, { teamId, campaignId, settleMs = 20
     async close(): Promise<void> {
       closed = true;
       wake?.();
-      await Promise.all([own.return(), generations.return()]);
+      await own.return();
     },
   };
 }

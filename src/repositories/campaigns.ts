@@ -13,23 +13,17 @@ export interface CampaignCounts {
   credits_spent: number;
 }
 
-/** One pass over the rows and their generations: how far the campaign has come. */
+/**
+ * How far the campaign has come: its counters, kept by triggers as its rows and their generations
+ * change (migration 0013), so a read costs one row, however many rows the campaign has.
+ */
 export async function campaignCounts(db: Db, campaignId: string): Promise<CampaignCounts> {
   const { rows } = await sql<CampaignCounts>`
-    select
-      count(*)::int as total,
-      count(*) filter (where r.state = 'pending')::int as pending,
-      count(*) filter (where r.state <> 'pending')::int as submitted,
-      count(*) filter (where r.state = 'submitted' and g.status = 'processing')::int as processing,
-      count(*) filter (where r.state = 'submitted' and (g.status = 'completed' or r.voiceover_id is not null))::int as completed,
-      count(*) filter (where r.state = 'failed' or g.status = 'failed')::int as failed,
-      coalesce(sum(r.credits), 0)::int as credits_estimate,
-      coalesce(sum(case when g.status in ('processing', 'completed') then g.credits
-                        when r.state = 'submitted' and r.voiceover_id is not null then r.credits end), 0)::int as credits_spent
-    from campaign_rows r
-    left join generations g on g.id = r.generation_id
-    where r.campaign_id = ${campaignId}`.execute(db);
-  return rows[0]!;
+    select total, pending, submitted, processing, completed, failed,
+      credits_estimate::int as credits_estimate, credits_spent::int as credits_spent
+    from campaign_counters
+    where campaign_id = ${campaignId}`.execute(db);
+  return rows[0] ?? { total: 0, pending: 0, submitted: 0, processing: 0, completed: 0, failed: 0, credits_estimate: 0, credits_spent: 0 };
 }
 
 export async function countRows(db: Db, campaignId: string): Promise<number> {

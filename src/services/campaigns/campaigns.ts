@@ -53,7 +53,7 @@ export interface CampaignRowView {
 
 const campaignName = z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
 
-export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storage'>, checker: RowChecker) {
+export function createCampaignService({ db, storage, config }: Pick<Deps, 'db' | 'storage' | 'config'>, checker: RowChecker) {
   async function load(p: Principal, id: unknown): Promise<CampaignRow> {
     const row = await findTeamCampaign(db, p.teamId, requireUuid(id));
     if (!row) throw new AppError('not_found', 'Campaign not found');
@@ -107,13 +107,21 @@ export function createCampaignService({ db, storage }: Pick<Deps, 'db' | 'storag
         if (!r.ok) throw new Error('unreachable');
         return { campaign_id: campaign.id, row_number: r.row_number, row_key: r.row_key, type: r.type, body: JSON.stringify(r.body), credits: r.credits };
       });
-      const written = await writePendingRows(db, values);
+      // Under the campaign's lock, so two calls at once cannot both fit in the last places.
+      const { written, stored } = await db.transaction().execute(async (trx) => {
+        await lockCampaign(trx, campaign.id);
+        const stored = await storedRowBodies(trx, campaign.id, values.map((v) => v.row_number));
+        const total = (await countRows(trx, campaign.id)) + new Set(values.map((v) => v.row_number)).size - stored.length;
+        if (total > config.campaignMaxRows) {
+          throw new AppError('validation_error', `rows: a campaign holds at most ${config.campaignMaxRows} rows (CAMPAIGN_MAX_ROWS); this call would make it ${total}`);
+        }
+        return { written: await writePendingRows(trx, values), stored };
+      });
       const writtenRows = new Set(written);
       const keptValues = values.filter((v) => !writtenRows.has(v.row_number));
       // A kept row whose cells now say something else: most likely another file run under the same name.
       let changed = 0;
       if (keptValues.length) {
-        const stored = await storedRowBodies(db, campaign.id, keptValues.map((v) => v.row_number));
         const byNumber = new Map(stored.map((r) => [r.row_number, requestHash({ type: r.type, body: r.body }).toString('hex')]));
         changed = keptValues.filter((v) => byNumber.get(v.row_number) !== requestHash({ type: v.type, body: JSON.parse(v.body) }).toString('hex')).length;
       }
