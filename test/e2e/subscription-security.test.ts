@@ -256,3 +256,27 @@ describe('WebSocket frames and connections before authentication (issue 26, find
     expect(end?.code).toBe(4408);
   });
 });
+
+describe('behind a trusted proxy, the unauthenticated limit counts each forwarded client (issue 26, finding 8)', () => {
+  it('one client past the limit is refused while another behind the same proxy still connects', async () => {
+    const proxied = await startTestService({ TRUST_PROXY: '1', WS_UNAUTHENTICATED_PER_CLIENT: '3' });
+    const url = `${proxied.baseUrl.replace(/^https/, 'wss')}/graphql`;
+    const proxiedCa = (await loadTls(proxied.app.config)).cert;
+    const from = (client: string) =>
+      new Promise<WebSocket>((resolve, reject) => {
+        const socket = new WebSocket(url, 'graphql-transport-ws', { ca: proxiedCa, headers: { 'x-forwarded-for': client } });
+        socket.on('error', reject);
+        socket.once('open', () => resolve(socket));
+        socket.once('unexpected-response', (_req, res) => reject(new Error(`upgrade answered ${res.statusCode}`)));
+      });
+    const open: WebSocket[] = [];
+    try {
+      for (let i = 0; i < 3; i++) open.push(await from('198.51.100.1'));
+      await expect(from('198.51.100.1')).rejects.toThrow(/upgrade answered 429/);
+      open.push(await from('198.51.100.2'));
+    } finally {
+      for (const s of open) s.terminate();
+      await proxied.close();
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
+import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { GraphQLError } from 'graphql';
 import { createYoga, maskError } from 'graphql-yoga';
@@ -12,6 +13,7 @@ import type { EventBus } from '../../events/pg-events.ts';
 import { authenticate, buildContext, type Credentials, type GraphQLContext } from './context.ts';
 import { createLiveSubscriptions, type LiveConnection, type LiveSubscriptions } from './live-subscriptions.ts';
 import { metricsPlugin } from './metrics-plugin.ts';
+import { fastifyTrustProxy } from '../trust-proxy.ts';
 import { errorCodesPlugin } from './error-codes-plugin.ts';
 import { rateLimitPlugin } from './rate-limit-plugin.ts';
 import { graphqlSchema } from './schema.ts';
@@ -110,6 +112,10 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     // Sockets not yet past connection_init, per client address: each costs a TLS session and a timer.
     const unauthenticated = new Map<string, number>();
     const perClient = app.config.subscriptions.unauthenticatedPerClient;
+    // The client as Fastify's request.ip names it: behind trusted proxies, from X-Forwarded-For.
+    const trust = fastifyTrustProxy(app.config.trustProxy);
+    const trusted = trust === false ? undefined : Array.isArray(trust) ? proxyAddr.compile(trust) : trust;
+    const clientOf = (req: http.IncomingMessage) => (trusted ? proxyAddr(req, trusted) : (req.socket.remoteAddress ?? ''));
     const authenticated = new WeakMap<http.IncomingMessage, () => void>();
     // One per socket: the subscriptions it carries are counted against it.
     const connections = new WeakMap<import('ws').WebSocket, LiveConnection>();
@@ -165,7 +171,7 @@ export function createGraphqlHandler(app: App, events: EventBus) {
           socket.destroy();
           return;
         }
-        const client = req.socket.remoteAddress ?? '';
+        const client = clientOf(req);
         const waiting = unauthenticated.get(client) ?? 0;
         if (waiting >= perClient) {
           socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nRetry-After: 5\r\nContent-Length: 0\r\n\r\n');
