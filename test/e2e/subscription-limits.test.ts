@@ -80,6 +80,26 @@ describe('subscriptions are capped per connection, key and team (issue 26, findi
     }
   });
 
+  it('a subscription that fails gives its place back', async () => {
+    const t = await svc.team();
+    const ws = client.ws(t.key);
+    try {
+      for (let i = 0; i < 6; i++) {
+        // The unknown id ends it with not_found (graphql-ws sends it as an error message).
+        const answer = await new Promise<string>((resolve) => {
+          ws.subscribe(
+            { query: 'subscription ($id: ID!) { generationUpdated(id: $id) { id } }', variables: { id: '00000000-0000-4000-8000-000000000000' } },
+            { next: (m: any) => resolve(JSON.stringify(m)), error: (e: any) => resolve(JSON.stringify(e)), complete: () => resolve('complete') },
+          );
+        });
+        expect(answer).toContain('not_found');
+      }
+      expect(await openMany(ws, 3)).toEqual([]);
+    } finally {
+      await ws.dispose();
+    }
+  });
+
   it('over SSE the key and team caps hold too', async () => {
     const t = await svc.team();
     const open = async () => {

@@ -179,7 +179,14 @@ export function createLiveSubscriptions(app: App, events: EventBus, authenticate
       const guarded: AsyncIterableIterator<T> = {
         async next() {
           if (l.ended) return done();
-          const r = await it.next();
+          let r: IteratorResult<T>;
+          try {
+            r = await it.next();
+          } catch (e) {
+            // A subscription that fails (an unknown id, the database away) gives its place back.
+            release(l);
+            throw e;
+          }
           if (r.done) {
             release(l);
             return { value: undefined, done: true };
