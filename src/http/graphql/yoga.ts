@@ -188,6 +188,11 @@ export function createGraphqlHandler(app: App, events: EventBus) {
         };
         socket.once('close', leave);
         wss.handleUpgrade(req, socket, head, (ws) => {
+          // A frame past maxPayload is the client's doing: ws has already begun closing with 1009;
+          // graphql-ws would print a stack trace to stderr for each one.
+          const emit = ws.emit.bind(ws);
+          ws.emit = ((event: string | symbol, ...args: unknown[]) =>
+            event === 'error' && (args[0] as { code?: unknown } | undefined)?.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? true : emit(event, ...args)) as typeof ws.emit;
           authenticated.set(req, leave);
           ws.once('close', leave);
           wss.emit('connection', ws, req);
