@@ -87,7 +87,8 @@ export function createVoiceoverService(
    * row lock, so concurrent calls of a team cannot all spend one balance and a refused call (402)
    * makes nothing. The row and the stored response then commit together. When the work fails, or
    * a concurrent repeat of the Idempotency-Key already answered, the reservation is withdrawn (the
-   * credits come back and its line goes: nothing was charged) and the audio is deleted again.
+   * credits come back with a refund line beside the debit: nothing is charged in the end) and the
+   * audio is deleted again.
    */
   async function record(
     p: Principal,
@@ -113,8 +114,9 @@ export function createVoiceoverService(
       db
         .transaction()
         .execute(async (trx) => {
-          const gone = await trx.deleteFrom('credit_ledger').where('team_id', '=', p.teamId).where('kind', '=', 'debit').where('subject_type', '=', 'voiceover').where('subject_id', '=', id).executeTakeFirst();
-          if (Number(gone.numDeletedRows) > 0) await refundCredits(trx, p.teamId, credits);
+          // The ledger keeps every line (its lines are never deleted): the reservation is refunded by a line of its own.
+          await refundCredits(trx, p.teamId, credits);
+          await appendLedger(trx, { team_id: p.teamId, kind: 'refund', amount: -credits, subject_type: 'voiceover', subject_id: id, note: 'reservation withdrawn: no voiceover was made' });
         })
         .catch((err: unknown) => log.error({ err, voiceover: id, credits }, 'could not withdraw a voiceover\'s reserved credits'));
     const audioKey = `voiceovers/${p.teamId}/${id}.mp3`;

@@ -50,7 +50,12 @@ async function footprint(teamId: string) {
     (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table)} where team_id = ${teamId}`.execute(svc.app.db)).rows[0]!.n;
   // Stored MP3s (local storage keeps a .meta.json sidecar next to each).
   const files = await fs.readdir(path.join(svc.dataDir, 'files', 'voiceovers', teamId)).catch(() => [] as string[]);
-  return { used: t.credits_used, voiceovers: await count('voiceovers'), ledger: await count('credit_ledger'), idempotencyKeys: await count('idempotency_keys'), files: files.filter((f) => f.endsWith('.mp3')).length };
+  // A reservation withdrawn is a debit with its refund beside it: only charges that stand count.
+  const standing = (
+    await sql<{ n: number }>`select count(*)::int as n from credit_ledger d where d.team_id = ${teamId} and d.kind = 'debit'
+      and not exists (select 1 from credit_ledger r where r.team_id = d.team_id and r.kind = 'refund' and r.subject_id = d.subject_id)`.execute(svc.app.db)
+  ).rows[0]!.n;
+  return { used: t.credits_used, voiceovers: await count('voiceovers'), ledger: standing, idempotencyKeys: await count('idempotency_keys'), files: files.filter((f) => f.endsWith('.mp3')).length };
 }
 const NOTHING = { used: 0, voiceovers: 0, ledger: 0, idempotencyKeys: 0, files: 0 };
 
