@@ -7,6 +7,8 @@ import type { Db } from '../db/pool.ts';
 import type { Team } from '../db/types.ts';
 import { appendLedger, listLedger, spendByDay, type SpendRow } from '../repositories/ledger.ts';
 import { findTeam, lockTeam, resetPeriod, setCreditsLimit } from '../repositories/teams.ts';
+import { recordTopUp, toppedUpSince } from '../repositories/credit-top-ups.ts';
+import { findTeamUser } from '../repositories/users.ts';
 import type { Deps, Principal } from './context.ts';
 
 const MAX_LIMIT = 2_000_000_000;
@@ -53,17 +55,6 @@ export interface LedgerEntry {
   note: string | null;
   created_at: string;
   credits_used_after: number;
-}
-
-/** Credits the team's owners added since its billing period started. */
-async function toppedUpThisPeriod(db: Db, team: Pick<Team, 'id' | 'period_started_at'>): Promise<number> {
-  const row = await db
-    .selectFrom('credit_top_ups')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('credits'), eb.lit(0)).as('total'))
-    .where('team_id', '=', team.id)
-    .where('at', '>=', team.period_started_at)
-    .executeTakeFirstOrThrow();
-  return Number(row.total);
 }
 
 export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?: Pick<Deps['config'], 'ownerTopUp' | 'ownerTopUpMaxPerPeriod'> }) {
@@ -135,13 +126,13 @@ export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?
       const max = config.ownerTopUpMaxPerPeriod;
       return db.transaction().execute(async (trx) => {
         const team = (await lockTeam(trx, actor.teamId))!;
-        const left = max - (await toppedUpThisPeriod(trx, team));
+        const left = max - (await toppedUpSince(trx, team.id, team.period_started_at));
         if (credits > left) throw new AppError('validation_error', `credits: at most ${Math.max(0, left)} more can be added this period (the server allows ${max} a period)`);
         const limit = team.credits_limit + credits;
         if (limit > MAX_LIMIT) throw new AppError('validation_error', `credits: the limit would pass ${MAX_LIMIT}`);
-        const user = await trx.selectFrom('users').select('email').where('id', '=', actor.userId).executeTakeFirstOrThrow();
+        const user = (await findTeamUser(trx, team.id, actor.userId))!;
         await setCreditsLimit(trx, team.id, limit);
-        await trx.insertInto('credit_top_ups').values({ team_id: team.id, user_id: actor.userId, credits }).execute();
+        await recordTopUp(trx, { team_id: team.id, user_id: actor.userId, credits });
         await appendLedger(trx, {
           team_id: team.id,
           kind: 'limit_set',
@@ -159,7 +150,7 @@ export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?
       if (!config?.ownerTopUp || actor?.role !== 'owner') return null;
       const team = await findTeam(db, actor.teamId);
       if (!team) return null;
-      return Math.max(0, config.ownerTopUpMaxPerPeriod - (await toppedUpThisPeriod(db, team)));
+      return Math.max(0, config.ownerTopUpMaxPerPeriod - (await toppedUpSince(db, team.id, team.period_started_at)));
     },
 
     /** Admin: start a new billing period; the ledger keeps what the old one used. */
