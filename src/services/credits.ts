@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { creditsLimit, pageQuery, uuid } from '../domain/inputs.ts';
 import { paginated, type Paginated } from './paging.ts';
 import { parseInput } from '../domain/validate.ts';
-import type { Db } from '../db/pool.ts';
 import type { Team } from '../db/types.ts';
 import { appendLedger, listLedger, spendByDay, type SpendRow } from '../repositories/ledger.ts';
 import { findTeam, lockTeam, resetPeriod, setCreditsLimit } from '../repositories/teams.ts';
