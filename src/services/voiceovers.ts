@@ -11,7 +11,7 @@ import type { SpeechAudio } from '../adapters/engines/speech/mp3.ts';
 import type { SpeechEngine } from '../adapters/engines/speech/engine.ts';
 import { audioDuration } from '../adapters/engines/speech/voice-change.ts';
 import { download, downloadErrorToAppError } from '../adapters/net/download.ts';
-import { debitCredits, refundCredits } from '../repositories/credits.ts';
+import { availableCredits, debitCredits } from '../repositories/credits.ts';
 import { appendLedger } from '../repositories/ledger.ts';
 import { findTeamVoiceover, findTeamVoiceoversByIds, findVoiceoverById, insertVoiceover } from '../repositories/voiceovers.ts';
 import type { VoiceoverRow, VoiceoversTable } from '../db/types.ts';
@@ -82,13 +82,9 @@ export function createVoiceoverService(
   }
 
   /**
-   * A voiceover is synchronous and can take seconds, so its credits are reserved first: the debit
-   * and its ledger line (naming the voiceover's id) commit before any speech work, under the team's
-   * row lock, so concurrent calls of a team cannot all spend one balance and a refused call (402)
-   * makes nothing. The row and the stored response then commit together. When the work fails, or
-   * a concurrent repeat of the Idempotency-Key already answered, the reservation is withdrawn (the
-   * credits come back with a refund line beside the debit: nothing is charged in the end) and the
-   * audio is deleted again.
+   * The audio is made before the transaction (a voiceover is synchronous and can take seconds);
+   * the debit, the row and the stored response then commit together. Audio that ends up in no
+   * row (a 402, a replay that won the race, a crash) is deleted again.
    */
   async function record(
     p: Principal,
@@ -100,44 +96,30 @@ export function createVoiceoverService(
   ): Promise<RecordedOutcome> {
     const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
     const hash = requestHash(body);
-    const id = randomUUID();
-    const reserved = await db.transaction().execute(async (trx) => {
-      const debit = await debitCredits(trx, p.teamId, credits);
-      if (debit.ok) await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: credits, subject_type: 'voiceover', subject_id: id });
-      return debit;
-    });
-    if (!reserved.ok) {
+    const available = await availableCredits(db, p.teamId);
+    if (available < credits) {
       // Refused before any engine work; stored like every 402 (DESIGN decision 2).
-      return present(await runIdempotent(db, scope, hash, async () => { throw insufficient(credits, reserved.available); }));
+      return present(await runIdempotent(db, scope, hash, async () => { throw insufficient(credits, available); }));
     }
-    const withdraw = () =>
-      db
-        .transaction()
-        .execute(async (trx) => {
-          // The ledger keeps every line (its lines are never deleted): the reservation is refunded by a line of its own.
-          await refundCredits(trx, p.teamId, credits);
-          await appendLedger(trx, { team_id: p.teamId, kind: 'refund', amount: -credits, subject_type: 'voiceover', subject_id: id, note: 'reservation withdrawn: no voiceover was made' });
-        })
-        .catch((err: unknown) => log.error({ err, voiceover: id, credits }, 'could not withdraw a voiceover\'s reserved credits'));
+    const audio = await make();
+    const id = randomUUID();
     const audioKey = `voiceovers/${p.teamId}/${id}.mp3`;
+    await storage.put(audioKey, audio.bytes, audio.mime);
     let outcome: RecordedOutcome;
     try {
-      const audio = await make();
-      await storage.put(audioKey, audio.bytes, audio.mime);
       outcome = await runIdempotent(db, scope, hash, async (trx) => {
+        const debit = await debitCredits(trx, p.teamId, credits);
+        if (!debit.ok) throw insufficient(credits, debit.available);
         const duration = roundSeconds(audio.durationSeconds);
         await insertVoiceover(trx, { ...row, id, team_id: p.teamId, api_key_id: p.keyId, duration_seconds: duration, audio_key: audioKey, credits });
+        await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: credits, subject_type: 'voiceover', subject_id: id });
         return { status: 201, body: { id, status: 'completed', duration } satisfies StoredVoiceover };
       });
     } catch (e) {
       await storage.delete(audioKey).catch(() => {});
-      await withdraw();
       throw e;
     }
-    if (outcome.replayed || outcome.status !== 201) {
-      await storage.delete(audioKey).catch(() => {});
-      await withdraw();
-    }
+    if (outcome.replayed || outcome.status !== 201) await storage.delete(audioKey).catch(() => {});
     return present(outcome);
   }
 

@@ -58,11 +58,7 @@ afterAll(async () => {
 async function ledgerOf(teamId: string) {
   const t = await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', teamId).executeTakeFirstOrThrow();
   const v = await sql<{ n: number }>`select count(*)::int as n from voiceovers where team_id = ${teamId}`.execute(svc.app.db);
-  // A reservation withdrawn (a failed or repeated voiceover) is a debit with its refund beside it: only charges that stand count.
-  const l = await sql<{ n: number; total: number }>`
-    select count(*) filter (where d.kind = 'debit' and not exists (select 1 from credit_ledger r where r.team_id = d.team_id and r.kind = 'refund' and r.subject_id = d.subject_id))::int as n,
-           coalesce(sum(d.amount), 0)::int as total
-    from credit_ledger d where d.team_id = ${teamId} and d.kind in ('debit', 'refund')`.execute(svc.app.db);
+  const l = await sql<{ n: number; total: number }>`select count(*)::int as n, coalesce(sum(amount), 0)::int as total from credit_ledger where team_id = ${teamId} and kind = 'debit'`.execute(svc.app.db);
   return { used: t.credits_used, voiceovers: v.rows[0]!.n, debits: l.rows[0]!.n, debited: l.rows[0]!.total };
 }
 const NOTHING = { used: 0, voiceovers: 0, debits: 0, debited: 0 };
