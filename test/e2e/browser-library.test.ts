@@ -59,7 +59,8 @@ describe('library', () => {
     await form.getByRole('button', { name: 'Add product' }).click();
     const card = page.getByTestId('product').filter({ hasText: 'Thermo mug' });
     await card.locator('img').waitFor();
-    expect(await card.locator('img').evaluate((i: HTMLImageElement) => i.naturalWidth)).toBe(256);
+    // The element is there before its picture has loaded: wait for the load, then read its size.
+    await expect.poll(() => card.locator('img').evaluate((i: HTMLImageElement) => (i.complete ? i.naturalWidth : -1)), { timeout: 10_000, interval: 100 }).toBe(256);
     await screenshot(page, 'products');
 
     const product = (await svc.api('GET', '/api/v1/products', { key: team.key })).body.data[0];
