@@ -75,6 +75,13 @@ export interface CreditLedgerTable {
   created_at: CreatedAt;
 }
 
+export interface CreditHoldsTable {
+  id: string;
+  team_id: string;
+  credits: number;
+  expires_at: ColumnType<Date, Date | string, Date | string>;
+}
+
 export interface CreditTopUpsTable {
   id: Generated<string>;
   team_id: string;
@@ -383,6 +390,7 @@ export interface Database {
   sign_in_links: SignInLinksTable;
   sign_in_failures: SignInFailuresTable;
   credit_ledger: CreditLedgerTable;
+  credit_holds: CreditHoldsTable;
   credit_top_ups: CreditTopUpsTable;
   products: ProductsTable;
   brands: BrandsTable;

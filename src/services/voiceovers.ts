@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
 import type { CatalogueVoice } from '../domain/catalogue/voices.ts';
@@ -11,7 +11,9 @@ import type { SpeechAudio } from '../adapters/engines/speech/mp3.ts';
 import type { SpeechEngine } from '../adapters/engines/speech/engine.ts';
 import { audioDuration } from '../adapters/engines/speech/voice-change.ts';
 import { download, downloadErrorToAppError } from '../adapters/net/download.ts';
-import { availableCredits, debitCredits } from '../repositories/credits.ts';
+import { debitCredits } from '../repositories/credits.ts';
+import { heldCredits, placeHold, releaseHold } from '../repositories/credit-holds.ts';
+import { lockTeam } from '../repositories/teams.ts';
 import { appendLedger } from '../repositories/ledger.ts';
 import { findTeamVoiceover, findTeamVoiceoversByIds, findVoiceoverById, insertVoiceover } from '../repositories/voiceovers.ts';
 import type { VoiceoverRow, VoiceoversTable } from '../db/types.ts';
@@ -20,6 +22,9 @@ import type { Deps, Principal } from './context.ts';
 import { requireUuid } from './ids.ts';
 import { requestHash, runIdempotent, storedOutcome, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
 import type { VoiceService } from './voices.ts';
+
+// A hold outlives the longest the speech work may take by this much; past it, its process is gone.
+const HOLD_MARGIN_SECONDS = 60;
 
 export interface Voiceover {
   id: string;
@@ -82,9 +87,12 @@ export function createVoiceoverService(
   }
 
   /**
-   * The audio is made before the transaction (a voiceover is synchronous and can take seconds);
-   * the debit, the row and the stored response then commit together. Audio that ends up in no
-   * row (a 402, a replay that won the race, a crash) is deleted again.
+   * The audio is made before the transaction (a voiceover is synchronous and can take seconds).
+   * Its credits are held first, under the team's row lock, so concurrent voiceovers cannot all
+   * start paid speech work on one balance; the debit, the row, the stored response and the end of
+   * the hold then commit together. The hold is not a charge: a failure releases it, and one whose
+   * process died expires. An Idempotency-Key's retry holds under the same id (found again, not
+   * counted twice). Audio that ends up in no row (a 402, a replay that won the race) is deleted.
    */
   async function record(
     p: Principal,
@@ -96,30 +104,49 @@ export function createVoiceoverService(
   ): Promise<RecordedOutcome> {
     const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
     const hash = requestHash(body);
-    const available = await availableCredits(db, p.teamId);
-    if (available < credits) {
+    const holdId = idem ? `key:${createHash('sha256').update([p.teamId, idem.method, idem.path, idem.key].join('\n')).digest('hex')}` : `once:${randomUUID()}`;
+    const held = await db.transaction().execute(async (trx) => {
+      const team = (await lockTeam(trx, p.teamId))!;
+      const available = team.credits_limit - team.credits_used - (await heldCredits(trx, p.teamId, holdId));
+      if (available < credits) return { ok: false as const, available: Math.max(0, available) };
+      await placeHold(trx, { id: holdId, team_id: p.teamId, credits, expires_at: new Date(Date.now() + (config.speechTimeoutSeconds + HOLD_MARGIN_SECONDS) * 1000) });
+      return { ok: true as const };
+    });
+    if (!held.ok) {
       // Refused before any engine work; stored like every 402 (DESIGN decision 2).
-      return present(await runIdempotent(db, scope, hash, async () => { throw insufficient(credits, available); }));
+      return present(await runIdempotent(db, scope, hash, async () => { throw insufficient(credits, held.available); }));
     }
-    const audio = await make();
+    const release = () => releaseHold(db, holdId).catch((err: unknown) => log.warn({ err, hold: holdId }, 'a voiceover credit hold could not be released; it expires'));
+    let audio: SpeechAudio;
+    try {
+      audio = await make();
+    } catch (e) {
+      await release();
+      throw e;
+    }
     const id = randomUUID();
     const audioKey = `voiceovers/${p.teamId}/${id}.mp3`;
-    await storage.put(audioKey, audio.bytes, audio.mime);
     let outcome: RecordedOutcome;
     try {
+      await storage.put(audioKey, audio.bytes, audio.mime);
       outcome = await runIdempotent(db, scope, hash, async (trx) => {
         const debit = await debitCredits(trx, p.teamId, credits);
         if (!debit.ok) throw insufficient(credits, debit.available);
         const duration = roundSeconds(audio.durationSeconds);
         await insertVoiceover(trx, { ...row, id, team_id: p.teamId, api_key_id: p.keyId, duration_seconds: duration, audio_key: audioKey, credits });
         await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: credits, subject_type: 'voiceover', subject_id: id });
+        await releaseHold(trx, holdId);
         return { status: 201, body: { id, status: 'completed', duration } satisfies StoredVoiceover };
       });
     } catch (e) {
       await storage.delete(audioKey).catch(() => {});
+      await release();
       throw e;
     }
-    if (outcome.replayed || outcome.status !== 201) await storage.delete(audioKey).catch(() => {});
+    if (outcome.replayed || outcome.status !== 201) {
+      await storage.delete(audioKey).catch(() => {});
+      await release();
+    }
     return present(outcome);
   }
 

@@ -181,3 +181,43 @@ describe('a failing provider', () => {
     expect(await footprint(t.teamId)).toEqual(NOTHING);
   });
 });
+
+// Issue 26, Low: the speech work ran before the debit, against a balance read once, so every
+// concurrent call of a team with one credit called the provider and one was charged.
+describe('credits are reserved before the speech work', () => {
+  it('20 concurrent text-to-speech calls on a 1-credit team: one provider call, one charge, the rest 402 before any speech work', async () => {
+    const t = await svc.team({ credits: 1 });
+    // Each provider call is still in flight when the other requests arrive.
+    fake.control.delayMs = 300;
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => tts(t.key, { text: `Race number ${i}.`, voice_id: emma.id })));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([201, ...Array(19).fill(402)]);
+    for (const r of results.filter((x) => x.status === 402)) expect(r.body.error.code).toBe('insufficient_credits');
+    expect(fake.requests.filter((r) => r.path.startsWith('/v1/text-to-speech/'))).toHaveLength(1);
+    expect(await footprint(t.teamId)).toEqual({ used: 1, voiceovers: 1, ledger: 1, idempotencyKeys: 0, files: 1 });
+  });
+
+  it('speech to speech too: 10 concurrent calls priced 1 credit each on a 1-credit team make one provider call', async () => {
+    const t = await svc.team({ credits: 1 });
+    fake.control.delayMs = 300;
+    const results = await Promise.all(Array.from({ length: 10 }, () => sts(t.key, { audio_url: host.url('/voice.wav'), voice_id: emma.id })));
+    expect(results.map((r) => r.status).sort()).toEqual([201, ...Array(9).fill(402)]);
+    expect(fake.requests.filter((r) => r.path.startsWith('/v1/speech-to-speech/'))).toHaveLength(1);
+    expect((await footprint(t.teamId)).used).toBe(1);
+  });
+
+  it('a hold is not a charge: a failed call gives it back at once, and the hold of a process that died expires', async () => {
+    const t = await svc.team({ credits: 1 });
+    fake.control.fail = { with: 500, times: 'always' };
+    expect((await tts(t.key, { text: 'This one fails.', voice_id: emma.id })).status).toBe(502);
+    fake.reset();
+    expect((await tts(t.key, { text: 'Then this one is made.', voice_id: emma.id })).status).toBe(201);
+    // A process that held the team's last credit and died: its hold stops counting once it expires.
+    const other = await svc.team({ credits: 1 });
+    await svc.app.db.insertInto('credit_holds').values({ id: 'once:dead', team_id: other.teamId, credits: 1, expires_at: new Date(Date.now() + 60_000) }).execute();
+    expect((await tts(other.key, { text: 'Held elsewhere.', voice_id: emma.id })).status).toBe(402);
+    await svc.app.db.updateTable('credit_holds').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', 'once:dead').execute();
+    expect((await tts(other.key, { text: 'The hold has expired.', voice_id: emma.id })).status).toBe(201);
+    expect(await footprint(other.teamId)).toEqual({ used: 1, voiceovers: 1, ledger: 1, idempotencyKeys: 0, files: 1 });
+  });
+});
