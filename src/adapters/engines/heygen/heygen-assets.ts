@@ -1,5 +1,5 @@
 import { fileTypeFromBuffer } from 'file-type';
-import sharp from 'sharp';
+import { imageAs } from '../../media/image-as.ts';
 import { UpstreamError } from '../upstream.ts';
 import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_ASSET_TYPES } from './heygen-map.ts';
 
@@ -28,13 +28,14 @@ function sized(a: HeyGenAsset, role: string): HeyGenAsset {
 }
 
 export async function faceAsset(bytes: Buffer, declared: string): Promise<HeyGenAsset> {
-  const mime = await detected(bytes, declared);
-  if ((HEYGEN_ASSET_TYPES.image as readonly string[]).includes(mime)) return sized({ bytes, mime, filename: `face.${EXTENSIONS[mime]}` }, 'face');
+  let face: { bytes: Buffer; mime: string };
   try {
-    return sized({ bytes: await sharp(bytes).png().toBuffer(), mime: 'image/png', filename: 'face.png' }, 'face');
+    face = await imageAs(bytes, HEYGEN_ASSET_TYPES.image);
   } catch (e) {
+    const mime = await detected(bytes, declared);
     throw new UpstreamError('refused', `the face (${mime}) is not an image HeyGen can take (png or jpeg) nor one adforge can convert`, { cause: e });
   }
+  return sized({ ...face, filename: `face.${EXTENSIONS[face.mime]}` }, 'face');
 }
 
 export async function speechAsset(bytes: Buffer, declared: string): Promise<HeyGenAsset> {

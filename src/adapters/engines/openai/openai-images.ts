@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { imageAs } from '../../media/image-as.ts';
 import { UpstreamError } from '../upstream.ts';
 
 /*
@@ -8,19 +8,16 @@ import { UpstreamError } from '../upstream.ts';
  * bytes decide: those three go as they are, under their true type; any other image is re-encoded
  * as PNG; bytes that are no image are refused before OpenAI is asked (and bills).
  */
-const TAKEN: Readonly<Record<string, string>> = { png: 'image/png', jpeg: 'image/jpeg', webp: 'image/webp' };
+const TAKEN = ['image/png', 'image/jpeg', 'image/webp'];
 const MAX_EDIT_IMAGE_BYTES = 50 * 1024 * 1024;
-const MAX_PIXELS = 64_000_000;
 
 export async function editImage(bytes: Buffer): Promise<{ bytes: Buffer; type: string }> {
-  let out: { bytes: Buffer; type: string };
+  let out: { bytes: Buffer; mime: string };
   try {
-    const { format } = await sharp(bytes, { limitInputPixels: MAX_PIXELS }).metadata();
-    const type = format ? TAKEN[format] : undefined;
-    out = type ? { bytes, type } : { bytes: await sharp(bytes, { limitInputPixels: MAX_PIXELS }).rotate().png().toBuffer(), type: 'image/png' };
+    out = await imageAs(bytes, TAKEN);
   } catch (e) {
     throw new UpstreamError('refused', 'an input image could not be read as an image', { cause: e });
   }
   if (out.bytes.length >= MAX_EDIT_IMAGE_BYTES) throw new UpstreamError('refused', 'an input image is larger than the 50 MB OpenAI takes');
-  return out;
+  return { bytes: out.bytes, type: out.mime };
 }
