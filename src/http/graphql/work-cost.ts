@@ -45,22 +45,37 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
   return total;
 }
 
+// Clients send the same few documents again and again: each is parsed and priced once, not at
+// every request (Yoga caches its own parse the same way). The oldest entry goes past the bound.
+// Only documents of an ordinary size are kept, so the cache stays small whatever is sent.
+const PRICED_DOCUMENTS = 1000;
+const MAX_PRICED_LENGTH = 16 * 1024;
+const priced = new Map<string, number>();
+
+/** One operation as sent: its price, or 0 when it does not parse within the token limit (it is answered with its syntax error). */
+function sentCost(schema: GraphQLSchema, query: string, operationName: string | null | undefined): number {
+  const key = `${operationName ?? ''}\n${query}`;
+  const known = priced.get(key);
+  if (known !== undefined) return known;
+  let cost = 0;
+  try {
+    cost = operationCost(schema, parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens }), operationName);
+  } catch {
+    cost = 0;
+  }
+  if (key.length <= MAX_PRICED_LENGTH) {
+    if (priced.size >= PRICED_DOCUMENTS) priced.delete(priced.keys().next().value!);
+    priced.set(key, cost);
+  }
+  return cost;
+}
+
 /**
  * The tokens a whole HTTP request takes: every operation of a batch, as sent, before any of them is
- * validated. An operation that does not parse within the token limit (it is answered with its
- * syntax error) costs nothing.
+ * validated.
  */
 export function requestCost(schema: GraphQLSchema, operations: readonly { query?: string | undefined; operationName?: string | undefined | null }[]): number {
   let total = 0;
-  for (const op of operations) {
-    if (typeof op?.query !== 'string') continue;
-    let document: DocumentNode;
-    try {
-      document = parse(op.query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
-    } catch {
-      continue;
-    }
-    total += operationCost(schema, document, op.operationName);
-  }
+  for (const op of operations) if (typeof op?.query === 'string') total += sentCost(schema, op.query, op.operationName);
   return total;
 }
