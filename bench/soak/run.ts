@@ -142,12 +142,13 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const drainedSeconds = (Date.now() - drainStart) / 1000;
     opts.log(`everything accepted finished: ${finished} after ${drainedSeconds.toFixed(1)} s`);
     if (!finished) {
-      for (const line of await describeUnfinished(db.url, campaign)) opts.log(`unfinished: ${line}`);
       for (const n of nodes.workers()) {
         const out = n.proc?.output();
-        const tail = `${out?.stdout ?? ''}${out?.stderr ?? ''}`.trim().split('\n').slice(-20);
-        for (const line of tail) opts.log(`${n.name} said: ${line.slice(0, 600)}`);
+        const tail = `${out?.stdout ?? ''}${out?.stderr ?? ''}`.trim().split('\n').slice(-12);
+        for (const line of tail) opts.log(`${n.name} said: ${line.slice(0, 400)}`);
       }
+      // Last, so that a log read from its end (a CI summary) shows what was left first.
+      for (const line of await describeUnfinished(db.url, campaign)) opts.log(`unfinished: ${line}`);
     }
     await invariants.check(true);
     const outcome = await readOutcome(db.url);
