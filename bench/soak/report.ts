@@ -17,6 +17,8 @@ export interface SoakReport {
 export interface Outcome {
   generations: Record<string, number>;
   refunded: number;
+  /** Failed by the deadline sweeper rather than by their own work. */
+  timedOut: number;
   webhooks: { ok: number; failed: number };
   providerJobs: Record<string, number>;
 }
@@ -27,6 +29,7 @@ export async function readOutcome(url: string): Promise<Outcome | undefined> {
     return {
       generations: await count(`select case when status = 'failed' and error = 'cancelled' then 'cancelled' else status end as k, count(*)::int as n from generations group by 1 order by 1`),
       refunded: Number((await c.query(`select count(*)::int as n from credit_ledger where kind = 'refund'`)).rows[0].n),
+      timedOut: Number((await c.query(`select count(*)::int as n from generations where status = 'failed' and error like 'timed out%'`)).rows[0].n),
       webhooks: (await c.query(`select count(*) filter (where ok)::int as ok, count(*) filter (where not ok)::int as failed from webhook_deliveries`)).rows[0],
       providerJobs: await count(`select state as k, count(*)::int as n from upstream_jobs group by 1 order by 1`),
     };
@@ -59,6 +62,7 @@ export function soakTable(r: SoakReport): string {
     ...(r.outcome
       ? [
           `| generations at the end (campaign rows included) | ${listed(r.outcome.generations)}; ${r.outcome.refunded} refunds |`,
+          `| generations ended by their deadline (the sweeper) | ${r.outcome.timedOut} |`,
           `| webhook attempts recorded | ${r.outcome.webhooks.ok} delivered, ${r.outcome.webhooks.failed} failed (not retried, by the spec) |`,
           `| provider (fal) attempts | ${listed(r.outcome.providerJobs)} |`,
         ]
