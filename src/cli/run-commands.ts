@@ -45,8 +45,19 @@ async function runService(role: Role): Promise<void> {
     log.info('drained; exiting');
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  // One drain, whatever asks for it: SIGHUP too (a closed terminal), which would otherwise end the
+  // process at once and leave its embedded PostgreSQL running. A repeat, of the same signal or
+  // another, is ignored: one stop often arrives twice (a terminal's Ctrl-C, `timeout` or a group
+  // stop reaches every process of the group, and bin/adforge.js passes its own copy on to the
+  // service it runs), and a second drain would close the database under the first. The drain ends
+  // by itself within the grace; SIGKILL (or SIGQUIT, Ctrl-\) cuts it.
+  let stopping: string | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return void log.warn({ signal, draining_since: stopping }, 'already draining; signal ignored');
+    stopping = signal;
+    void shutdown(signal);
+  };
+  for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
 
   starting = (async () => {
     app = await buildApp(config, log, { seed: role.http });

@@ -98,12 +98,21 @@ export interface LongRunning {
   running: () => boolean;
 }
 
-/** Starts `adforge ARGS` as a long-running child (e.g. `start`) whose output is collected. */
-export function spawnCli(args: string[], env: Record<string, string | undefined>): LongRunning {
-  const child = spawn(process.execPath, [CLI_MAIN, ...args], {
+/**
+ * Starts `adforge ARGS` as a long-running child (e.g. `start`) whose output is collected: by default
+ * Node 24 running src/cli/main.ts; `node` and `entry` choose another Node and script (bin/adforge.js),
+ * `detached` makes it the leader of a process group of its own.
+ */
+export function spawnCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  opts: { node?: string; entry?: string; detached?: boolean } = {},
+): LongRunning {
+  const child = spawn(opts.node ?? process.execPath, [opts.entry ?? CLI_MAIN, ...args], {
     cwd: ROOT,
     env: cliEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.detached ?? false,
   });
   let stdout = '';
   let stderr = '';
