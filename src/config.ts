@@ -14,6 +14,9 @@ const flag = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/** A binary's location: absolute, so what runs never depends on the working directory or PATH. */
+const absolutePath = z.string().refine((p) => path.isAbsolute(p), 'must be an absolute path');
+
 const TRUST_PROXY_HELP = 'false, a number of proxy hops from 1 to 10 (true means 1), or a comma-separated list of the proxies\' IP addresses or CIDR ranges';
 
 /** TRUST_PROXY: never "every hop", which would let a client name its own address. */
@@ -135,6 +138,8 @@ const envSchema = z.object({
   SUBSCRIPTIONS_PER_TEAM: z.coerce.number().int().min(1).max(1_000_000).default(250),
   WS_UNAUTHENTICATED_PER_CLIENT: z.coerce.number().int().min(1).max(10_000).default(16),
   CAMPAIGN_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  FFMPEG_PATH: absolutePath.optional(),
+  FFPROBE_PATH: absolutePath.optional(),
 });
 /** Every environment variable the configuration reads (README "Configuration"; the container files are checked against it). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
@@ -167,6 +172,8 @@ export interface Config {
   subscriptions: { perConnection: number; perKey: number; perTeam: number; unauthenticatedPerClient: number };
   /** Rows one campaign may hold. */
   campaignMaxRows: number;
+  /** The ffmpeg and ffprobe binaries every media tool run uses; undefined: the npm package's own. */
+  mediaTools: MediaToolPaths;
   filesSigningSecret: string | undefined;
   logLevel: string;
   storage: 'local' | 's3';
@@ -234,6 +241,11 @@ export interface Config {
     sourceBackoffMs: number;
     sourceMaxAttempts: number;
   };
+}
+
+export interface MediaToolPaths {
+  ffmpeg: string | undefined;
+  ffprobe: string | undefined;
 }
 
 export interface ElevenLabsConfig {
@@ -312,6 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       unauthenticatedPerClient: e.WS_UNAUTHENTICATED_PER_CLIENT,
     }),
     campaignMaxRows: e.CAMPAIGN_MAX_ROWS,
+    mediaTools: mediaToolPaths(e),
     ownerTopUpMaxPerPeriod: e.OWNER_TOP_UP_MAX_PER_PERIOD,
     filesSigningSecret: e.FILES_SIGNING_SECRET,
     logLevel: e.LOG_LEVEL,
@@ -361,6 +374,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       sourceMaxAttempts: e.AD_LIBRARY_SOURCE_MAX_ATTEMPTS,
     }),
   });
+}
+
+const mediaToolsSchema = envSchema.pick({ FFMPEG_PATH: true, FFPROBE_PATH: true });
+
+/**
+ * FFMPEG_PATH and FFPROBE_PATH alone, for code that runs the media tools without a loaded
+ * configuration (admin commands, tests); loadConfig reads them the same way.
+ */
+export function loadMediaToolPaths(env: NodeJS.ProcessEnv = process.env): Readonly<MediaToolPaths> {
+  const parsed = mediaToolsSchema.safeParse(stripEmpty(env));
+  if (!parsed.success) {
+    throw new Error(`invalid configuration:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  }
+  return mediaToolPaths(parsed.data);
+}
+
+function mediaToolPaths(e: { FFMPEG_PATH?: string | undefined; FFPROBE_PATH?: string | undefined }): Readonly<MediaToolPaths> {
+  return Object.freeze({ ffmpeg: e.FFMPEG_PATH, ffprobe: e.FFPROBE_PATH });
 }
 
 const CATALOGUE_IDS = new Set(VOICES.map((v) => v.id.toLowerCase()));

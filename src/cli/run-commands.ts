@@ -14,7 +14,7 @@ type Role = { http: boolean; worker: boolean; demo: boolean };
  * running ones finish or are released; then the database closes and the process exits 0.
  */
 async function runService(role: Role): Promise<void> {
-  const [{ buildApp }, { loadConfig }, { startHttpServer }, { createLogger }, { ensureDemoTeam }, { startWorker }, { startMetricsListener }] = await Promise.all([
+  const [{ buildApp }, { loadConfig }, { startHttpServer }, { createLogger }, { ensureDemoTeam }, { startWorker }, { startMetricsListener }, { checkBinaries }] = await Promise.all([
     import('../app.ts'),
     import('../config.ts'),
     import('../http/server.ts'),
@@ -22,6 +22,7 @@ async function runService(role: Role): Promise<void> {
     import('../services/bootstrap.ts'),
     import('../worker.ts'),
     import('../http/metrics-route.ts'),
+    import('../services/binaries-check.ts'),
   ]);
   const config = loadConfig();
   const log = createLogger(config.logLevel);
@@ -60,6 +61,7 @@ async function runService(role: Role): Promise<void> {
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
 
   starting = (async () => {
+    await checkBinaries(config, log);
     app = await buildApp(config, log, { seed: role.http });
     if (role.worker) worker = await startWorker(app);
     if (role.http) http = await startHttpServer(app);

@@ -4,31 +4,53 @@ import os from 'node:os';
 import path from 'node:path';
 import { ACCEPTED_MEDIA, sniffMedia, type Demuxer, type MediaKind } from '../media/sniff.ts';
 import { ChildFailure, describeExit, runChild } from './child-process.ts';
+import { loadMediaToolPaths, type MediaToolPaths } from '../../config.ts';
 import { EngineError } from './engine.ts';
 
 // ffmpeg and ffprobe are GPL builds: they are run as separate processes, never linked.
-// Resolved lazily: the installer packages throw at require time when their binary is missing,
-// and that must not stop the whole service from starting (only local video rendering needs them).
+// Which binaries run is decided here alone: FFMPEG_PATH / FFPROBE_PATH (the configuration the
+// service started with, else the environment), or the npm packages' own binaries. Those are resolved
+// lazily: the installer packages throw at require time when their binary is missing.
 const require = createRequire(import.meta.url);
+let chosen: Readonly<MediaToolPaths> | undefined;
 let ffmpegBinary: string | undefined;
 let ffprobeBinary: string | undefined;
 
+/** The binaries every later run uses (the service calls this at start with its configuration). */
+export function useMediaTools(paths: Readonly<MediaToolPaths>): void {
+  chosen = paths;
+  ffmpegBinary = undefined;
+  ffprobeBinary = undefined;
+}
+
 export function ffmpegPath(): string {
-  ffmpegBinary ??= installedBinary('@ffmpeg-installer/ffmpeg');
+  ffmpegBinary ??= mediaTool('ffmpeg').path;
   return ffmpegBinary;
 }
 
 export function ffprobePath(): string {
-  ffprobeBinary ??= installedBinary('@ffprobe-installer/ffprobe');
+  ffprobeBinary ??= mediaTool('ffprobe').path;
   return ffprobeBinary;
 }
 
-function installedBinary(pkg: string): string {
+export type MediaTool = 'ffmpeg' | 'ffprobe';
+
+/** Where `tool` is, and what chose it (the setting's name, or the npm package): for messages that tell an operator what to change. */
+export function mediaTool(tool: MediaTool): { path: string; chosenBy: string } {
+  chosen ??= loadMediaToolPaths();
+  const setting = tool === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH';
+  const configured = chosen[tool];
+  if (configured) return { path: configured, chosenBy: setting };
+  const pkg = tool === 'ffmpeg' ? '@ffmpeg-installer/ffmpeg' : '@ffprobe-installer/ffprobe';
+  return { path: installedBinary(pkg, setting), chosenBy: `the ${pkg} package's binary; ${setting} unset` };
+}
+
+function installedBinary(pkg: string, setting: string): string {
   try {
     return (require(pkg) as { path: string }).path;
   } catch (err) {
     // The installers throw plain strings; make it an error that says what is missing.
-    throw new FfmpegError(`${pkg} has no binary for this platform: ${String(err)}`, 'spawn', '', err);
+    throw new FfmpegError(`${pkg} has no binary for this platform (set ${setting} to one): ${String(err)}`, 'spawn', '', err);
   }
 }
 
@@ -212,4 +234,9 @@ function parseProbe(json: string): MediaInfo {
     pixelFormat: video?.pix_fmt ?? null,
     format: out.format?.format_name ?? null,
   };
+}
+
+/** `<tool> -version`'s text (its first line names the version and the copyright years). */
+export async function mediaToolVersion(tool: MediaTool): Promise<string> {
+  return runTool(mediaTool(tool).path, ['-version'], { timeoutMs: 15_000 });
 }
