@@ -29,17 +29,25 @@ interface Stage {
   steps: Instruction[];
 }
 
-/** Dockerfile instructions by stage: comments dropped, continuation lines joined. */
+/**
+ * Dockerfile instructions by stage: comments dropped, continuation lines joined. An ARG before the
+ * first FROM is a build argument of the FROM lines: each stage's base is read with its default.
+ */
 function dockerStages(text: string): Stage[] {
   const lines = text.split('\n').filter((l) => !/^\s*#/.test(l));
   const joined = lines.join('\n').replace(/\\\n/g, ' ');
   const stages: Stage[] = [];
+  const globalArgs = new Map<string, string>();
   for (const line of joined.split('\n').map((l) => l.trim()).filter(Boolean)) {
     const [, op, args] = /^(\w+)\s+(.*)$/.exec(line) ?? [];
     if (!op) throw new Error(`not an instruction: ${line}`);
-    if (op.toUpperCase() === 'FROM') {
+    if (op.toUpperCase() === 'ARG' && stages.length === 0) {
+      const [name, value] = args!.split('=');
+      globalArgs.set(name!, value ?? '');
+    } else if (op.toUpperCase() === 'FROM') {
       const [, from, name] = /^(\S+)(?:\s+AS\s+(\S+))?$/i.exec(args!)!;
-      stages.push({ from: from!, name, steps: [] });
+      const base = from!.replace(/\$\{(\w+)\}|\$(\w+)/g, (_, a: string, b: string) => globalArgs.get(a ?? b) ?? '');
+      stages.push({ from: base, name, steps: [] });
     } else stages.at(-1)!.steps.push({ op: op.toUpperCase(), args: args! });
   }
   return stages;
@@ -92,6 +100,42 @@ describe('Dockerfile', () => {
     expect(steps(runtime, 'EXPOSE').join(' ').split(/\s+/).map(Number).sort()).toEqual([config.port, config.metrics.port].sort());
     expect(config.metrics.host).toBe('0.0.0.0');
     expect(config.dataDir).toBe('/data');
+  });
+});
+
+describe('Dockerfile: what the image needs at run time is done at build time (issue 27)', () => {
+  const text = read('Dockerfile');
+  const stages = dockerStages(text);
+  const runtime = stages.at(-1)!;
+  const runs = (s: Stage) => s.steps.filter((i) => i.op === 'RUN').map((i) => i.args);
+  const modules = runtime.steps.find((i) => i.op === 'COPY' && i.args.includes('node_modules'))!.args;
+  const deps = stages.find((s) => s.name === /--from=(\S+)/.exec(modules)![1])!;
+
+  it('takes the base image as a build argument, node:24-bookworm-slim by default (a registry mirror or a local stand-in)', () => {
+    expect(text).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
+    for (const line of text.split('\n').filter((l) => /^FROM\s/.test(l))) expect(line).toMatch(/^FROM \$\{NODE_IMAGE\} AS \w+$/);
+    // A `# syntax=` line would make BuildKit pull its frontend from Docker Hub first.
+    expect(text).not.toMatch(/^#\s*syntax=/m);
+  });
+
+  it("makes the embedded PostgreSQL's library links as root in the stage the node_modules come from, and checks each one", () => {
+    // npm ci --ignore-scripts skips the package's postinstall, which makes libpq.so.5 and the others:
+    // initdb could not load its libraries and `adforge start` never became healthy.
+    const links = runs(deps).find((r) => r.includes('hydrate-symlinks.js'));
+    expect(links, 'a RUN of the package\'s hydrate-symlinks.js in the deps stage').toBeDefined();
+    expect(links).toContain('pg-symlinks.json');
+    expect(links).toMatch(/statSync\(target\)/);
+    expect(deps.steps.findIndex((i) => i.args === links)).toBeGreaterThan(deps.steps.findIndex((i) => /npm ci\b/.test(i.args)));
+    expect(deps.steps.some((i) => i.op === 'USER')).toBe(false);
+  });
+
+  it("runs Debian's ffmpeg and ffprobe (executable by every user), named by FFMPEG_PATH/FFPROBE_PATH, without the npm packages' binaries", () => {
+    // The npm packages' binaries are root's 0644 after --ignore-scripts: text-to-speech answered 502 (EACCES).
+    expect(runs(runtime).some((r) => /apt-get install\b.*--no-install-recommends.*\bffmpeg\b/.test(r))).toBe(true);
+    const env = runtime.steps.filter((i) => i.op === 'ENV').map((i) => i.args).join(' ');
+    expect(env).toMatch(/\bFFMPEG_PATH=\/usr\/bin\/ffmpeg\b/);
+    expect(env).toMatch(/\bFFPROBE_PATH=\/usr\/bin\/ffprobe\b/);
+    expect(runs(deps).some((r) => /rm -rf .*@ffmpeg-installer\/linux-\*.*@ffprobe-installer\/linux-\*/.test(r))).toBe(true);
   });
 });
 
