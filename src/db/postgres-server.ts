@@ -46,6 +46,10 @@ function spawnAs(o: ServerOptions, binary: string, args: string[]): ChildProcess
     ...(o.runAs ?? {}),
     env: { ...process.env, LC_MESSAGES: messagesLocaleOnce() },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own: a signal to adforge's group (a terminal's Ctrl-C or hang-up,
+    // `timeout`, a group stop) is for adforge, which drains and then stops the server itself;
+    // reaching the server too, it would end every session in the middle of the drain.
+    detached: true,
   });
 }
 

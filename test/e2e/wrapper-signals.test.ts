@@ -6,7 +6,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, request } from 'undici';
 import { CLI_BIN, processAlive, spawnCli, waitUntil, type LongRunning } from '../support/cli-run.ts';
+import { pngBytes, startImageHost } from '../support/image-host.ts';
 import { freePort } from '../support/net.ts';
 
 // bin/adforge.js on a Node older than 22.18 runs the service as a child under the pinned Node 24
@@ -83,6 +85,11 @@ async function descendants(pid: number): Promise<number[]> {
   return found;
 }
 
+async function pgrp(pid: number): Promise<number> {
+  const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+}
+
 async function exe(pid: number): Promise<string | null> {
   return fs.readlink(`/proc/${pid}/exe`).catch(() => null);
 }
@@ -112,14 +119,15 @@ afterAll(async () => {
  * `adforge start` through bin/adforge.js under the old Node, on a fresh DATA_DIR, waited for until
  * its last line (the demo team's sign-in link); returns it with every process it started.
  */
-async function startThroughWrapper(opts: { detached?: boolean } = {}) {
+async function startThroughWrapper(opts: { detached?: boolean; env?: Record<string, string> } = {}) {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-wrapper-'));
   dirs.push(dataDir);
   // mkdtemp makes it 0700; as root, the cluster runs as the postgres user, who must be able to enter it.
   await fs.chmod(dataDir, 0o755);
+  const port = await freePort();
   const run = spawnCli(
     ['start'],
-    { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(await freePort()), PG_PORT: String(await freePort()), LOG_LEVEL: 'info' },
+    { DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), PG_PORT: String(await freePort()), LOG_LEVEL: 'info', ...opts.env },
     { node: oldNode.node, entry: CLI_BIN, detached: opts.detached },
   );
   const entry = { run, pids: [] as number[], postmaster: 0 };
@@ -136,7 +144,7 @@ async function startThroughWrapper(opts: { detached?: boolean } = {}) {
   const service = (await Promise.all(pids.map(async (p) => ((await exe(p)) === PINNED ? p : null)))).filter((p) => p !== null);
   expect(service).toHaveLength(1);
   expect(pids).toContain(postmaster);
-  return { run, pids, postmaster };
+  return { run, pids, postmaster, dataDir, port };
 }
 
 const lines = (run: LongRunning, msg: string) =>
@@ -164,17 +172,45 @@ describe(`bin/adforge.js on a Node older than 22.18`, () => {
     expect(left).toEqual([]);
   }, 60_000);
 
-  it('SIGINT to the whole process group (a terminal\'s Ctrl-C, `timeout`, a group stop): one drain, exit 0, nothing left', async () => {
-    const { run, pids } = await startThroughWrapper({ detached: true });
-    // The wrapper leads its own group here: a signal to the group reaches the wrapper and the
-    // service (and the postmaster) at once, and the wrapper forwards its copy as well.
-    process.kill(-run.pid, 'SIGINT');
-    const exit = await run.waitForExit(30_000);
-    const left = await noneAlive(pids);
-    expect(exit, `${run.output().stdout}\n${run.output().stderr}`).toEqual({ code: 0, signal: null });
-    expect(lines(run, 'shutting down: draining')).toHaveLength(1);
-    expect(lines(run, 'drained; exiting')).toHaveLength(1);
-    expect(left).toEqual([]);
+  it('SIGINT to the whole process group (a terminal\'s Ctrl-C, `timeout`, a group stop): one drain that lets a request finish, exit 0, nothing left', async () => {
+    const png = await pngBytes();
+    // An image host slow enough that a product create is still open when the signal comes.
+    const host = await startImageHost({
+      '/slow.png': (_req, res) => {
+        setTimeout(() => res.writeHead(200, { 'content-type': 'image/png', 'content-length': png.length }).end(png), 1500);
+      },
+    });
+    try {
+      const { run, pids, postmaster, dataDir, port } = await startThroughWrapper({ detached: true, env: { ALLOW_PRIVATE_NETWORK_URLS: 'true' } });
+      const key = run.output().stdout.match(/service_sk_[0-9A-Za-z]{38}/)![0];
+      const dispatcher = new Agent({ connect: { ca: await fs.readFile(path.join(dataDir, 'tls', 'self-signed-cert.pem'), 'utf8') } });
+      const open = request(`https://127.0.0.1:${port}/api/v1/products`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Interrupted', description: 'Sold while the service drains', category: 'test', image_url: host.url('/slow.png') }),
+        dispatcher,
+      });
+      await waitUntil(() => host.hits.includes('/slow.png'), 10_000, 'the create to fetch its image');
+      // The wrapper leads its own group here: a signal to the group reaches the wrapper and the
+      // service at once, and the wrapper passes its copy on as well. The embedded PostgreSQL is
+      // the service's to stop after the drain (SIGINT is its fast shutdown, which would end the
+      // open request's session).
+      expect(await pgrp(postmaster), 'the embedded PostgreSQL in a process group of its own').not.toBe(run.pid);
+      process.kill(-run.pid, 'SIGINT');
+      const res = await open;
+      const body = await res.body.text();
+      await dispatcher.close();
+      const exit = await run.waitForExit(30_000);
+      const left = await noneAlive(pids);
+      expect(res.statusCode, body).toBe(201);
+      expect(exit, `${run.output().stdout}\n${run.output().stderr}`).toEqual({ code: 0, signal: null });
+      expect(lines(run, 'shutting down: draining')).toHaveLength(1);
+      expect(lines(run, 'drained; exiting')).toHaveLength(1);
+      expect(left).toEqual([]);
+      expect(run.output().stdout).not.toMatch(/embedded PostgreSQL \(pid \d+\) stopped unexpectedly/);
+    } finally {
+      await host.close();
+    }
   }, 60_000);
 
   it('SIGHUP to the wrapper (a closed terminal): the service drains instead of dying with its PostgreSQL left running', async () => {
