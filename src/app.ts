@@ -25,6 +25,7 @@ import { createRateLimiter } from './services/rate-limiter.ts';
 import { createGenerationCanceller } from './services/generations/cancel.ts';
 import { createCreditService } from './services/credits.ts';
 import { createGenerationCreator } from './services/generations/create.ts';
+import { createGenerationDeleter } from './services/generations/delete.ts';
 import { createGenerationLifecycle } from './services/generations/lifecycle.ts';
 import { createGenerationReader } from './services/generations/read.ts';
 import { createGenerationRunner } from './services/generations/runner.ts';
@@ -102,6 +103,7 @@ function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool
     avatars: createAvatarService(deps),
     generationCreator,
     generationCanceller: createGenerationCanceller(deps, lifecycle),
+    generationDeleter: createGenerationDeleter(deps),
     quotes: createQuoteService(generationCreator, voiceovers, adLibraryScraper, credits),
     generationReader: createGenerationReader(deps),
     templates: createTemplateService(deps),
@@ -179,6 +181,7 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       maintenance: services.maintenance,
       upstream: runners.upstream,
       workerLiveness: services.workerLiveness,
+      storedFiles: services.generationDeleter,
     };
     const close = async () => {
       await events.close();

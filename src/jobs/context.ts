@@ -1,5 +1,6 @@
 import type { ScrapeRunner } from '../services/ad-library/runner.ts';
 import type { CampaignRunner } from '../services/campaigns/runner.ts';
+import type { GenerationDeleter } from '../services/generations/delete.ts';
 import type { GenerationRunner } from '../services/generations/runner.ts';
 import type { UpstreamCore } from '../services/generations/upstream.ts';
 import type { MaintenanceService } from '../services/maintenance.ts';
@@ -15,4 +16,5 @@ export interface JobContext {
   maintenance: MaintenanceService;
   upstream: Pick<UpstreamCore, 'poll'>;
   workerLiveness: Pick<WorkerLiveness, 'releasedByShutdown' | 'afterOutage'>;
+  storedFiles: Pick<GenerationDeleter, 'deleteFiles'>;
 }

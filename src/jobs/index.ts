@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '../domain/database-unavailable.ts';
 import { contextOf, inSpan, SpanKind } from '../observability/tracing.ts';
 import type { JobContext } from './context.ts';
 import { PRIORITY, type CronDefinition, type JobDefinition } from './define.ts';
+import { deleteStoredFilesJob } from './delete-stored-files.ts';
 import { deliverWebhookJob } from './deliver-webhook.ts';
 import { pruneSignInStateCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, sweepGenerationsCron } from './maintenance.ts';
 import { runCampaignJob } from './run-campaign.ts';
@@ -10,7 +11,7 @@ import { pollUpstreamJob } from './poll-upstream.ts';
 import { runGenerationJob } from './run-generation.ts';
 import { scrapeAdLibraryJob } from './scrape-ad-library.ts';
 
-export const JOBS: readonly JobDefinition[] = [runGenerationJob, pollUpstreamJob, deliverWebhookJob, runCampaignJob, scrapeAdLibraryJob];
+export const JOBS: readonly JobDefinition[] = [runGenerationJob, pollUpstreamJob, deliverWebhookJob, runCampaignJob, scrapeAdLibraryJob, deleteStoredFilesJob];
 export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, pruneSignInStateCron];
 
 /**

@@ -38,7 +38,10 @@ export interface CampaignRowResult {
   state: 'pending' | 'submitted' | 'failed';
   credits: number;
   generation_id: string | null;
+  /** The id of the row's generation once that was deleted (generation_id is then null). */
+  deleted_generation_id: string | null;
   voiceover_id: string | null;
+  /** The generation's status, or the last it had when it was deleted. */
   generation_status: string | null;
   generation_error: string | null;
   generation_credits: number | null;
@@ -48,8 +51,9 @@ export interface CampaignRowResult {
 
 export async function campaignRows(db: Db, campaignId: string, limit: number, offset: number): Promise<CampaignRowResult[]> {
   const { rows } = await sql<CampaignRowResult>`
-    select r.row_number, r.row_key, r.type, r.state, r.credits, r.generation_id, r.voiceover_id, r.error,
-      g.status as generation_status, g.error as generation_error, g.credits as generation_credits,
+    select r.row_number, r.row_key, r.type, r.state, r.credits, r.generation_id, r.deleted_generation_id, r.voiceover_id, r.error,
+      coalesce(g.status, r.generation_status) as generation_status, g.error as generation_error,
+      coalesce(g.credits, r.generation_credits) as generation_credits,
       coalesce(g.result_keys[1], v.audio_key) as result_key
     from campaign_rows r
     left join generations g on g.id = r.generation_id

@@ -57,10 +57,11 @@ export interface SpendRow {
 export async function spendByDay(db: Db, teamId: string, since: Date): Promise<SpendRow[]> {
   const rows = await sql<{ day: string; kind: string; credits: string }>`
     select to_char(date_trunc('day', l.created_at at time zone 'UTC'), 'YYYY-MM-DD') as day,
-           coalesce(g.type, l.subject_type, 'other') as kind,
+           coalesce(g.type, d.type, l.subject_type, 'other') as kind,
            sum(l.amount) as credits
     from credit_ledger l
     left join generations g on l.subject_type = 'generation' and g.id = l.subject_id
+    left join deleted_generations d on l.subject_type = 'generation' and d.id = l.subject_id
     where l.team_id = ${teamId} and l.kind in ('debit', 'refund') and l.created_at >= ${since}
     group by 1, 2
     having sum(l.amount) <> 0

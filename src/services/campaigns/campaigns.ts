@@ -42,8 +42,8 @@ export interface CampaignRowView {
   row_number: number;
   row_key: string | null;
   type: string;
-  /** pending (not submitted yet), processing, completed or failed. */
-  status: 'pending' | 'processing' | 'completed' | 'failed';
+  /** pending (not submitted yet), processing, completed, failed, or deleted (its generation was deleted after it ended). */
+  status: 'pending' | 'processing' | 'completed' | 'failed' | 'deleted';
   credits: number;
   generation_id: string | null;
   voiceover_id: string | null;
@@ -161,12 +161,15 @@ export function createCampaignService({ db, storage, config }: Pick<Deps, 'db' |
           row_number: r.row_number,
           row_key: r.row_key,
           type: r.type,
-          status: r.state === 'failed' ? 'failed' : r.state === 'pending' ? 'pending' : r.voiceover_id ? 'completed' : ((r.generation_status ?? 'failed') as CampaignRowView['status']),
+          status: r.deleted_generation_id
+            ? 'deleted'
+            : r.state === 'failed' ? 'failed' : r.state === 'pending' ? 'pending' : r.voiceover_id ? 'completed' : ((r.generation_status ?? 'failed') as CampaignRowView['status']),
+          // What was charged stays what was charged: a deleted generation keeps its credits.
           credits: r.state === 'failed' || r.generation_status === 'failed' ? 0 : (r.generation_credits ?? r.credits),
-          generation_id: r.generation_id,
+          generation_id: r.generation_id ?? r.deleted_generation_id,
           voiceover_id: r.voiceover_id,
-          result_url: r.result_key && (r.voiceover_id || r.generation_status === 'completed') ? await storage.signedUrl(r.result_key) : null,
-          error: r.error ?? r.generation_error,
+          result_url: r.result_key && !r.deleted_generation_id && (r.voiceover_id || r.generation_status === 'completed') ? await storage.signedUrl(r.result_key) : null,
+          error: r.deleted_generation_id ? `the generation was deleted (it had ${r.generation_status ?? 'ended'})` : (r.error ?? r.generation_error),
         })),
       );
       return paginated(data, total, page);

@@ -21,3 +21,9 @@ export async function voiceoverAudioKey(db: Db, teamId: string, voiceoverId: str
 export async function sourceGenerationKey(db: Db, generationId: string): Promise<string | undefined> {
   return (await findGenerationById(db, generationId))?.result_keys[0];
 }
+
+/** The spoken script of a talking avatar sent to a provider, kept for that generation alone (a retry reuses it). */
+export const speechCopyKey = (generationId: string): string => `upstream-inputs/${generationId}/speech.mp3`;
+
+/** Every input copy kept for one generation alone: deleted with it. */
+export const inputCopyKeys = (generationId: string): string[] => [speechCopyKey(generationId)];

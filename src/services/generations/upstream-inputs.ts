@@ -10,7 +10,7 @@ import { findStyleTemplate } from '../../repositories/templates.ts';
 import type { Deps } from '../context.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
 import { requireVoice } from '../voices.ts';
-import { avatarImageKey, sourceGenerationKey, voiceoverAudioKey } from './input-keys.ts';
+import { avatarImageKey, sourceGenerationKey, speechCopyKey, voiceoverAudioKey } from './input-keys.ts';
 
 // A provider's queue may hold a job for hours before it reads its inputs; a day covers that.
 const INPUT_LINK_TTL_SECONDS = 24 * 3600;
@@ -110,7 +110,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
       if (!key) throw new UpstreamError('refused', 'the voiceover no longer exists');
       return fromStorage(key);
     }
-    const key = `upstream-inputs/${g.id}/speech.mp3`;
+    const key = speechCopyKey(g.id);
     if (!(await storage.get(key))) {
       const voice = await requireVoice(db, String(p.voice_id));
       const audio = await speech.textToSpeech({ text: String(p.script ?? ''), voice }, AbortSignal.timeout(300_000));

@@ -26,7 +26,7 @@ const CampaignRowRef = builder.objectRef<CampaignRowView>('CampaignRow').impleme
     row_number: t.exposeInt('row_number', { description: 'The row as a spreadsheet numbers it: the header is row 1, the first data row 2' }),
     row_key: t.exposeString('row_key', { nullable: true }),
     type: t.exposeString('type'),
-    status: t.exposeString('status', { description: 'pending, processing, completed or failed' }),
+    status: t.exposeString('status', { description: 'pending, processing, completed, failed, or deleted (its generation was deleted after it ended; generation_id still names it)' }),
     credits: t.exposeInt('credits', { description: 'Charged for this row (0 once failed and refunded)' }),
     generation_id: t.exposeID('generation_id', { nullable: true }),
     voiceover_id: t.exposeID('voiceover_id', { nullable: true }),

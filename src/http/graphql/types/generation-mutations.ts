@@ -1,9 +1,11 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { OPERATIONS } from '../../../services/generations/operations.ts';
 import { builder } from '../builder.ts';
+import { Deleted } from './product.ts';
 import { principalOf } from '../context.ts';
 import { errorTypes } from './errors.ts';
-import { GenerationRef } from './generation.ts';
+import type { GenerationsDeleted } from '../../../services/generations/delete.ts';
+import { GenerationRef, GenerationStatusEnum, GenerationTypeFilter } from './generation.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { quoteField } from './quote.ts';
 import { enumNamesAcross, inputTypeFromZod } from './zod-inputs.ts';
@@ -65,5 +67,59 @@ builder.mutationField('cancelGeneration', (t) =>
     description: 'A processing generation fails with error "cancelled" and is refunded (the same as POST /generations/{id}/cancel)',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_r, { id }, ctx) => ctx.app.services.generationCanceller.cancel(principalOf(ctx), String(id)),
+  }),
+);
+
+builder.mutationField('deleteGeneration', (t) =>
+  t.field({
+    type: Deleted,
+    errors: errorTypes,
+    description:
+      'Deletes a generation that has ended, with its files (the same as DELETE /generations/{id}); a processing one is a conflict: cancel it first. The ledger keeps its lines.',
+    args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
+    resolve: async (_r, { id, idempotencyKey }, ctx) => {
+      unwrapOutcome(await ctx.app.services.generationDeleter.remove(principalOf(ctx), String(id), idempotencyFor('deleteGeneration', idempotencyKey)));
+      return { id: String(id).toLowerCase() };
+    },
+  }),
+);
+
+const GenerationDeleteFilter = builder.inputType('GenerationDeleteFilter', {
+  description: 'Which generations to delete: all of them match when nothing is set',
+  fields: (t) => ({
+    type: t.field({ type: GenerationTypeFilter }),
+    status: t.field({ type: GenerationStatusEnum, description: 'processing matches only what is skipped' }),
+    created_before: t.field({ type: 'DateTime', description: 'Created strictly before this instant' }),
+  }),
+});
+
+const GenerationsDeletedRef = builder.objectRef<GenerationsDeleted>('GenerationsDeleted').implement({
+  fields: (t) => ({
+    deleted: t.exposeInt('deleted'),
+    skipped: t.exposeInt('skipped', { description: 'Named or matched but not deleted: still processing (cancel it first), or the source of a video edit still processing' }),
+    not_found: t.exposeInt('not_found', { description: "Named ids that are not the team's generations" }),
+    has_more: t.exposeBoolean('has_more', { description: 'A filter matched more than one call deletes (1,000): call again' }),
+  }),
+});
+
+builder.mutationField('deleteGenerations', (t) =>
+  t.field({
+    type: GenerationsDeletedRef,
+    errors: errorTypes,
+    description: 'Deletes many generations of the team: either `ids` (at most 100) or a `filter`. Processing ones are never deleted: they are skipped and counted.',
+    args: { ids: t.arg.idList(), filter: t.arg({ type: GenerationDeleteFilter }) },
+    resolve: (_r, { ids, filter }, ctx) =>
+      ctx.app.services.generationDeleter.removeMany(principalOf(ctx), {
+        ...(ids ? { ids: ids.map(String) } : {}),
+        ...(filter
+          ? {
+              filter: {
+                ...(filter.type ? { type: filter.type } : {}),
+                ...(filter.status ? { status: filter.status } : {}),
+                ...(filter.created_before ? { created_before: filter.created_before } : {}),
+              },
+            }
+          : {}),
+      }),
   }),
 );

@@ -80,8 +80,8 @@ const GenerationDetailsUnion = builder.unionType('GenerationDetails', {
   },
 });
 
-const GenerationStatusEnum = builder.enumType('GenerationStatus', { values: ['processing', 'completed', 'failed'] as const });
-const GenerationTypeFilter = builder.enumType('GenerationTypeFilter', {
+export const GenerationStatusEnum = builder.enumType('GenerationStatus', { values: ['processing', 'completed', 'failed'] as const });
+export const GenerationTypeFilter = builder.enumType('GenerationTypeFilter', {
   values: { talking_avatar: { value: 'talking-avatar' }, ai_video: { value: 'ai-video' }, image: { value: 'image' } } as const,
 });
 

@@ -135,6 +135,20 @@ export const generationRoutes = [
     handler: (s, req) => s.generationCanceller.cancel(req.principal, req.params.id),
   }),
   route({
+    method: 'DELETE',
+    path: '/generations/:id',
+    operationId: 'deleteGeneration',
+    tag: 'Generations',
+    summary: 'Delete a generation that has ended, with its files',
+    description:
+      'Deletes the generation, its output files and the input copies kept for it alone, its webhook delivery records and its links to products and avatars (those can then be deleted). The credit ledger keeps its lines, which still name the generation. A generation still `processing` is 409: cancel it first (`POST /generations/{id}/cancel`). Under an `Idempotency-Key` a repeat answers the first answer (204), not 404.',
+    params: idParams,
+    idempotent: true,
+    responses: { 204: { description: 'Deleted' } },
+    errors: ['validation_error', 'not_found', 'conflict'],
+    handler: async (s, req, reply) => sendOutcome(reply, await s.generationDeleter.remove(req.principal, req.params.id, idempotencyOf(req))),
+  }),
+  route({
     method: 'GET',
     path: '/styles',
     operationId: 'listStyles',
