@@ -1,12 +1,17 @@
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ffmpegPath, ffprobePath } from '../../src/adapters/engines/ffmpeg.ts';
 import { runCli, spawnCli, type LongRunning } from '../support/cli-run.ts';
 
 // The start-up check of the binaries a process needs: a binary that cannot run stops the start
 // with its name and the repair, before the service listens, the worker starts or initdb runs.
+
+// The npm packages' binaries, whatever FFMPEG_PATH / FFPROBE_PATH the test run itself was given.
+const require = createRequire(import.meta.url);
+const BUNDLED_FFMPEG = (require('@ffmpeg-installer/ffmpeg') as { path: string }).path;
+const BUNDLED_FFPROBE = (require('@ffprobe-installer/ffprobe') as { path: string }).path;
 
 // Nothing listens on port 1: a process that got past the check fails fast on its database.
 const NO_DATABASE = 'postgres://adforge:x@127.0.0.1:1/adforge';
@@ -20,7 +25,7 @@ beforeAll(async () => {
   await fs.chmod(dir, 0o755);
   // A copy of the real ffprobe as a package whose install step did not run leaves it: no execute bit.
   unexecutable = path.join(dir, 'ffprobe');
-  await fs.copyFile(ffprobePath(), unexecutable);
+  await fs.copyFile(BUNDLED_FFPROBE, unexecutable);
   await fs.chmod(unexecutable, 0o644);
 });
 
@@ -75,12 +80,12 @@ describe('a binary that cannot run stops the start, naming the file and the repa
 
 describe('an ffmpeg older than 5.1 is named in one warning at start', () => {
   it('the bundled 2018 build is named with its version and year, and how to use a maintained one', async () => {
-    const r = await runCli(['worker'], { DATABASE_URL: NO_DATABASE, LOG_LEVEL: 'warn' });
+    const r = await runCli(['worker'], { DATABASE_URL: NO_DATABASE, LOG_LEVEL: 'warn', FFMPEG_PATH: undefined, FFPROBE_PATH: undefined });
     const warnings = r.stdout.split('\n').filter((l) => l.includes('"level":40'));
     const about = warnings.filter((l) => l.includes('older than 5.1'));
     expect(about, r.stdout).toHaveLength(1);
     const line = JSON.parse(about[0]!) as { msg: string; ffmpeg: string };
-    expect(line.ffmpeg).toBe(ffmpegPath());
+    expect(line.ffmpeg).toBe(BUNDLED_FFMPEG);
     expect(line.msg).toContain('4.1');
     expect(line.msg).toContain('2018');
     expect(line.msg).toContain('FFMPEG_PATH');
@@ -97,8 +102,8 @@ describe('an ffmpeg older than 5.1 is named in one warning at start', () => {
       'ffmpeg version 5.1.9-0+deb12u1 Copyright (c) 2000-2026 the FFmpeg developers\nlibavutil      57. 28.100 / 57. 28.100',
     );
     const [a, b] = await Promise.all([
-      runCli(['worker'], { DATABASE_URL: NO_DATABASE, FFMPEG_PATH: old, LOG_LEVEL: 'warn' }),
-      runCli(['worker'], { DATABASE_URL: NO_DATABASE, FFMPEG_PATH: current, LOG_LEVEL: 'warn' }),
+      runCli(['worker'], { DATABASE_URL: NO_DATABASE, FFMPEG_PATH: old, FFPROBE_PATH: BUNDLED_FFPROBE, LOG_LEVEL: 'warn' }),
+      runCli(['worker'], { DATABASE_URL: NO_DATABASE, FFMPEG_PATH: current, FFPROBE_PATH: BUNDLED_FFPROBE, LOG_LEVEL: 'warn' }),
     ]);
     const olderThan = (out: string) => out.split('\n').filter((l) => l.includes('older than 5.1'));
     expect(olderThan(a.stdout), a.stdout + a.stderr).toHaveLength(1);
