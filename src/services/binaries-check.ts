@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { cannotRun } from '../adapters/executable.ts';
 import { mediaTool, mediaToolVersion, useMediaTools, type MediaTool } from '../adapters/engines/ffmpeg.ts';
-import { describeBuild, parseToolBuild } from '../adapters/engines/ffmpeg-version.ts';
+import { describeBuild, parseToolBuild, type ToolBuild } from '../adapters/engines/ffmpeg-version.ts';
 import type { Config } from '../config.ts';
 
 /**
@@ -13,55 +13,59 @@ import type { Config } from '../config.ts';
  */
 export async function checkBinaries(config: Pick<Config, 'mediaTools' | 'databaseUrl'>, log: Logger): Promise<void> {
   useMediaTools(config.mediaTools);
-  const problems: string[] = [];
-  const tools: MediaTool[] = ['ffmpeg', 'ffprobe'];
-  const runnable: MediaTool[] = [];
-  for (const tool of tools) {
-    let where;
-    try {
-      where = mediaTool(tool);
-    } catch (e) {
-      problems.push((e as Error).message);
-      continue;
-    }
-    const problem = await cannotRun(where.path, `${tool} ${where.path} (${where.chosenBy})`, undefined);
-    if (problem) problems.push(problem);
-    else runnable.push(tool);
-  }
-  const builds = await Promise.all(
-    runnable.map(async (tool) => {
-      try {
-        return { tool, build: parseToolBuild(await mediaToolVersion(tool)) };
-      } catch (e) {
-        const where = mediaTool(tool);
-        problems.push(`${tool} ${where.path} (${where.chosenBy}) does not run: ${(e as Error).message}; point ${tool === 'ffmpeg' ? 'FFMPEG_PATH' : 'FFPROBE_PATH'} at a working build`);
-        return undefined;
-      }
-    }),
-  );
+  const tools = await Promise.all((['ffmpeg', 'ffprobe'] as const).map(checkMediaTool));
+  const problems = tools.flatMap((t) => (t.problem ? [t.problem] : []));
   if (!config.databaseUrl) {
-    const [{ packagedBinaries }, { checkEmbeddedPostgresBinaries }, { postgresUser, runningAsRoot }] = await Promise.all([
-      import('../db/postgres-server.ts'),
-      import('./embedded-postgres-binaries.ts'),
-      import('../db/postgres-user.ts'),
-    ]);
-    try {
-      // As root the cluster runs as the postgres user (PostgreSQL refuses root): it is who must run them.
-      await checkEmbeddedPostgresBinaries(await packagedBinaries(), runningAsRoot() ? await postgresUser() : undefined);
-    } catch (e) {
-      problems.push((e as Error).message);
-    }
+    const problem = await embeddedPostgresProblem();
+    if (problem) problems.push(problem);
   }
   if (problems.length) throw new Error(problems.join('\n'));
 
-  const outdated = builds.filter((b) => b?.build?.outdated);
+  const outdated = tools.flatMap((t) => (t.build?.outdated ? [{ ...t, build: t.build }] : []));
   if (!outdated.length) return;
-  const named = outdated.map((b) => `${b!.tool} ${describeBuild(b!.build!)}`).join(' and ');
-  const fields = Object.fromEntries(outdated.map((b) => [b!.tool, mediaTool(b!.tool).path]));
   log.warn(
-    { ...fields, versions: Object.fromEntries(outdated.map((b) => [b!.tool, b!.build!.version])) },
-    `this ${named} is older than 5.1 and reads users' media: its demuxers and decoders lack years of security fixes. ` +
-      'Point FFMPEG_PATH and FFPROBE_PATH at a maintained build, e.g. the operating system\'s package ' +
-      '(Debian or Ubuntu: apt-get install ffmpeg, then FFMPEG_PATH=/usr/bin/ffmpeg FFPROBE_PATH=/usr/bin/ffprobe)',
+    {
+      ...Object.fromEntries(outdated.map((t) => [t.tool, t.path])),
+      versions: Object.fromEntries(outdated.map((t) => [t.tool, t.build.version])),
+    },
+    `this ${outdated.map((t) => `${t.tool} ${describeBuild(t.build)}`).join(' and ')} is older than 5.1 and reads users' media: ` +
+      'its demuxers and decoders lack years of security fixes. Point FFMPEG_PATH and FFPROBE_PATH at a maintained build, ' +
+      "e.g. the operating system's package (Debian or Ubuntu: apt-get install ffmpeg, then FFMPEG_PATH=/usr/bin/ffmpeg FFPROBE_PATH=/usr/bin/ffprobe)",
   );
+}
+
+const SETTING: Record<MediaTool, string> = { ffmpeg: 'FFMPEG_PATH', ffprobe: 'FFPROBE_PATH' };
+
+/** Whether `tool` can be run (as this user, and answering `-version`), and what build it is. */
+async function checkMediaTool(tool: MediaTool): Promise<{ tool: MediaTool; path?: string; problem?: string; build?: ToolBuild }> {
+  let where;
+  try {
+    where = mediaTool(tool);
+  } catch (e) {
+    return { tool, problem: (e as Error).message };
+  }
+  const label = `${tool} ${where.path} (${where.chosenBy})`;
+  const problem = await cannotRun(where.path, label);
+  if (problem) return { tool, problem };
+  try {
+    return { tool, path: where.path, build: parseToolBuild(await mediaToolVersion(tool)) };
+  } catch (e) {
+    // Executable but broken, e.g. a library it links is missing.
+    return { tool, problem: `${label} does not run: ${(e as Error).message}; point ${SETTING[tool]} at a working build` };
+  }
+}
+
+async function embeddedPostgresProblem(): Promise<string | undefined> {
+  const [{ packagedBinaries }, { checkEmbeddedPostgresBinaries }, { postgresUser, runningAsRoot }] = await Promise.all([
+    import('../db/postgres-server.ts'),
+    import('./embedded-postgres-binaries.ts'),
+    import('../db/postgres-user.ts'),
+  ]);
+  try {
+    // As root the cluster runs as the postgres user (PostgreSQL refuses root): it is who must run them.
+    await checkEmbeddedPostgresBinaries(await packagedBinaries(), runningAsRoot() ? await postgresUser() : undefined);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
 }

@@ -71,6 +71,15 @@ describe('a binary that cannot run stops the start, naming the file and the repa
     expect(r.stderr).toContain(`ffmpeg ${missing} (FFMPEG_PATH) does not exist`);
   });
 
+  it('an ffmpeg that is executable but does not run (a library it needs is missing)', async () => {
+    const broken = path.join(dir, 'ffmpeg-broken');
+    await fs.writeFile(broken, '#!/bin/sh\necho "ffmpeg: error while loading shared libraries: libavdevice.so.59" >&2\nexit 127\n', { mode: 0o755 });
+    const r = await runCli(['serve'], { DATABASE_URL: NO_DATABASE, FFMPEG_PATH: broken, LOG_LEVEL: 'warn' });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`ffmpeg ${broken} (FFMPEG_PATH) does not run`);
+    expect(r.stderr).toContain('libavdevice.so.59');
+  });
+
   it('FFMPEG_PATH that is not an absolute path is a configuration error', async () => {
     const r = await runCli(['worker'], { DATABASE_URL: NO_DATABASE, FFMPEG_PATH: 'ffmpeg', LOG_LEVEL: 'warn' });
     expect(r.code).not.toBe(0);
