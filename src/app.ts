@@ -103,7 +103,7 @@ function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool
     avatars: createAvatarService(deps),
     generationCreator,
     generationCanceller: createGenerationCanceller(deps, lifecycle),
-    generationDeleter: createGenerationDeleter(deps),
+    generationDeleter: createGenerationDeleter({ ...deps, engines }),
     quotes: createQuoteService(generationCreator, voiceovers, adLibraryScraper, credits),
     generationReader: createGenerationReader(deps),
     templates: createTemplateService(deps),

@@ -58,6 +58,17 @@ export async function sourcesOfProcessing(trx: Db, ids: readonly string[]): Prom
   return rows.map((r) => r.source_generation_id!).filter(Boolean);
 }
 
+/** The provider jobs of these generations that a provider may still be working on (submitted, not ended). */
+export function liveUpstreamJobsOf(trx: Db, ids: readonly string[]): Promise<{ id: string; provider: string; handle: Record<string, unknown> }[]> {
+  if (!ids.length) return Promise.resolve([]);
+  return trx
+    .selectFrom('upstream_jobs')
+    .select(['id', 'provider', 'handle'])
+    .where('generation_id', 'in', [...ids])
+    .where('state', '=', 'submitted')
+    .execute();
+}
+
 /**
  * Deletes the generations (locked by the caller) and, through their foreign keys, their product
  * and avatar links, upstream jobs with their events and webhook deliveries. Campaign rows keep the

@@ -11,7 +11,7 @@ import { findActiveWebhook } from '../repositories/api-keys.ts';
 import { findGenerationById } from '../repositories/generations.ts';
 import { findKeyDelivery, insertWebhookDelivery, listKeyDeliveries } from '../repositories/webhook-deliveries.ts';
 import type { Deps, Principal } from './context.ts';
-import { requireUuid } from './ids.ts';
+import { isForeignKeyViolation, requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
 
 export const deliveriesQuery = pageQuery.extend({
@@ -77,6 +77,10 @@ export function createWebhookService({ db, storage, config, log, metrics }: Pick
       latency_ms: Math.round(result.latencyMs),
       error: result.error,
       redelivery_of: sent.redeliveryOf ?? null,
+    }).catch((e: unknown) => {
+      // The generation was deleted while its webhook was on the way: its records went with it.
+      if (isForeignKeyViolation(e)) throw new AppError('not_found', 'Generation not found: it was deleted while its webhook was being sent');
+      throw e;
     });
     metrics?.webhooks.deliveries.inc({ outcome: result.ok ? 'delivered' : 'failed' });
     log.info({ generation_id: sent.generationId, event: sent.event, ok: result.ok, status_code: result.statusCode, latency_ms: result.latencyMs, error: result.error }, 'webhook attempt');
@@ -112,12 +116,17 @@ export function createWebhookService({ db, storage, config, log, metrics }: Pick
         result_url: g.status === 'completed' && firstKey ? await storage.signedUrl(firstKey) : null,
         error: g.error,
       });
-      await attempt(g.api_key_id, { webhook_url: key.webhook_url, webhook_secret: key.webhook_secret }, {
-        event: body.event,
-        eventId: `${g.id}:${body.event}`,
-        body: JSON.stringify(body),
-        generationId: g.id,
-      });
+      try {
+        await attempt(g.api_key_id, { webhook_url: key.webhook_url, webhook_secret: key.webhook_secret }, {
+          event: body.event,
+          eventId: `${g.id}:${body.event}`,
+          body: JSON.stringify(body),
+          generationId: g.id,
+        });
+      } catch (e) {
+        if (!(e instanceof AppError && e.code === 'not_found')) throw e;
+        log.info({ generation_id: g.id, event: body.event }, 'webhook sent for a generation deleted meanwhile: not recorded');
+      }
     },
 
     /** The calling key's attempts, newest first, by generation and outcome. */

@@ -102,6 +102,27 @@ describe('DELETE /api/v1/generations/{id}', () => {
     expect((await svc.api('DELETE', `/api/v1/generations/${id}`, { key: t.key })).status).toBe(404);
   });
 
+  it('a webhook being sent while its generation is deleted ends quietly: no record, no failure', async () => {
+    const t = await svc.team({ credits: 100 });
+    await svc.app.services.teams.setWebhook(t.keyId, hook.url);
+    const id = await create(t);
+    await complete(t, id);
+    // The receiver holds its answer until the generation is gone.
+    let answer!: () => void;
+    const held = new Promise<void>((r) => (answer = r));
+    hook.setAnswer((res) => void held.then(() => res.writeHead(200).end('ok')));
+    try {
+      const delivering = svc.app.services.webhooks.deliverFor(id);
+      for (let i = 0; i < 100 && !hook.received.some((r) => r.raw.toString().includes(id)); i++) await new Promise((r) => setTimeout(r, 20));
+      expect((await svc.api('DELETE', `/api/v1/generations/${id}`, { key: t.key })).status).toBe(204);
+      answer();
+      await expect(delivering).resolves.toBeUndefined();
+    } finally {
+      hook.setAnswer((res) => res.writeHead(200).end('ok'));
+    }
+    expect(await rowsOf('webhook_deliveries', id)).toBe(0);
+  });
+
   it('frees a custom avatar: it can be deleted once the generation that used it is', async () => {
     const t = await svc.team({ credits: 500 });
     const avatar = await svc.api('POST', '/api/v1/avatars/custom', { key: t.key, body: { name: 'Mine', image_url: host.url('/p.png') } });

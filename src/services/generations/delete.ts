@@ -1,5 +1,7 @@
 import type { Transaction } from 'kysely';
 import { z } from 'zod';
+import type { EngineRegistry } from '../../adapters/engines/registry.ts';
+import { isUpstreamEngine } from '../../adapters/engines/upstream.ts';
 import type { Database } from '../../db/types.ts';
 import { AppError } from '../../domain/errors.ts';
 import { GENERATION_STATUSES } from '../../domain/generation-types.ts';
@@ -7,7 +9,7 @@ import { uuid } from '../../domain/inputs.ts';
 import { parseInput } from '../../domain/validate.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { deleteStoredFilesJob } from '../../jobs/delete-stored-files.ts';
-import { deleteGenerationRows, lockTeamGenerations, matchingGenerations, sourcesOfProcessing, type DeletableGeneration } from '../../repositories/generation-deletes.ts';
+import { deleteGenerationRows, liveUpstreamJobsOf, lockTeamGenerations, matchingGenerations, sourcesOfProcessing, type DeletableGeneration } from '../../repositories/generation-deletes.ts';
 import type { Deps, Principal } from '../context.ts';
 import { requireUuid } from '../ids.ts';
 import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from '../idempotency.ts';
@@ -22,6 +24,7 @@ const BATCH = 100;
 /** The files job runs this long after the commit: the request has deleted the files by then, unless something failed. */
 const FILES_JOB_DELAY_MS = 5 * 60_000;
 const FILE_DELETES_AT_ONCE = 8;
+const PROVIDER_CANCEL_TIMEOUT_MS = 10_000;
 
 const instant = z.iso
   .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' })
@@ -59,14 +62,39 @@ export interface GenerationsDeleted {
  * as deleted) and a delayed job naming their files. After the commit the files are deleted at
  * once; one that fails is logged and left to that job, which retries. The ledger is never touched.
  */
-export function createGenerationDeleter({ db, storage, log }: Pick<Deps, 'db' | 'storage' | 'log'>) {
-  /** Deletes the locked rows that have ended; answers the files to delete once the transaction commits. */
-  async function deleteLocked(trx: Transaction<Database>, rows: readonly DeletableGeneration[]): Promise<string[]> {
-    if (!rows.length) return [];
-    await deleteGenerationRows(trx, rows.map((r) => r.id));
+export function createGenerationDeleter({ db, storage, log, engines }: Pick<Deps, 'db' | 'storage' | 'log'> & { engines: Pick<EngineRegistry, 'byName'> }) {
+  /** What is left to do once the rows are gone: files to delete, provider jobs to stop. */
+  interface Leftovers {
+    keys: string[];
+    providerJobs: { id: string; provider: string; handle: Record<string, unknown> }[];
+  }
+  const nothingLeft = (): Leftovers => ({ keys: [], providerJobs: [] });
+
+  /** Deletes the locked rows that have ended; answers what to do once the transaction commits. */
+  async function deleteLocked(trx: Transaction<Database>, rows: readonly DeletableGeneration[]): Promise<Leftovers> {
+    if (!rows.length) return nothingLeft();
+    const ids = rows.map((r) => r.id);
+    // An ended generation's provider job is normally stopped by its next look (poll_upstream),
+    // which finds nothing once the job's row is deleted: the delete stops it instead.
+    const providerJobs = await liveUpstreamJobsOf(trx, ids);
+    await deleteGenerationRows(trx, ids);
     const keys = rows.flatMap((r) => [...r.result_keys, ...inputCopyKeys(r.id)]);
     await queueJob(trx, deleteStoredFilesJob, { keys }, { runAt: new Date(Date.now() + FILES_JOB_DELAY_MS) });
-    return keys;
+    return { keys, providerJobs };
+  }
+
+  /** After the commit: the files deleted, the provider jobs told to stop (each failure logged, never thrown). */
+  async function cleanUp(left: Leftovers): Promise<void> {
+    await Promise.all(
+      left.providerJobs.map(async (j) => {
+        const engine = engines.byName(j.provider);
+        if (!engine || !isUpstreamEngine(engine) || !engine.cancel) return;
+        await engine.cancel(j.handle, AbortSignal.timeout(PROVIDER_CANCEL_TIMEOUT_MS)).catch((err: unknown) =>
+          log.warn({ err, upstream_job_id: j.id, provider: j.provider }, 'the provider job of a deleted generation could not be cancelled'),
+        );
+      }),
+    );
+    await deleteKeys(left.keys);
   }
 
   /** Deletes every key it can; answers the keys it could not (each logged). */
@@ -90,15 +118,15 @@ export function createGenerationDeleter({ db, storage, log }: Pick<Deps, 'db' | 
 
   /** The team's generations among `ids` that can go: ended, and no processing video edit reads their result. */
   async function deleteIds(p: Principal, ids: readonly string[]): Promise<{ deleted: number; skipped: number; missing: number }> {
-    let keys: string[] = [];
+    let left = nothingLeft();
     const counts = await db.transaction().execute(async (trx) => {
       const rows = await lockTeamGenerations(trx, p.teamId, ids);
       const sources = new Set(await sourcesOfProcessing(trx, rows.map((r) => r.id)));
       const gone = rows.filter((r) => r.status !== 'processing' && !sources.has(r.id));
-      keys = await deleteLocked(trx, gone);
+      left = await deleteLocked(trx, gone);
       return { deleted: gone.length, skipped: rows.length - gone.length, missing: new Set(ids).size - rows.length };
     });
-    await deleteKeys(keys);
+    await cleanUp(left);
     return counts;
   }
 
@@ -109,7 +137,7 @@ export function createGenerationDeleter({ db, storage, log }: Pick<Deps, 'db' | 
      */
     async remove(p: Principal, id: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const generationId = requireUuid(id);
-      let keys: string[] = [];
+      let left = nothingLeft();
       const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
       const outcome = await runIdempotent(db, scope, requestHash(undefined), async (trx) => {
         const [row] = await lockTeamGenerations(trx, p.teamId, [generationId]);
@@ -120,10 +148,10 @@ export function createGenerationDeleter({ db, storage, log }: Pick<Deps, 'db' | 
         if ((await sourcesOfProcessing(trx, [row.id])).length) {
           throw new AppError('conflict', 'Generation is the source of a video edit still processing: cancel that edit first, or wait for it to end');
         }
-        keys = await deleteLocked(trx, [row]);
+        left = await deleteLocked(trx, [row]);
         return { status: 204, body: undefined };
       });
-      await deleteKeys(keys);
+      await cleanUp(left);
       return outcome;
     },
 
