@@ -198,7 +198,7 @@ describe('the results file', () => {
   it('merges by row number: blank rows stay blank, a voiceover id fills generation_id, a missing row says so', async () => {
     const file = await write('merge.csv', 'type,text,voice_id\ntext-to-speech,hi,v\n,,\ntext-to-speech,ho,v\ntext-to-speech,hu,v\n');
     const csv = await openCsv(file);
-    const summary: ResultsSummary = { rows: 0, completed: 0, failed: 0, other: 0, failures: [] };
+    const summary: ResultsSummary = { rows: 0, completed: 0, failed: 0, deleted: 0, other: 0, failures: [] };
     const out: string[][] = [];
     const merged = mergeResults(
       csv.header,
@@ -223,6 +223,29 @@ describe('the results file', () => {
       { row_number: 4, row_key: null, error: 'missing from the campaign' },
       { row_number: 5, row_key: 'k', error: 'boom' },
     ]);
+  });
+
+  it('a row whose generation was deleted names it and says so; it is counted as deleted, neither unfinished nor failed', async () => {
+    const file = await write('deleted.csv', 'type,prompt\ntext-to-image,a\ntext-to-image,b\n');
+    const csv = await openCsv(file);
+    const summary: ResultsSummary = { rows: 0, completed: 0, failed: 0, deleted: 0, other: 0, failures: [] };
+    const out: string[][] = [];
+    const gone = '7e0c1f3a-2b4d-4c6e-8f10-1a2b3c4d5e6f';
+    const merged = mergeResults(
+      csv.header,
+      csv.rows(),
+      server([
+        { row_number: 2, generation_id: gone, status: 'deleted', credits: 2, error: 'the generation was deleted (it had completed)' },
+        { row_number: 3, generation_id: 'g-2', result_url: 'https://x/b.png' },
+      ]),
+      summary,
+    );
+    for await (const r of merged) out.push(r);
+    expect(out.slice(1)).toEqual([
+      ['text-to-image', 'a', gone, 'deleted', '2', '', 'the generation was deleted (it had completed)'],
+      ['text-to-image', 'b', 'g-2', 'completed', '1', 'https://x/b.png', ''],
+    ]);
+    expect(summary).toMatchObject({ rows: 2, completed: 1, failed: 0, deleted: 1, other: 0, failures: [] });
   });
 
   it("is written in the input's dialect (European Excel: BOM, ;, CRLF) and round-trips through csv-parse", async () => {

@@ -34,7 +34,9 @@ export interface ResultsSummary {
   rows: number;
   completed: number;
   failed: number;
-  /** Neither completed nor failed (still pending or processing, or missing). */
+  /** Ended, then deleted by the team since (the row still names its generation). */
+  deleted: number;
+  /** Neither completed, failed nor deleted (still pending or processing, or missing). */
   other: number;
   /** The first failed rows, for the report. */
   failures: { row_number: number; row_key: string | null; error: string }[];
@@ -76,8 +78,9 @@ export async function* mergeResults(
     summary.rows++;
     if (match?.status === 'completed') summary.completed++;
     else if (match?.status === 'failed') summary.failed++;
+    else if (match?.status === 'deleted') summary.deleted++;
     else summary.other++;
-    if (match?.status !== 'completed' && summary.failures.length < MAX_FAILURES_KEPT) {
+    if (match?.status !== 'completed' && match?.status !== 'deleted' && summary.failures.length < MAX_FAILURES_KEPT) {
       summary.failures.push({ row_number: row.row_number, row_key: match?.row_key ?? null, error: match ? (match.error ?? match.status) : 'missing from the campaign' });
     }
     yield [...values, ...resultCells(match)];
@@ -90,7 +93,7 @@ export async function* mergeResults(
  * leaves half a results file.
  */
 export async function writeResults(csv: CsvFile, out: string, serverRows: AsyncIterable<CampaignRowResult>): Promise<ResultsSummary> {
-  const summary: ResultsSummary = { rows: 0, completed: 0, failed: 0, other: 0, failures: [] };
+  const summary: ResultsSummary = { rows: 0, completed: 0, failed: 0, deleted: 0, other: 0, failures: [] };
   const tmp = path.join(path.dirname(out), `.${path.basename(out)}.${process.pid}.tmp`);
   try {
     await pipeline(

@@ -242,10 +242,10 @@ async function submitFollowAndWrite(ctx: { api: ApiClient; csv: CsvFile; check: 
 
   // 6. The results file.
   const summary = await writeResults(csv, outFile, campaignRows(api, campaign.id));
-  out(`finished: ${summary.completed} completed, ${summary.failed} failed${summary.other ? `, ${summary.other} not finished` : ''}; ${campaign.counts.credits_spent} credits spent`);
+  out(`finished: ${summary.completed} completed, ${summary.failed} failed${summary.deleted ? `, ${summary.deleted} deleted since` : ''}${summary.other ? `, ${summary.other} not finished` : ''}; ${campaign.counts.credits_spent} credits spent`);
   out(`results: ${outFile}`);
   for (const f of summary.failures) warn(`row ${f.row_number}${f.row_key ? ` (${f.row_key})` : ''}: ${f.error}`);
-  if (summary.failures.length < summary.rows - summary.completed) warn(`... and more: see ${outFile}`);
+  if (summary.failures.length < summary.rows - summary.completed - summary.deleted) warn(`... and more: see ${outFile}`);
   return summary.completed === summary.rows ? EXIT_OK : EXIT_FAILED;
 }
 
