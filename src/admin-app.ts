@@ -5,6 +5,7 @@ import { createBrandService } from './services/brands.ts';
 import { createCreditService } from './services/credits.ts';
 import { createTeamService } from './services/teams.ts';
 import { createMemberService } from './services/members.ts';
+import { createAuditService } from './services/audit.ts';
 
 /**
  * The composition root of the admin CLI's team, key, brand and credits commands: the database and
@@ -17,6 +18,7 @@ export interface AdminApp {
   brands: ReturnType<typeof createBrandService>;
   credits: ReturnType<typeof createCreditService>;
   members: ReturnType<typeof createMemberService>;
+  audit: ReturnType<typeof createAuditService>;
   close: () => Promise<void>;
 }
 
@@ -26,7 +28,7 @@ export async function openAdminApp(config: Readonly<Config>, log: (line: string)
   try {
     await migrateIfBehind(database.pool, log);
     const { db } = database;
-    return { teams: createTeamService({ db }), brands: createBrandService({ db }), credits: createCreditService({ db }), members: createMemberService({ db, config }), close: database.close };
+    return { teams: createTeamService({ db }), brands: createBrandService({ db }), credits: createCreditService({ db }), members: createMemberService({ db, config }), audit: createAuditService({ db, config }), close: database.close };
   } catch (e) {
     await database.close().catch(() => {});
     throw e;

@@ -39,6 +39,7 @@ import { createTeamKeyService } from './services/team-keys.ts';
 import { createKeyUsage } from './services/key-usage.ts';
 import { createSessionService } from './services/sessions.ts';
 import { createMemberService } from './services/members.ts';
+import { createAuditService } from './services/audit.ts';
 import { createTemplateService } from './services/templates.ts';
 import { createVoiceoverService } from './services/voiceovers.ts';
 import { createVoiceService, seedVoices } from './services/voices.ts';
@@ -95,6 +96,7 @@ function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool
     keyUsage,
     sessions: createSessionService(deps),
     members: createMemberService(deps),
+    audit: createAuditService(deps),
     keyCache,
     rateLimiter: deps.config.rateLimitStore === 'memory' ? createRateLimiter({ store: 'memory' }) : createRateLimiter({ store: 'postgres', db: deps.db }),
     credits,

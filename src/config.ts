@@ -106,6 +106,7 @@ const envSchema = z.object({
   UPSTREAM_WEBHOOKS: flag.default(true),
   OWNER_TOP_UP: flag.default(false),
   OWNER_TOP_UP_MAX_PER_PERIOD: z.coerce.number().int().min(1).max(1_000_000_000).default(10_000),
+  AUDIT_RETENTION_DAYS: z.coerce.number({ message: 'must be a whole number of days from 1 to 36500' }).int().min(1).max(36_500).default(400),
   ENGINE_BREAKER_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
   ENGINE_BREAKER_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   GENERATION_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(1800),
@@ -168,6 +169,8 @@ export interface Config {
   ownerTopUp: boolean;
   /** With ownerTopUp: how many credits a team's owners may add in one billing period, together. */
   ownerTopUpMaxPerPeriod: number;
+  /** Days the audit log keeps a line (AUDIT_RETENTION_DAYS, 400 by default); a daily job purges older ones. */
+  auditRetentionDays: number;
   /** Open GraphQL subscriptions allowed at once on one API node, and WebSockets not yet authenticated per client address. */
   subscriptions: { perConnection: number; perKey: number; perTeam: number; unauthenticatedPerClient: number };
   /** Rows one campaign may hold. */
@@ -326,6 +329,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     campaignMaxRows: e.CAMPAIGN_MAX_ROWS,
     mediaTools: mediaToolPaths(e),
     ownerTopUpMaxPerPeriod: e.OWNER_TOP_UP_MAX_PER_PERIOD,
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     filesSigningSecret: e.FILES_SIGNING_SECRET,
     logLevel: e.LOG_LEVEL,
     storage: e.STORAGE,

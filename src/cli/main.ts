@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAdminCommands } from './admin-commands.ts';
+import { registerAuditCommand } from './audit-command.ts';
 import { registerCampaignCommands } from './campaign/commands.ts';
 import { registerProviderCommands } from './provider-commands.ts';
 import { registerRunCommands } from './run-commands.ts';
@@ -9,6 +10,7 @@ const program = new Command('adforge')
   .showHelpAfterError();
 registerRunCommands(program);
 registerAdminCommands(program);
+registerAuditCommand(program);
 registerCampaignCommands(program);
 registerProviderCommands(program);
 await program.parseAsync(process.argv);

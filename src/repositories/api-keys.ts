@@ -73,3 +73,8 @@ export function renameApiKey(db: Db, id: string, name: string): Promise<ApiKeyRo
 export function setWebhookSecret(db: Db, id: string, secret: string): Promise<ApiKeyRow | undefined> {
   return db.updateTable('api_keys').set({ webhook_secret: secret }).where('id', '=', id).where('revoked_at', 'is', null).returningAll().executeTakeFirst();
 }
+
+/** The key's row locked for a change: what it was before, for the change's audit line. */
+export function lockApiKey(db: Db, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+}

@@ -4,6 +4,7 @@ import type { Db } from '../db/pool.ts';
 import type { Storage } from '../adapters/storage/storage.ts';
 import type { FetchedImage } from './remote-images.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { ClientInfo } from './audit.ts';
 
 /** Everything a service may depend on; each service narrows it with Pick<>. */
 export interface Deps {
@@ -24,6 +25,8 @@ export interface Principal {
   teamId: string;
   keyId: string | null;
   userId?: string;
+  /** Where the request came from, for the audit log (absent outside a request). */
+  client?: ClientInfo | undefined;
 }
 
 /** A caller that came with an API key. */

@@ -9,6 +9,7 @@ import { findTeam, lockTeam, resetPeriod, setCreditsLimit } from '../repositorie
 import { recordTopUp, toppedUpSince } from '../repositories/credit-top-ups.ts';
 import { findTeamUser } from '../repositories/users.ts';
 import type { Deps, Principal } from './context.ts';
+import { operatorActor, recordAudit, type AuditActor, type ClientInfo } from './audit.ts';
 
 const MAX_LIMIT = 2_000_000_000;
 const WHOLE_TOP_UP = 'must be a whole number from 1 to 1000000';
@@ -94,7 +95,7 @@ export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?
     },
 
     /** Admin: a new limit for the current period. It cannot go below what is already used. */
-    async setLimit(teamId: string, limit: unknown): Promise<Team> {
+    async setLimit(teamId: string, limit: unknown, actor: AuditActor = operatorActor()): Promise<Team> {
       const id = requireUuid(teamId, 'team');
       const value = parseInput(creditsLimit, limit, 'limit');
       return db.transaction().execute(async (trx) => {
@@ -108,6 +109,7 @@ export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?
         }
         const updated = await setCreditsLimit(trx, id, value);
         await appendLedger(trx, { team_id: id, kind: 'limit_set', amount: 0, note: `limit ${team.credits_limit} -> ${value}` });
+        await recordAudit(trx, id, actor, 'credits.limit_set', { limit_before: team.credits_limit, limit_after: value });
         return updated!;
       });
     },
@@ -118,7 +120,7 @@ export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?
      * OWNER_TOP_UP_MAX_PER_PERIOD in a billing period, counted under the team's row lock so parallel
      * top-ups cannot pass it. Each one is kept (credit_top_ups) and its ledger line names the user.
      */
-    async topUp(actor: { teamId: string; userId: string; role: string }, input: unknown): Promise<CreditBalance> {
+    async topUp(actor: { teamId: string; userId: string; role: string; client?: ClientInfo | undefined }, input: unknown): Promise<CreditBalance> {
       if (!config?.ownerTopUp) throw new AppError('forbidden', 'Adding credits from the dashboard is turned off on this server: ask your operator');
       if (actor.role !== 'owner') throw new AppError('forbidden', 'Only a team owner can add credits');
       const { credits } = parseInput(topUpInput, input);
@@ -140,6 +142,7 @@ export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?
           subject_id: actor.userId,
           note: `top-up +${credits} by user ${actor.userId} (${user.email}): limit ${team.credits_limit} -> ${limit}`,
         });
+        await recordAudit(trx, team.id, { kind: 'user', userId: actor.userId, client: actor.client }, 'credits.topped_up', { credits, limit_before: team.credits_limit, limit_after: limit });
         return { credits_used: team.credits_used, credits_limit: limit, credits_remaining: limit - team.credits_used };
       });
     },
@@ -153,7 +156,7 @@ export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?
     },
 
     /** Admin: start a new billing period; the ledger keeps what the old one used. */
-    async resetPeriod(teamId: string): Promise<Team> {
+    async resetPeriod(teamId: string, actor: AuditActor = operatorActor()): Promise<Team> {
       const id = requireUuid(teamId, 'team');
       return db.transaction().execute(async (trx) => {
         const team = await lockTeam(trx, id);
@@ -165,6 +168,7 @@ export function createCreditService({ db, config }: Pick<Deps, 'db'> & { config?
           amount: -team.credits_used,
           note: `period started ${team.period_started_at.toISOString()} used ${team.credits_used}`,
         });
+        await recordAudit(trx, id, actor, 'credits.period_reset', { credits_used_before: team.credits_used, period_started_before: team.period_started_at.toISOString() });
         return updated!;
       });
     },

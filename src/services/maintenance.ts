@@ -6,9 +6,11 @@ import { SIGN_IN_WINDOW_MS } from '../domain/dashboard-users.ts';
 import type { Deps } from './context.ts';
 import type { GenerationLifecycle } from './generations/lifecycle.ts';
 import { purgeExpiredIdempotencyKeys } from './idempotency.ts';
+import { createAuditService } from './audit.ts';
 
 /** The housekeeping the worker's crontab runs. */
-export function createMaintenanceService({ db }: Pick<Deps, 'db'>, lifecycle: Pick<GenerationLifecycle, 'fail'>) {
+export function createMaintenanceService({ db, config }: Pick<Deps, 'db' | 'config'>, lifecycle: Pick<GenerationLifecycle, 'fail'>) {
+  const audit = createAuditService({ db, config });
   return {
     /** Fails (and refunds) every generation past its deadline; the ids this call ended. */
     async sweepOverdueGenerations(): Promise<string[]> {
@@ -22,6 +24,8 @@ export function createMaintenanceService({ db }: Pick<Deps, 'db'>, lifecycle: Pi
     /** The scrape limit's old hits and the API keys' buckets that are full again. */
     purgeRateLimitHits: async (): Promise<number> => (await purgeRateLimitHits(db)) + (await purgeFullBuckets(db)),
     pruneSignInState: (): Promise<void> => pruneSignInState(db, new Date(Date.now() - SIGN_IN_WINDOW_MS)),
+    /** Audit lines past AUDIT_RETENTION_DAYS; the number purged. */
+    purgeAuditLog: (): Promise<number> => audit.purge(),
   };
 }
 export type MaintenanceService = ReturnType<typeof createMaintenanceService>;

@@ -32,6 +32,7 @@ import {
 } from '../repositories/sessions.ts';
 import { findUserByEmail, findUserTeam, setPasswordHash } from '../repositories/users.ts';
 import type { Deps } from './context.ts';
+import { recordAudit, type ClientInfo } from './audit.ts';
 
 // One message for every failed sign-in: it never tells which of the two was wrong.
 const WRONG = 'Wrong email or password';
@@ -54,6 +55,8 @@ export interface DashboardPrincipal {
   userId: string;
   role: Role;
   tier: Team['tier'];
+  /** Where the request came from, for the audit log. */
+  client?: ClientInfo | undefined;
 }
 
 /**
@@ -68,10 +71,13 @@ export function createSessionService({ db }: Pick<Deps, 'db'>) {
   let decoy: Promise<string> | undefined;
   const decoyHash = () => (decoy ??= hash(randomBytes(16).toString('hex')));
 
-  async function open(user: { id: string; email: string; role: Role; team_id: string }, team: { name: string; tier: Team['tier'] }): Promise<OpenedSession> {
+  async function open(user: { id: string; email: string; role: Role; team_id: string }, team: { name: string; tier: Team['tier'] }, method: 'password' | 'link', client: ClientInfo): Promise<OpenedSession> {
     const secret = newSecret();
     const expires_at = new Date(Date.now() + SESSION_IDLE_MS);
-    await insertSession(db, { id_digest: digestSecret(secret), user_id: user.id, expires_at });
+    await db.transaction().execute(async (trx) => {
+      await insertSession(trx, { id_digest: digestSecret(secret), user_id: user.id, expires_at });
+      await recordAudit(trx, user.team_id, { kind: 'user', userId: user.id, client }, 'session.signed_in', { method });
+    });
     return {
       secret,
       expires_at,
@@ -118,7 +124,7 @@ async function authenticate(secret: string | undefined): Promise<(DashboardPrinc
 
   return {
     /** Email and password; every failure counts against the address and the client for 15 minutes. */
-    async signIn(input: unknown, ip: string): Promise<OpenedSession> {
+    async signIn(input: unknown, ip: string, userAgent?: string): Promise<OpenedSession> {
       const { email, password } = parseInput(signIn, input);
       // The slot is counted as a failure unless the password turns out right.
       const slot = await reserveFailure(email, ip);
@@ -127,11 +133,11 @@ async function authenticate(secret: string | undefined): Promise<(DashboardPrinc
       if (!user || !user.password_hash || !ok) throw new AppError('unauthorized', WRONG);
       await releaseSignInFailure(db, slot);
       await forgetSignInFailures(db, email);
-      return open(user, await findUserTeam(db, user.id));
+      return open(user, await findUserTeam(db, user.id), 'password', { ip, user_agent: userAgent ?? null });
     },
 
     /** A one-time link (from `adforge user create` or an invitation): the password is chosen and a session opened. */
-    async followLink(input: unknown, ip: string): Promise<OpenedSession> {
+    async followLink(input: unknown, ip: string, userAgent?: string): Promise<OpenedSession> {
       const { token, password } = parseInput(followLink, input);
       // The token first, and a wrong one counts against the client as a failed sign-in does: a
       // flood of made-up tokens does no argon2 work and is soon refused.
@@ -146,7 +152,7 @@ async function authenticate(secret: string | undefined): Promise<(DashboardPrinc
       if (!user) throw new AppError('unauthorized', LINK_GONE);
       // A new password ends every other session of the user.
       await deleteUserSessions(db, user.id);
-      return open(user, await findUserTeam(db, user.id));
+      return open(user, await findUserTeam(db, user.id), 'link', { ip, user_agent: userAgent ?? null });
     },
 
     authenticate,
@@ -162,12 +168,21 @@ async function authenticate(secret: string | undefined): Promise<(DashboardPrinc
       return { ...session, secret };
     },
 
-    async signOut(secret: string): Promise<void> {
-      await deleteSession(db, digestSecret(secret));
+    /** `who`: the session's person, for the audit line (the session was just checked, so it is theirs). */
+    async signOut(secret: string, who?: { teamId: string; userId: string; client?: ClientInfo | undefined }): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await deleteSession(trx, digestSecret(secret));
+        if (who) await recordAudit(trx, who.teamId, { kind: 'user', userId: who.userId, client: who.client }, 'session.signed_out', {});
+      });
     },
 
     /** Every session of the user, on every device: the answer to a lost laptop. */
-    signOutEverywhere: (userId: string): Promise<number> => deleteUserSessions(db, userId),
+    signOutEverywhere: (userId: string, who?: { teamId: string; client?: ClientInfo | undefined }): Promise<number> =>
+      db.transaction().execute(async (trx) => {
+        const ended = await deleteUserSessions(trx, userId);
+        if (who) await recordAudit(trx, who.teamId, { kind: 'user', userId, client: who.client }, 'session.signed_out', { everywhere: true, sessions_ended: ended });
+        return ended;
+      }),
   };
 
 }

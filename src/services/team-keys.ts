@@ -5,11 +5,12 @@ import { httpUrl } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { ApiKeyRow } from '../db/types.ts';
 import { findTeamKey, listTeamKeys, renameApiKey, setWebhookSecret } from '../repositories/api-keys.ts';
+import { actorOf, recordAudit } from './audit.ts';
 import type { Deps, KeyPrincipal } from './context.ts';
 import { requireUuid } from './ids.ts';
 import type { KeyUsage } from './key-usage.ts';
 import type { DashboardPrincipal } from './sessions.ts';
-import { newWebhookSecret, type TeamService } from './teams.ts';
+import { keyDetail, newWebhookSecret, type TeamService } from './teams.ts';
 
 export interface TeamKeyView {
   id: string;
@@ -69,25 +70,30 @@ export function createTeamKeyService({ db }: Pick<Deps, 'db'>, teams: TeamServic
     async create(actor: DashboardPrincipal, input: unknown): Promise<TeamKeyView & { key: string; webhook_secret: string }> {
       requireOwner(actor);
       const k = parseInput(newKey, input ?? {});
-      const created = await teams.createKey(actor.teamId, { webhook_url: k.webhook_url ?? null, name: k.name, created_by: actor.userId });
+      const created = await teams.createKey(actor.teamId, { webhook_url: k.webhook_url ?? null, name: k.name, created_by: actor.userId }, actorOf(actor));
       return { ...(await reread(actor, created.id)), key: created.key, webhook_secret: created.webhook_secret };
     },
 
     async rename(actor: DashboardPrincipal, id: unknown, input: unknown): Promise<TeamKeyView> {
       const key = await own(actor, id);
-      return view((await renameApiKey(db, key.id, parseInput(rename, input).name))!);
+      const { name } = parseInput(rename, input);
+      return db.transaction().execute(async (trx) => {
+        const row = (await renameApiKey(trx, key.id, name))!;
+        await recordAudit(trx, actor.teamId, actorOf(actor), 'api_key.renamed', { ...keyDetail(row), name_before: key.name, name_after: row.name });
+        return view(row);
+      });
     },
 
     async revoke(actor: DashboardPrincipal, id: unknown): Promise<TeamKeyView> {
       const key = await own(actor, id);
-      await teams.revokeKey(key.id);
+      await teams.revokeKey(key.id, actorOf(actor));
       return reread(actor, key.id);
     },
 
     /** The same URL rules (and SSRF checks at delivery) as the CLI's set-webhook. */
     async setWebhook(actor: DashboardPrincipal, id: unknown, url: string | null): Promise<TeamKeyView> {
       const key = await live(actor, id);
-      await teams.setWebhook(key.id, url);
+      await teams.setWebhook(key.id, url, actorOf(actor));
       return reread(actor, key.id);
     },
 
@@ -95,8 +101,12 @@ export function createTeamKeyService({ db }: Pick<Deps, 'db'>, teams: TeamServic
     async rotateWebhookSecret(actor: DashboardPrincipal, id: unknown): Promise<TeamKeyView & { webhook_secret: string }> {
       const key = await live(actor, id);
       const secret = newWebhookSecret();
-      const row = await setWebhookSecret(db, key.id, secret);
-      if (!row) throw new AppError('conflict', 'This API key is revoked');
+      const row = await db.transaction().execute(async (trx) => {
+        const row = await setWebhookSecret(trx, key.id, secret);
+        if (!row) throw new AppError('conflict', 'This API key is revoked');
+        await recordAudit(trx, actor.teamId, actorOf(actor), 'webhook.secret_rotated', keyDetail(row));
+        return row;
+      });
       return { ...view(row), webhook_secret: secret };
     },
 

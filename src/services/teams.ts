@@ -6,12 +6,13 @@ import { httpUrl, teamCreate } from '../domain/inputs.ts';
 import { DEFAULT_CREDITS } from '../domain/tiers.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { Team } from '../db/types.ts';
-import { insertApiKey, revokeApiKey, setKeyRateLimit, setWebhookUrl } from '../repositories/api-keys.ts';
+import { insertApiKey, lockApiKey, revokeApiKey, setKeyRateLimit, setWebhookUrl } from '../repositories/api-keys.ts';
 import { findTeam, insertTeam } from '../repositories/teams.ts';
 import { notifyKeyRevoked } from '../repositories/notifications.ts';
 import type { KeyCache } from './key-cache.ts';
 import type { Deps } from './context.ts';
 import { requireUuid } from './ids.ts';
+import { operatorActor, recordAudit, webhookUrlForAudit, type AuditActor } from './audit.ts';
 
 export interface TeamView {
   id: string;
@@ -77,27 +78,39 @@ export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache)
     },
 
     /** The only moment the key exists in clear text: only its SHA-256 digest is stored. */
-    async createKey(teamId: string, opts: { webhook_url?: string | null; name?: string; created_by?: string | null } = {}): Promise<CreatedKey> {
+    async createKey(teamId: string, opts: { webhook_url?: string | null; name?: string; created_by?: string | null } = {}, actor: AuditActor = operatorActor()): Promise<CreatedKey> {
       const team = await findTeam(db, requireUuid(teamId, 'team'));
       if (!team) throw new AppError('not_found', 'Team not found');
       const { webhook_url } = parseInput(webhookUrl, opts);
       const key = generateApiKey();
       const webhookSecret = newWebhookSecret();
-      const row = await insertApiKey(db, {
-        team_id: team.id,
-        key_digest: digestApiKey(key),
-        key_hint: apiKeyHint(key),
-        webhook_url: webhook_url ?? null,
-        webhook_secret: webhookSecret,
-        name: opts.name ?? '',
-        created_by: opts.created_by ?? null,
+      const row = await db.transaction().execute(async (trx) => {
+        const row = await insertApiKey(trx, {
+          team_id: team.id,
+          key_digest: digestApiKey(key),
+          key_hint: apiKeyHint(key),
+          webhook_url: webhook_url ?? null,
+          webhook_secret: webhookSecret,
+          name: opts.name ?? '',
+          created_by: opts.created_by ?? null,
+        });
+        await recordAudit(trx, team.id, actor, 'api_key.created', { ...keyDetail(row), webhook_url: webhookUrlForAudit(row.webhook_url) });
+        return row;
       });
       return { id: row.id, key, webhook_secret: webhookSecret, team_id: team.id };
     },
 
-    async revokeKey(keyId: string): Promise<KeyView> {
-      const row = await revokeApiKey(db, requireUuid(keyId, 'key'));
-      if (!row) throw new AppError('not_found', 'API key not found');
+    /** Revoking a revoked key changes nothing and writes no audit line. */
+    async revokeKey(keyId: string, actor: AuditActor = operatorActor()): Promise<KeyView> {
+      const id = requireUuid(keyId, 'key');
+      const row = await db.transaction().execute(async (trx) => {
+        const before = await lockApiKey(trx, id);
+        if (!before) throw new AppError('not_found', 'API key not found');
+        if (before.revoked_at) return before;
+        const row = (await revokeApiKey(trx, id))!;
+        await recordAudit(trx, row.team_id, actor, 'api_key.revoked', keyDetail(row));
+        return row;
+      });
       await forgetEverywhere(row.id);
       return keyView(row);
     },
@@ -106,23 +119,37 @@ export function createTeamService({ db }: Pick<Deps, 'db'>, keyCache?: KeyCache)
      * A key's own token bucket (`null`: back to its tier's). Every node's cache forgets the key at
      * once (the revocation notice), so the new limit holds everywhere within a second.
      */
-    async setRateLimit(keyId: string, limit: { per_minute?: unknown; burst?: unknown } | null): Promise<KeyView & { rate_limit: { per_minute: number; burst: number } | null }> {
+    async setRateLimit(keyId: string, limit: { per_minute?: unknown; burst?: unknown } | null, actor: AuditActor = operatorActor()): Promise<KeyView & { rate_limit: { per_minute: number; burst: number } | null }> {
       const rule = limit === null ? null : parseInput(keyRateLimit, limit);
-      const row = await setKeyRateLimit(db, requireUuid(keyId, 'key'), rule && { perMinute: rule.per_minute, burst: rule.burst });
-      if (!row) throw new AppError('not_found', 'API key not found');
+      const id = requireUuid(keyId, 'key');
+      const row = await db.transaction().execute(async (trx) => {
+        const row = await setKeyRateLimit(trx, id, rule && { perMinute: rule.per_minute, burst: rule.burst });
+        if (!row) throw new AppError('not_found', 'API key not found');
+        await recordAudit(trx, row.team_id, actor, 'api_key.rate_limit_set', { ...keyDetail(row), per_minute: rule?.per_minute ?? null, burst: rule?.burst ?? null, tier_default: rule === null });
+        return row;
+      });
       await forgetEverywhere(row.id);
       return { ...keyView(row), rate_limit: row.rate_per_minute && row.rate_burst ? { per_minute: row.rate_per_minute, burst: row.rate_burst } : null };
     },
 
-    async setWebhook(keyId: string, url: string | null): Promise<KeyView> {
+    async setWebhook(keyId: string, url: string | null, actor: AuditActor = operatorActor()): Promise<KeyView> {
       const { webhook_url } = parseInput(webhookUrl, { webhook_url: url });
-      const row = await setWebhookUrl(db, requireUuid(keyId, 'key'), webhook_url ?? null);
-      if (!row) throw new AppError('not_found', 'API key not found');
+      const id = requireUuid(keyId, 'key');
+      const row = await db.transaction().execute(async (trx) => {
+        const before = await lockApiKey(trx, id);
+        if (!before) throw new AppError('not_found', 'API key not found');
+        const row = (await setWebhookUrl(trx, id, webhook_url ?? null))!;
+        await recordAudit(trx, row.team_id, actor, 'webhook.url_changed', { ...keyDetail(row), url_before: webhookUrlForAudit(before.webhook_url), url_after: webhookUrlForAudit(row.webhook_url) });
+        return row;
+      });
       return keyView(row);
     },
   };
 }
 export type TeamService = ReturnType<typeof createTeamService>;
+
+/** How an audit line names a key: never the key, only what the dashboard shows of it. */
+export const keyDetail = (row: { id: string; key_hint: string; name: string }) => ({ key_id: row.id, key_hint: row.key_hint, key_name: row.name });
 
 function keyView(row: { id: string; team_id: string; key_hint: string; webhook_url: string | null; revoked_at: Date | null }): KeyView {
   return {

@@ -20,6 +20,7 @@ function context() {
       purgeIdempotencyKeys: vi.fn(async () => 0),
       purgeRateLimitHits: vi.fn(async () => 0),
       pruneSignInState: vi.fn(async () => {}),
+      purgeAuditLog: vi.fn(async () => 0),
     },
     upstream: { poll: vi.fn(async () => {}) },
     workerLiveness: { releasedByShutdown: vi.fn(async () => {}), afterOutage: vi.fn(async () => true) },
@@ -37,6 +38,7 @@ describe('job definitions', () => {
       '17 * * * * purge_idempotency_keys ?priority=-10',
       '23 * * * * purge_rate_limit_hits ?priority=-10',
       '29 * * * * prune_sign_in_state ?priority=-10',
+      '53 4 * * * purge_audit_log ?priority=-10',
     ]);
   });
 
@@ -67,6 +69,8 @@ describe('job definitions', () => {
     expect(ctx.maintenance.sweepOverdueGenerations).toHaveBeenCalled();
     await tasks.prune_sign_in_state!({ _cron: {} }, helpers());
     expect(ctx.maintenance.pruneSignInState).toHaveBeenCalled();
+    await tasks.purge_audit_log!({ _cron: {} }, helpers());
+    expect(ctx.maintenance.purgeAuditLog).toHaveBeenCalled();
   });
 
   it('a job that fails because its worker is shutting down gives its attempt back; any other failure keeps it', async () => {

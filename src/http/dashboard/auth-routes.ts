@@ -32,12 +32,12 @@ export function registerAuthRoutes(fastify: FastifyInstance, sessions: SessionSe
 
   fastify.post('/auth/sign-in', { bodyLimit: SMALL_BODY }, async (request, reply) => {
     requireSameOrigin(request);
-    return opened(reply, await sessions.signIn(request.body, request.ip));
+    return opened(reply, await sessions.signIn(request.body, request.ip, request.headers['user-agent']));
   });
 
   fastify.post('/auth/welcome', { bodyLimit: SMALL_BODY }, async (request, reply) => {
     requireSameOrigin(request);
-    return opened(reply, await sessions.followLink(request.body, request.ip));
+    return opened(reply, await sessions.followLink(request.body, request.ip, request.headers['user-agent']));
   });
 
   fastify.get('/auth/session', async (request, reply) => {
@@ -47,17 +47,20 @@ export function registerAuthRoutes(fastify: FastifyInstance, sessions: SessionSe
   });
 
   fastify.post('/auth/sign-out', { bodyLimit: SMALL_BODY }, async (request, reply) => {
-    const { secret } = await requireSession(request);
-    await sessions.signOut(secret);
+    const session = await requireSession(request);
+    await sessions.signOut(session.secret, { teamId: session.teamId, userId: session.userId, client: clientOf(request) });
     return setCookie(reply, '', 0).status(204).send();
   });
 
   fastify.post('/auth/sign-out-everywhere', { bodyLimit: SMALL_BODY }, async (request, reply) => {
     const session = await requireSession(request);
-    const ended = await sessions.signOutEverywhere(session.userId);
+    const ended = await sessions.signOutEverywhere(session.userId, { teamId: session.teamId, client: clientOf(request) });
     return setCookie(reply, '', 0).send({ sessions_ended: ended });
   });
 }
+
+/** The client as Fastify names it (TRUST_PROXY), for the audit log. */
+const clientOf = (request: FastifyRequest) => ({ ip: request.ip, user_agent: header(request, 'user-agent') ?? null });
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const v = request.headers[name];

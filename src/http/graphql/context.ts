@@ -70,6 +70,12 @@ export async function buildContext(
   extra: { connection?: LiveConnection | undefined; live?: LiveSubscriptions | undefined } = {},
 ): Promise<GraphQLContext> {
   const auth = await authenticate(app, credentials);
+  if ('principal' in auth && reply) {
+    // The client as Fastify names it (TRUST_PROXY), for the audit lines this request may write.
+    const client = { ip: reply.request.ip, user_agent: reply.request.headers['user-agent'] ?? null };
+    auth.principal = { ...auth.principal, client };
+    if (auth.session) auth.session = { ...auth.session, client };
+  }
   return { app, events, auth, reply, credentials, ...extra, loaders: createLoaders(app, 'principal' in auth ? auth.principal : undefined) };
 }
 

@@ -14,6 +14,7 @@ import type { Deps, Principal } from '../context.ts';
 import { requireUuid } from '../ids.ts';
 import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from '../idempotency.ts';
 import { inputCopyKeys } from './input-keys.ts';
+import { actorOf, recordAudit } from '../audit.ts';
 
 /** The most ids one bulk delete names. */
 export const MAX_DELETE_IDS = 100;
@@ -117,14 +118,18 @@ export function createGenerationDeleter({ db, storage, log, engines }: Pick<Deps
   }
 
   /** The team's generations among `ids` that can go: ended, and no processing video edit reads their result. */
-  async function deleteIds(p: Principal, ids: readonly string[]): Promise<{ deleted: number; skipped: number; missing: number }> {
+  async function deleteIds(p: Principal, ids: readonly string[], audited: boolean): Promise<{ deleted: number; skipped: number; missing: number }> {
     let left = nothingLeft();
     const counts = await db.transaction().execute(async (trx) => {
       const rows = await lockTeamGenerations(trx, p.teamId, ids);
       const sources = new Set(await sourcesOfProcessing(trx, rows.map((r) => r.id)));
       const gone = rows.filter((r) => r.status !== 'processing' && !sources.has(r.id));
       left = await deleteLocked(trx, gone);
-      return { deleted: gone.length, skipped: rows.length - gone.length, missing: new Set(ids).size - rows.length };
+      const counts = { deleted: gone.length, skipped: rows.length - gone.length, missing: new Set(ids).size - rows.length };
+      if (audited && gone.length) {
+        await recordAudit(trx, p.teamId, actorOf(p), 'generations.bulk_deleted', { ids: gone.map((r) => r.id), deleted: counts.deleted, skipped: counts.skipped, not_found: counts.missing });
+      }
+      return counts;
     });
     await cleanUp(left);
     return counts;
@@ -159,21 +164,31 @@ export function createGenerationDeleter({ db, storage, log, engines }: Pick<Deps
     async removeMany(p: Principal, input: unknown): Promise<GenerationsDeleted> {
       const q = parseInput(generationsDelete, input);
       if (q.ids) {
-        const r = await deleteIds(p, [...new Set(q.ids.map((i) => i.toLowerCase()))]);
+        const r = await deleteIds(p, [...new Set(q.ids.map((i) => i.toLowerCase()))], true);
         return { deleted: r.deleted, skipped: r.skipped, not_found: r.missing, has_more: false };
       }
       const f = q.filter!;
       const filter = { type: f.type, status: f.status, createdBefore: f.created_before };
       let deleted = 0;
       let skipped = 0;
-      // Each batch deletes what it matched, unless another call deleted it or an edit began from it meanwhile.
-      for (let round = 0; deleted < MAX_DELETE_BY_FILTER && round < (2 * MAX_DELETE_BY_FILTER) / BATCH; round++) {
-        const match = await matchingGenerations(db, p.teamId, filter, Math.min(BATCH, MAX_DELETE_BY_FILTER - deleted));
-        skipped = match.skipped;
-        if (!match.ids.length) break;
-        deleted += (await deleteIds(p, match.ids)).deleted;
+      let hasMore = true;
+      try {
+        // Each batch deletes what it matched, unless another call deleted it or an edit began from it meanwhile.
+        for (let round = 0; deleted < MAX_DELETE_BY_FILTER && round < (2 * MAX_DELETE_BY_FILTER) / BATCH; round++) {
+          const match = await matchingGenerations(db, p.teamId, filter, Math.min(BATCH, MAX_DELETE_BY_FILTER - deleted));
+          skipped = match.skipped;
+          if (!match.ids.length) break;
+          deleted += (await deleteIds(p, match.ids, false)).deleted;
+        }
+        hasMore = (await matchingGenerations(db, p.teamId, filter, 1)).ids.length > 0;
+      } finally {
+        // Batches of their own transactions: one line for the call once they are done, or once
+        // one failed, with what was deleted up to then.
+        if (deleted) {
+          const named = { ...(f.type ? { type: f.type } : {}), ...(f.status ? { status: f.status } : {}), ...(f.created_before ? { created_before: f.created_before.toISOString() } : {}) };
+          await recordAudit(db, p.teamId, actorOf(p), 'generations.bulk_deleted', { filter: named, deleted, skipped, has_more: hasMore });
+        }
       }
-      const hasMore = (await matchingGenerations(db, p.teamId, filter, 1)).ids.length > 0;
       return { deleted, skipped, not_found: 0, has_more: hasMore };
     },
 
