@@ -311,7 +311,9 @@ const CREDENTIALS = () => ({
 
 async function scaleLayout(engine: string, base: string): Promise<void> {
   const file = parse(fs.readFileSync(path.join(ROOT, 'compose.yaml'), 'utf8'), { merge: true }) as { services: Record<string, any> };
-  const others = [...new Set(Object.values(file.services).map((s) => s.image as string).filter((i) => i !== 'adforge:local'))];
+  // Image names as compose will read them: ${POSTGRES_IMAGE:-postgres:18} and the like (a mirror's, when set).
+  const resolve = (v: string) => v.replace(/\$\{(\w+):-([^}]*)\}/g, (_, name: string, dflt: string) => process.env[name] || dflt);
+  const others = [...new Set(Object.values(file.services).map((s) => resolve(s.image as string)).filter((i) => i !== 'adforge:local'))];
   const tool = composeTool(engine);
   const missing: string[] = [];
   if (!tool) missing.push(`no compose tool (${engine === 'docker' ? 'docker compose, docker-compose' : 'podman compose, podman-compose, docker-compose'})`);

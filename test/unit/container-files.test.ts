@@ -186,7 +186,17 @@ describe('compose.yaml', () => {
     expect(byCommand('serve')).toHaveLength(2);
     expect(byCommand('worker')).toHaveLength(2);
     expect(byCommand('migrate')).toHaveLength(1);
-    for (const [, s] of ours) expect(s.build).toBe('.');
+    for (const [, s] of ours) expect(s.build.context).toBe('.');
+  });
+
+  it('names every image through a variable with Docker Hub\'s as its default, for a registry mirror', () => {
+    // The Dockerfile's base comes in as its build argument; the other images by name.
+    for (const [, s] of ours) expect(s.build.args.NODE_IMAGE).toBe('node:24-bookworm-slim');
+    const mirrored = composeWith({ ...REQUIRED, NODE_IMAGE: 'mirror.test/node:24-bookworm-slim', POSTGRES_IMAGE: 'mirror.test/postgres:18', MINIO_IMAGE: 'mirror.test/minio', MC_IMAGE: 'mirror.test/mc' }).services;
+    for (const [name, s] of Object.entries(mirrored)) {
+      if (s.image === 'adforge:local') expect(s.build.args.NODE_IMAGE, name).toBe('mirror.test/node:24-bookworm-slim');
+      else expect(s.image, name).toMatch(/^mirror\.test\//);
+    }
   });
 
   it("every node's command is a CLI command and its settings are the configuration's, valid together", () => {
