@@ -31,6 +31,7 @@ import { createGenerationReader } from './services/generations/read.ts';
 import { createGenerationRunner } from './services/generations/runner.ts';
 import { createUpstreamCore } from './services/generations/upstream.ts';
 import { createMaintenanceService } from './services/maintenance.ts';
+import { createRetentionService } from './services/retention.ts';
 import { createEngineStatus } from './services/engine-status.ts';
 import { createProductService } from './services/products.ts';
 import { createImageFetcher } from './services/remote-images.ts';
@@ -83,6 +84,7 @@ function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool
   const adLibraryScraper = createAdLibraryScraper(deps);
   const keyUsage = createKeyUsage(deps);
   const teams = createTeamService(deps, keyCache);
+  const generationDeleter = createGenerationDeleter({ ...deps, engines });
   return {
     speech,
     voices,
@@ -105,7 +107,8 @@ function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool
     avatars: createAvatarService(deps),
     generationCreator,
     generationCanceller: createGenerationCanceller(deps, lifecycle),
-    generationDeleter: createGenerationDeleter({ ...deps, engines }),
+    generationDeleter,
+    retention: createRetentionService(deps, generationDeleter),
     quotes: createQuoteService(generationCreator, voiceovers, adLibraryScraper, credits),
     generationReader: createGenerationReader(deps),
     templates: createTemplateService(deps),
@@ -184,6 +187,7 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       upstream: runners.upstream,
       workerLiveness: services.workerLiveness,
       storedFiles: services.generationDeleter,
+      retention: services.retention,
     };
     const close = async () => {
       await events.close();

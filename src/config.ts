@@ -134,6 +134,8 @@ const envSchema = z.object({
   AD_LIBRARY_MAX_MEDIA_MB: z.coerce.number().int().min(1).max(10_000).default(100),
   AD_LIBRARY_SOURCE_BACKOFF_MS: z.coerce.number().int().min(0).max(600_000).default(1000),
   AD_LIBRARY_SOURCE_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(4),
+  RETENTION_DAYS: z.coerce.number({ message: 'must be a whole number of days from 1 to 36500' }).int().min(1).max(36_500).optional(),
+  AD_MEDIA_RETENTION_DAYS: z.coerce.number({ message: 'must be a whole number of days from 1 to 36500' }).int().min(1).max(36_500).optional(),
   SUBSCRIPTIONS_PER_CONNECTION: z.coerce.number().int().min(1).max(10_000).default(25),
   SUBSCRIPTIONS_PER_KEY: z.coerce.number().int().min(1).max(100_000).default(100),
   SUBSCRIPTIONS_PER_TEAM: z.coerce.number().int().min(1).max(1_000_000).default(250),
@@ -166,6 +168,10 @@ export interface Config {
   trustProxy: false | number | string[];
   allowPrivateNetworkUrls: boolean;
   /** Team owners may add credits to their own limit from the dashboard (false, the default: only the operator's CLI). */
+  /** Days a generation's stored files are kept (RETENTION_DAYS); undefined = forever. Owners may set fewer for their team. */
+  retentionDays: number | undefined;
+  /** Days our copies of scraped ad media are kept after the scrape that made them (AD_MEDIA_RETENTION_DAYS); undefined = forever. */
+  adMediaRetentionDays: number | undefined;
   ownerTopUp: boolean;
   /** With ownerTopUp: how many credits a team's owners may add in one billing period, together. */
   ownerTopUpMaxPerPeriod: number;
@@ -320,6 +326,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     trustProxy: e.TRUST_PROXY,
     allowPrivateNetworkUrls: e.ALLOW_PRIVATE_NETWORK_URLS,
     ownerTopUp: e.OWNER_TOP_UP,
+    retentionDays: e.RETENTION_DAYS,
+    adMediaRetentionDays: e.AD_MEDIA_RETENTION_DAYS,
     subscriptions: Object.freeze({
       perConnection: e.SUBSCRIPTIONS_PER_CONNECTION,
       perKey: e.SUBSCRIPTIONS_PER_KEY,

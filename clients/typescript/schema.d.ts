@@ -1059,6 +1059,8 @@ export interface components {
             /** @description every result (several images when quantity > 1) */
             result_urls: string[];
             error: string | null;
+            /** @description when the team's retention period removed the stored files: result_url is then null and result_urls empty, while status, error and details stay as they were; null while the files are kept */
+            files_expired_at: string | null;
             /**
              * Format: uuid
              * @example 3f1c2a9e-7b4d-4e21-9a0f-5c6d7e8f9a0b
@@ -1102,6 +1104,8 @@ export interface components {
             /** @description every result (several images when quantity > 1) */
             result_urls: string[];
             error: string | null;
+            /** @description when the team's retention period removed the stored files: result_url is then null and result_urls empty, while status, error and details stay as they were; null while the files are kept */
+            files_expired_at: string | null;
         };
         LedgerLine: {
             /** @description Increasing in the order lines were written */

@@ -23,6 +23,23 @@ export function registerAdminCommands(program: Command): void {
       ),
     );
 
+  team
+    .command('retention')
+    .description("how many days the team's generated files are kept: --days N (at most the server's RETENTION_DAYS, when set), --clear for the server's; neither shows it")
+    .requiredOption('--team <team_id>')
+    .option('--days <n>', 'keep the files this many days', int)
+    .option('--clear', "use the server's RETENTION_DAYS again")
+    .option('--json', 'print one JSON object')
+    .action((o: Json & { team: string; days?: number; clear?: boolean }) =>
+      withApp(o, async (app) => {
+        if (o.days !== undefined && o.clear) throw new InvalidArgumentError('give --days or --clear, not both');
+        const { operatorActor } = await import('../services/audit.ts');
+        const retention =
+          o.days !== undefined || o.clear ? await app.services.retention.set(o.team, { days: o.clear ? null : o.days }, operatorActor()) : await app.services.retention.get(o.team);
+        print({ team_id: o.team, ...retention }, o);
+      }),
+    );
+
   const key = program.command('key').description('API keys');
   key
     .command('create')

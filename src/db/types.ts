@@ -11,6 +11,8 @@ export interface TeamsTable {
   credits_used: Generated<number>;
   period_started_at: Generated<Date>;
   created_at: CreatedAt;
+  /** The owner's retention in days, never longer than the operator's RETENTION_DAYS; null = the operator's. */
+  retention_days: Generated<number | null>;
 }
 
 export interface ApiKeysTable {
@@ -178,6 +180,8 @@ export interface GenerationsTable {
   created_at: CreatedAt;
   completed_at: Date | null;
   deadline_at: ColumnType<Date, Date | string, Date | string>;
+  /** When the retention job removed its stored files (result_keys is empty from then). */
+  files_expired_at: Generated<Date | null>;
 }
 
 export interface GenerationProductsTable {
@@ -266,6 +270,8 @@ export interface AdLibraryBrandsTable {
   scraped_at: Date | null;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** When the retention job removed our copy of the profile picture (a later scrape copies it again). */
+  profile_picture_expired_at: Generated<Date | null>;
 }
 
 export interface AdLibraryMediaItem {
@@ -293,6 +299,8 @@ export interface AdLibraryAdsTable {
   eu_total_reach: number;
   created_at: CreatedAt;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  /** When the retention job removed our copies of its media (a later scrape copies them again). */
+  media_expired_at: Generated<Date | null>;
 }
 
 export interface AdLibraryScrapeJobsTable {

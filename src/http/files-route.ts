@@ -4,6 +4,8 @@ import type { LocalStorage } from '../adapters/storage/local.ts';
 
 export interface FileRoutesDeps {
   storage: LocalStorage;
+  /** Why a validly signed link names nothing any more, when it can be told (a retention period passed). */
+  whyGone?: (key: string) => Promise<string | undefined>;
   /** Only for tests that need to move the clock. */
   now?: () => number;
 }
@@ -34,7 +36,7 @@ export function registerFileRoutes(app: FastifyInstance, deps: FileRoutesDeps): 
     }
 
     const file = await deps.storage.openStream(key);
-    if (!file) throw new AppError('not_found', 'the file does not exist');
+    if (!file) throw new AppError('not_found', (await deps.whyGone?.(key)) ?? 'the file does not exist');
 
     return reply
       .header('Content-Type', file.contentType)

@@ -58,7 +58,7 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
     return reply.status(503).header('retry-after', '5').send({ error: { code: 'service_unavailable', message: `Not ready: ${reasons.join('; ')}` }, checks });
   });
   if ((app.storage as Partial<LocalStorage>).kind === 'local') {
-    registerFileRoutes(fastify, { storage: app.storage as LocalStorage });
+    registerFileRoutes(fastify, { storage: app.storage as LocalStorage, whyGone: (key) => app.services.retention.whyGone(key) });
   }
   registerVoicePreviewRoute(fastify, app.services.voices);
   await registerProviderHooks(fastify, app.runners.upstream);

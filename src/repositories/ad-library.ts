@@ -83,6 +83,7 @@ export function upsertBrand(db: Db, b: SourceBrand, picture: { sourceUrl: string
     profile_picture_key: picture.key,
     page_categories: b.pageCategories,
     page_like_count: b.pageLikeCount,
+    profile_picture_expired_at: null,
   };
   return db
     .insertInto('ad_library_brands')
@@ -110,6 +111,7 @@ export async function upsertAd(db: Db, brandId: string, ad: SourceAd, media: AdL
     media: JSON.stringify(media),
     thumbnail_url: ad.thumbnailUrl,
     eu_total_reach: ad.euTotalReach,
+    media_expired_at: null,
   };
   await db
     .insertInto('ad_library_ads')

@@ -25,6 +25,7 @@ function context() {
     upstream: { poll: vi.fn(async () => {}) },
     workerLiveness: { releasedByShutdown: vi.fn(async () => {}), afterOutage: vi.fn(async () => true) },
     storedFiles: { deleteFiles: vi.fn(async () => {}) },
+    retention: { run: vi.fn(async () => ({ generations: 0, batches: 1, ad_media: 0, files: 0 })) },
   } satisfies JobContext;
 }
 const helpers = (attempts = 1, max = 3, abortSignal = new AbortController().signal) => ({ job: { id: '42', attempts, max_attempts: max }, abortSignal, logger: { warn: vi.fn() } }) as unknown as JobHelpers;
@@ -39,6 +40,7 @@ describe('job definitions', () => {
       '23 * * * * purge_rate_limit_hits ?priority=-10',
       '29 * * * * prune_sign_in_state ?priority=-10',
       '53 4 * * * purge_audit_log ?priority=-10',
+      '41 3 * * * expire_stored_files ?priority=-10',
     ]);
   });
 
@@ -71,6 +73,8 @@ describe('job definitions', () => {
     expect(ctx.maintenance.pruneSignInState).toHaveBeenCalled();
     await tasks.purge_audit_log!({ _cron: {} }, helpers());
     expect(ctx.maintenance.purgeAuditLog).toHaveBeenCalled();
+    await tasks.expire_stored_files!({ _cron: {} }, helpers());
+    expect(ctx.retention.run).toHaveBeenCalled();
   });
 
   it('a job that fails because its worker is shutting down gives its attempt back; any other failure keeps it', async () => {

@@ -114,6 +114,9 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
         if (src.type !== 'ai-video' || src.status !== 'completed') {
           throw new AppError('validation_error', 'generation_id: must be a completed ai-video generation');
         }
+        if (src.files_expired_at) {
+          throw new AppError('validation_error', "generation_id: its video was removed by the team's retention period (files_expired_at)");
+        }
         sourceGenerationId = src.id;
       }
       return { type: 'edit', params, credits: priceOf('video-edit', {}), ...noLinks, ...(sourceGenerationId ? { sourceGenerationId } : {}) };

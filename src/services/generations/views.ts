@@ -10,6 +10,8 @@ export interface GenerationSummary {
   result_url: string | null;
   result_urls: string[];
   error: string | null;
+  /** When the team's retention removed its stored files: result_url is null from then, status and details stay. */
+  files_expired_at: string | null;
 }
 
 export interface GenerationDetail extends GenerationSummary {
@@ -37,6 +39,7 @@ export async function summaryView(storage: Storage, row: GenerationRow): Promise
     result_url: urls[0] ?? null,
     result_urls: urls,
     error: row.status === 'failed' ? row.error : null,
+    files_expired_at: row.files_expired_at?.toISOString() ?? null,
   };
 }
 

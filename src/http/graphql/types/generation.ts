@@ -141,6 +141,12 @@ export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').i
     result_url: t.exposeString('result_url', { nullable: true, description: 'The first output, signed on this read, valid 1 hour' }),
     result_urls: t.exposeStringList('result_urls', { description: 'Every output, signed on this read, valid 1 hour' }),
     error: t.exposeString('error', { nullable: true }),
+    files_expired_at: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: "When the team's retention period removed the stored files: result_url is then null and result_urls empty, while status, error and details stay; null while the files are kept",
+      resolve: (g) => g.files_expired_at,
+    }),
     credits: t.exposeInt('credits'),
     details: t.field({ type: GenerationDetailsUnion, resolve: (g) => ({ ...g.details, __type: g.type, __kind: kindOf(g) }) }),
     avatar: t.field({

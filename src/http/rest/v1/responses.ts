@@ -84,6 +84,9 @@ const generationSummaryFields = {
   result_url: signedUrl.nullable().meta({ description: 'null while processing or failed' }),
   result_urls: z.array(signedUrl).meta({ description: 'every result (several images when quantity > 1)' }),
   error: z.string().nullable(),
+  files_expired_at: timestamp
+    .nullable()
+    .meta({ description: "when the team's retention period removed the stored files: result_url is then null and result_urls empty, while status, error and details stay as they were; null while the files are kept" }),
 };
 export const generationSummarySchema = z.object(generationSummaryFields).meta({ id: 'GenerationSummary' });
 export const generationSchema = z
