@@ -37,6 +37,9 @@ import { createProductService } from './services/products.ts';
 import { createImageFetcher } from './services/remote-images.ts';
 import { createTeamService } from './services/teams.ts';
 import { createTeamKeyService } from './services/team-keys.ts';
+import { createTeamDeleter } from './services/team-deletion.ts';
+import { createTeamExporter } from './services/team-export.ts';
+import { createTeamExports } from './services/team-exports.ts';
 import { createKeyUsage } from './services/key-usage.ts';
 import { createSessionService } from './services/sessions.ts';
 import { createMemberService } from './services/members.ts';
@@ -118,6 +121,9 @@ function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool
     workerLiveness: createWorkerLiveness(deps),
     readiness: createReadiness(deps, pool),
     engineStatus: createEngineStatus(deps, engines),
+    teamExporter: createTeamExporter(deps),
+    teamExports: createTeamExports(deps, createTeamExporter(deps)),
+    teamDeleter: createTeamDeleter(deps, { keyCache, canceller: createGenerationCanceller(deps, lifecycle), deleter: createGenerationDeleter({ ...deps, engines }) }),
   };
 }
 export type Services = ReturnType<typeof buildServices>;
@@ -186,6 +192,7 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       maintenance: services.maintenance,
       upstream: runners.upstream,
       workerLiveness: services.workerLiveness,
+      teamExports: services.teamExports,
       storedFiles: services.generationDeleter,
       retention: services.retention,
     };

@@ -1,6 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { print } from './output.ts';
 import { withAdmin, withApp } from './with-app.ts';
+import { registerTeamDataCommands } from './team-data-commands.ts';
 
 type Json = { json?: boolean };
 
@@ -11,6 +12,7 @@ const int = (v: string): number => {
 
 export function registerAdminCommands(program: Command): void {
   const team = program.command('team').description('teams');
+  registerTeamDataCommands(team);
   team
     .command('create')
     .requiredOption('--name <name>')

@@ -4,6 +4,7 @@ import type { GenerationDeleter } from '../services/generations/delete.ts';
 import type { GenerationRunner } from '../services/generations/runner.ts';
 import type { UpstreamCore } from '../services/generations/upstream.ts';
 import type { MaintenanceService } from '../services/maintenance.ts';
+import type { TeamExports } from '../services/team-exports.ts';
 import type { RetentionService } from '../services/retention.ts';
 import type { WebhookService } from '../services/webhooks.ts';
 import type { WorkerLiveness } from '../services/worker-liveness.ts';
@@ -17,6 +18,7 @@ export interface JobContext {
   maintenance: MaintenanceService;
   upstream: Pick<UpstreamCore, 'poll'>;
   workerLiveness: Pick<WorkerLiveness, 'releasedByShutdown' | 'afterOutage'>;
+  teamExports: Pick<TeamExports, 'run'>;
   storedFiles: Pick<GenerationDeleter, 'deleteFiles'>;
   retention: Pick<RetentionService, 'run'>;
 }

@@ -5,13 +5,14 @@ import type { JobContext } from './context.ts';
 import { PRIORITY, type CronDefinition, type JobDefinition } from './define.ts';
 import { deleteStoredFilesJob } from './delete-stored-files.ts';
 import { deliverWebhookJob } from './deliver-webhook.ts';
+import { exportTeamJob } from './export-team.ts';
 import { expireStoredFilesCron, pruneSignInStateCron, purgeAuditLogCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, sweepGenerationsCron } from './maintenance.ts';
 import { runCampaignJob } from './run-campaign.ts';
 import { pollUpstreamJob } from './poll-upstream.ts';
 import { runGenerationJob } from './run-generation.ts';
 import { scrapeAdLibraryJob } from './scrape-ad-library.ts';
 
-export const JOBS: readonly JobDefinition[] = [runGenerationJob, pollUpstreamJob, deliverWebhookJob, runCampaignJob, scrapeAdLibraryJob, deleteStoredFilesJob];
+export const JOBS: readonly JobDefinition[] = [runGenerationJob, pollUpstreamJob, deliverWebhookJob, runCampaignJob, scrapeAdLibraryJob, deleteStoredFilesJob, exportTeamJob];
 export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, pruneSignInStateCron, purgeAuditLogCron, expireStoredFilesCron];
 
 /**

@@ -25,6 +25,7 @@ function context() {
     upstream: { poll: vi.fn(async () => {}) },
     workerLiveness: { releasedByShutdown: vi.fn(async () => {}), afterOutage: vi.fn(async () => true) },
     storedFiles: { deleteFiles: vi.fn(async () => {}) },
+    teamExports: { run: vi.fn(async () => {}) },
     retention: { run: vi.fn(async () => ({ generations: 0, batches: 1, ad_media: 0, files: 0 })) },
   } satisfies JobContext;
 }
@@ -52,7 +53,7 @@ describe('job definitions', () => {
 
   it('jobs that finish paid or awaited work (a look upstream, a delivery) go before new renders, after maintenance', () => {
     const priority = Object.fromEntries(JOBS.map((j) => [j.name, j.options.priority ?? 0]));
-    expect(priority).toEqual({ run_generation: 0, poll_upstream: -5, deliver_webhook: -5, run_campaign: 0, scrape_ad_library: 0, delete_stored_files: 0 });
+    expect(priority).toEqual({ run_generation: 0, poll_upstream: -5, deliver_webhook: -5, run_campaign: 0, scrape_ad_library: 0, delete_stored_files: 0, export_team: 0 });
     for (const item of parseCrontab(crontab())) expect(item.options.priority).toBeLessThan(priority.poll_upstream!);
   });
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../domain/errors.ts';
 import { type LinkCheck, nowInSeconds, signLink, verifyLink } from './signing.ts';
 import { assertValidKey, isValidKey, resolveLinkTtl, type Storage, type StoredObject } from './storage.ts';
@@ -101,6 +102,29 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       // Sidecar first: until the data file lands a reader sees "missing", never bytes without their type.
       await writeAtomically(sidecarPath(file), JSON.stringify(sidecar));
       await writeAtomically(file, bytes);
+    },
+
+    async putStream(key, stream, size, contentType) {
+      const file = dataPath(key);
+      await writeAtomically(sidecarPath(file), JSON.stringify({ contentType } satisfies ContentTypeSidecar));
+      await mkdir(tempDir, { recursive: true });
+      const temp = path.join(tempDir, `${randomUUID()}.tmp`);
+      try {
+        const handle = await open(temp, 'wx');
+        try {
+          await pipeline(stream, handle.createWriteStream({ autoClose: false }));
+          const written = (await handle.stat()).size;
+          if (written !== size) throw new AppError('validation_error', `stored ${written} bytes where ${size} were announced`);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        await mkdir(path.dirname(file), { recursive: true });
+        await rename(temp, file);
+      } catch (e) {
+        await rm(temp, { force: true });
+        throw e;
+      }
     },
 
     async get(key): Promise<StoredObject | null> {

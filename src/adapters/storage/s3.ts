@@ -96,5 +96,26 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
       const expiresIn = resolveLinkTtl(ttlSeconds);
       return getSignedUrl(presignClient, new GetObjectCommand({ Bucket, Key: key }), { expiresIn });
     },
+
+    async openStream(key) {
+      assertValidKey(key);
+      try {
+        const response = await client.send(new GetObjectCommand({ Bucket, Key: key }));
+        if (!response.Body) return null;
+        return { stream: response.Body as import('node:stream').Readable, size: Number(response.ContentLength ?? 0), contentType: response.ContentType ?? FALLBACK_CONTENT_TYPE };
+      } catch (e) {
+        if (isNotFound(e)) return null;
+        throw storageFailure('get', e);
+      }
+    },
+
+    async putStream(key, stream, size, contentType) {
+      assertValidKey(key);
+      try {
+        await client.send(new PutObjectCommand({ Bucket, Key: key, Body: stream, ContentLength: size, ContentType: contentType }));
+      } catch (e) {
+        throw storageFailure('put', e);
+      }
+    },
   };
 }

@@ -1,7 +1,14 @@
+import type { Readable } from 'node:stream';
 import { AppError } from '../../domain/errors.ts';
 
 export interface StoredObject {
   bytes: Buffer;
+  contentType: string;
+}
+
+export interface StoredObjectStream {
+  stream: Readable;
+  size: number;
   contentType: string;
 }
 
@@ -14,6 +21,10 @@ export interface Storage {
   delete(key: string): Promise<void>;
   /** A link anyone can GET until it expires; ttl defaults to an hour. */
   signedUrl(key: string, ttlSeconds?: number): Promise<string>;
+  /** The object as a stream with its size, for files too large to hold in memory; null when missing. */
+  openStream?(key: string): Promise<StoredObjectStream | null>;
+  /** Stores exactly `size` bytes read from `stream` (an export archive) without holding them in memory. */
+  putStream?(key: string, stream: Readable, size: number, contentType: string): Promise<void>;
 }
 
 export const DEFAULT_LINK_TTL_SECONDS = 3600;
