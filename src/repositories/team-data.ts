@@ -123,6 +123,12 @@ export async function ledgerLinesAfter(db: Db, teamId: string, afterId: number, 
   return rows;
 }
 
+/** The team's uploads with their stored key, when the server has uploads (an empty list otherwise). */
+export async function teamUploads(db: Db, teamId: string): Promise<Record<string, unknown>[]> {
+  if (!(await tableExists(db, 'uploads'))) return [];
+  return (await sql<Record<string, unknown>>`select id, status, content_type, kind, size, created_at, expires_at, storage_key from uploads where team_id = ${teamId} order by created_at, id`.execute(db)).rows;
+}
+
 export async function teamRows<T = Record<string, unknown>>(db: Db, query: ReturnType<typeof sql>): Promise<T[]> {
   return (await query.execute(db)).rows as T[];
 }

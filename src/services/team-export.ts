@@ -3,8 +3,7 @@ import type { Writable } from 'node:stream';
 import { stringify } from 'csv-stringify/sync';
 import { AppError } from '../domain/errors.ts';
 import type { GenerationRow } from '../db/types.ts';
-import { findTeamRecord, ledgerLinesAfter, teamGenerationsAfter, teamQueries, teamRows, type TeamRecord } from '../repositories/team-data.ts';
-import { sql } from 'kysely';
+import { findTeamRecord, ledgerLinesAfter, teamGenerationsAfter, teamQueries, teamRows, teamUploads, type TeamRecord } from '../repositories/team-data.ts';
 import { operatorActor, recordAudit, type AuditActor } from './audit.ts';
 import type { Deps } from './context.ts';
 import { requireUuid } from './ids.ts';
@@ -65,7 +64,7 @@ members.json              the dashboard's people: email, role, active, when adde
 api-keys.json             API keys: name, hint (first and last characters), webhook URL, rate limit,
                           dates; never a key, its digest or a webhook secret
 webhook-deliveries.json   every webhook attempt: event, URL, the exact body sent, the answer, latency
-uploads.json              uploaded input files, when the server has uploads; uploads/<id>/<file> the files
+uploads.json              uploaded input files (an empty list when the server has none); uploads/<id>/<file> the files
 
 Keys, key digests, webhook secrets, password hashes, sessions and sign-in links are never exported.
 `;
@@ -186,10 +185,7 @@ export function createTeamExporter({ db, storage }: Pick<Deps, 'db' | 'storage'>
         for (const [i, row] of rows.entries()) await push(`${i ? ',' : ''}\n${JSON.stringify(plain(row))}`);
         await push('\n]\n');
       });
-      if ((await sql<{ ok: boolean }>`select to_regclass('uploads') is not null as ok`.execute(db)).rows[0]!.ok) {
-        const uploads = await teamRows(db, sql`select id, status, content_type, kind, size, created_at, expires_at, storage_key from uploads where team_id = ${team.id} order by created_at, id`);
-        await addRows(archive, 'uploads.json', await withFile('uploads', uploads, 'storage_key', 'file'));
-      }
+      await addRows(archive, 'uploads.json', await withFile('uploads', await teamUploads(db, team.id), 'storage_key', 'file'));
 
       await archive.addText(
         'team.json',

@@ -2,12 +2,12 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { canManage } from '../domain/dashboard-users.ts';
 import { AppError } from '../domain/errors.ts';
 import { queueJob } from '../jobs/define.ts';
 import { deleteStoredFilesJob } from '../jobs/delete-stored-files.ts';
 import { exportTeamJob } from '../jobs/export-team.ts';
+import { completeTeamExport, failTeamExport, findTeamExport, hasRunningExport, insertTeamExport, listTeamExports, lockLiveTeam, markExportDownloaded, type TeamExportRow } from '../repositories/team-exports.ts';
 import { actorOf, recordAudit } from './audit.ts';
 import type { Deps } from './context.ts';
 import { requireUuid } from './ids.ts';
@@ -20,17 +20,7 @@ export const EXPORT_LINK_TTL_SECONDS = 15 * 60;
 export const EXPORT_KEPT_MS = 7 * 24 * 3600_000;
 const ARCHIVE_TYPE = 'application/gzip';
 
-interface ExportRow {
-  id: string;
-  team_id: string;
-  status: 'processing' | 'completed' | 'failed';
-  archive_key: string | null;
-  size: string | null;
-  error: string | null;
-  created_at: Date;
-  completed_at: Date | null;
-  downloaded_at: Date | null;
-}
+type ExportRow = TeamExportRow;
 
 export interface TeamExportView {
   id: string;
@@ -78,24 +68,21 @@ export function createTeamExports({ db, storage, log }: Pick<Deps, 'db' | 'stora
   async function own(actor: DashboardPrincipal, id: unknown): Promise<ExportRow> {
     requireOwner(actor);
     const exportId = requireUuid(id, 'export');
-    const { rows } = await sql<ExportRow>`select * from team_exports where id = ${exportId} and team_id = ${actor.teamId}`.execute(db);
-    if (!rows[0]) throw new AppError('not_found', 'Export not found');
-    return rows[0];
+    const row = await findTeamExport(db, exportId, actor.teamId);
+    if (!row) throw new AppError('not_found', 'Export not found');
+    return row;
   }
 
   return {
     async start(actor: DashboardPrincipal): Promise<TeamExportView> {
       requireOwner(actor);
       return db.transaction().execute(async (trx) => {
-        // The team's row lock: two starts at once make one export.
-        const { rows: team } = await sql`select id from teams where id = ${actor.teamId} and deleted_at is null for update`.execute(trx);
-        if (!team.length) throw new AppError('not_found', 'Team not found');
-        const { rows: running } = await sql`select 1 from team_exports where team_id = ${actor.teamId} and status = 'processing'`.execute(trx);
-        if (running.length) throw new AppError('conflict', 'An export of this team is already being made: wait for it to finish');
-        const { rows } = await sql<ExportRow>`insert into team_exports (team_id, requested_by) values (${actor.teamId}, ${actor.userId}) returning *`.execute(trx);
-        await recordAudit(trx, actor.teamId, actorOf(actor), 'team.export_started', { via: 'dashboard', export_id: rows[0]!.id });
-        await queueJob(trx, exportTeamJob, { export_id: rows[0]!.id });
-        return view(rows[0]!);
+        if (!(await lockLiveTeam(trx, actor.teamId))) throw new AppError('not_found', 'Team not found');
+        if (await hasRunningExport(trx, actor.teamId)) throw new AppError('conflict', 'An export of this team is already being made: wait for it to finish');
+        const row = await insertTeamExport(trx, actor.teamId, actor.userId);
+        await recordAudit(trx, actor.teamId, actorOf(actor), 'team.export_started', { via: 'dashboard', export_id: row.id });
+        await queueJob(trx, exportTeamJob, { export_id: row.id });
+        return view(row);
       });
     },
 
@@ -105,8 +92,7 @@ export function createTeamExports({ db, storage, log }: Pick<Deps, 'db' | 'stora
 
     async list(actor: DashboardPrincipal): Promise<TeamExportView[]> {
       requireOwner(actor);
-      const { rows } = await sql<ExportRow>`select * from team_exports where team_id = ${actor.teamId} order by created_at desc limit 20`.execute(db);
-      return rows.map(view);
+      return (await listTeamExports(db, actor.teamId, 20)).map(view);
     },
 
     /** The archive's link, once: a second call is refused (start a new export), and the archive is deleted once the link expires. */
@@ -117,8 +103,7 @@ export function createTeamExports({ db, storage, log }: Pick<Deps, 'db' | 'stora
       if (until <= new Date()) throw new AppError('conflict', 'The export has expired: start a new one');
       const expiresAt = new Date(Date.now() + EXPORT_LINK_TTL_SECONDS * 1000);
       return db.transaction().execute(async (trx) => {
-        const { rows } = await sql`update team_exports set downloaded_at = now() where id = ${row.id} and downloaded_at is null returning id`.execute(trx);
-        if (!rows.length) throw new AppError('conflict', 'The link of this export was already handed out: start a new export');
+        if (!(await markExportDownloaded(trx, row.id))) throw new AppError('conflict', 'The link of this export was already handed out: start a new export');
         await queueJob(trx, deleteStoredFilesJob, { keys: [row.archive_key!] }, { runAt: new Date(expiresAt.getTime() + 60_000) });
         return { url: await storage.signedUrl(row.archive_key!, EXPORT_LINK_TTL_SECONDS), expires_at: expiresAt.toISOString() };
       });
@@ -126,8 +111,7 @@ export function createTeamExports({ db, storage, log }: Pick<Deps, 'db' | 'stora
 
     /** The job: builds the archive in a temporary file, stores it, records it. A failure is recorded, not retried: the owner starts another. */
     async run(exportId: string): Promise<void> {
-      const { rows } = await sql<ExportRow>`select * from team_exports where id = ${exportId}`.execute(db);
-      const row = rows[0];
+      const row = await findTeamExport(db, exportId);
       if (!row || row.status !== 'processing') return;
       const dir = await mkdtemp(path.join(os.tmpdir(), 'adforge-team-export-'));
       const file = path.join(dir, 'export.tar.gz');
@@ -138,14 +122,13 @@ export function createTeamExports({ db, storage, log }: Pick<Deps, 'db' | 'stora
         if (storage.putStream) await storage.putStream(key, createReadStream(file), size, ARCHIVE_TYPE);
         else await storage.put(key, await readFile(file), ARCHIVE_TYPE);
         await db.transaction().execute(async (trx) => {
-          const { rows: done } = await sql`update team_exports set status = 'completed', archive_key = ${key}, size = ${size}, completed_at = now()
-            where id = ${row.id} and status = 'processing' returning id`.execute(trx);
+          const done = await completeTeamExport(trx, row.id, key, size);
           // Deleted meanwhile (the team with it): the archive goes at once, by the job below.
-          await queueJob(trx, deleteStoredFilesJob, { keys: [key] }, { runAt: new Date(Date.now() + (done.length ? EXPORT_KEPT_MS : 0)) });
+          await queueJob(trx, deleteStoredFilesJob, { keys: [key] }, { runAt: new Date(Date.now() + (done ? EXPORT_KEPT_MS : 0)) });
         });
       } catch (err) {
         log.warn({ err, export_id: row.id }, 'a team export failed');
-        await sql`update team_exports set status = 'failed', error = 'the export could not be made; start another', completed_at = now() where id = ${row.id} and status = 'processing'`.execute(db);
+        await failTeamExport(db, row.id, 'the export could not be made; start another');
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
