@@ -29,7 +29,12 @@ export interface ExpiringGeneration {
  * keys emptied in the same statement. A generation a processing video edit reads is left for later.
  */
 export async function expireGenerationFiles(trx: Db, teamId: string, cutoff: Date, limit: number): Promise<ExpiringGeneration[]> {
-  const { rows } = await sql<ExpiringGeneration>`
+  return (await expireGenerationFilesStatement(teamId, cutoff, limit).execute(trx)).rows;
+}
+
+/** The statement itself, apart, so that a test can ask the planner how it reads a large table. */
+export function expireGenerationFilesStatement(teamId: string, cutoff: Date, limit: number) {
+  return sql<ExpiringGeneration>`
     with due as (
       select g.id from generations g
       where g.team_id = ${teamId} and g.status <> 'processing' and g.files_expired_at is null and g.created_at < ${cutoff}
@@ -42,8 +47,7 @@ export async function expireGenerationFiles(trx: Db, teamId: string, cutoff: Dat
     update generations g set files_expired_at = now(), result_keys = '{}'
     from before
     where g.id = before.id
-    returning g.id, before.result_keys`.execute(trx);
-  return rows;
+    returning g.id, before.result_keys`;
 }
 
 export interface ExpiringAdMedia {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireGenerationFilesStatement } from '../../src/repositories/retention.ts';
 import { operatorActor } from '../../src/services/audit.ts';
 import { startTestService, type TestService } from '../support/app.ts';
 import { runCli, stdoutJson } from '../support/cli-run.ts';
@@ -152,6 +153,22 @@ describe('retention: the daily job', () => {
     // The files job for anything storage missed was queued in the same transactions.
     const jobs = await sql<{ n: number }>`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'delete_stored_files'`.execute(svc.app.db);
     expect(jobs.rows[0]!.n).toBeGreaterThanOrEqual(3);
+  });
+
+  it("each batch reads the index of generations whose files are still kept, not the whole table", async () => {
+    const t = await svc.team();
+    // A team with years of history whose old files went long ago: 5,000 generations already expired, a few still kept.
+    const seed = await generation(svc, t, 40, 'completed', 1);
+    await sql`insert into generations (team_id, api_key_id, operation, type, kind, status, params, credits, result_keys, result_meta, created_at, completed_at, deadline_at, files_expired_at)
+      select team_id, api_key_id, operation, type, kind, status, params, credits, '{}', result_meta, created_at - make_interval(days => n), completed_at - make_interval(days => n), deadline_at, now()
+      from generations, generate_series(1, 5000) as n where id = ${seed.id}`.execute(svc.app.db);
+    await sql`analyze generations`.execute(svc.app.db);
+    const plan = await svc.app.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${expireGenerationFilesStatement(t.teamId, new Date(), 500)}`.execute(trx);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+
+    });
+    expect(plan, plan).toMatch(/Index (Only )?Scan using generations_files_kept on generations g/);
   });
 
   it('with RETENTION_DAYS unset nothing is deleted, until a team sets its own', async () => {
