@@ -35,6 +35,7 @@ import { createRetentionService } from './services/retention.ts';
 import { createEngineStatus } from './services/engine-status.ts';
 import { createProductService } from './services/products.ts';
 import { createImageFetcher } from './services/remote-images.ts';
+import { createUploadService, withUploadedImages } from './services/uploads.ts';
 import { createTeamService } from './services/teams.ts';
 import { createTeamKeyService } from './services/team-keys.ts';
 import { createTeamDeleter } from './services/team-deletion.ts';
@@ -121,6 +122,7 @@ function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool
     workerLiveness: createWorkerLiveness(deps),
     readiness: createReadiness(deps, pool),
     engineStatus: createEngineStatus(deps, engines),
+    uploads: createUploadService(deps),
     teamExporter: createTeamExporter(deps),
     teamExports: createTeamExports(deps, createTeamExporter(deps)),
     teamDeleter: createTeamDeleter(deps, { keyCache, canceller: createGenerationCanceller(deps, lifecycle), deleter: createGenerationDeleter({ ...deps, engines }) }),
@@ -169,7 +171,7 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       breakers: async () => (await listBreakers(db)).map((b) => ({ provider: b.provider, open: b.open_until !== null && b.open_until > new Date() })),
       subscriptions: () => events.subscriberCount,
     });
-    const deps: Deps = { config, db, storage, log, fetchImage: createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }), metrics };
+    const deps: Deps = { config, db, storage, log, fetchImage: withUploadedImages(createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }), { db, storage }), metrics };
     if (opts.seed !== false) {
       await seedPlatformAvatars(deps);
       await seedVoices(deps);
@@ -194,6 +196,7 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       workerLiveness: services.workerLiveness,
       teamExports: services.teamExports,
       storedFiles: services.generationDeleter,
+      uploads: services.uploads,
       retention: services.retention,
     };
     const close = async () => {

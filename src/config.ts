@@ -119,6 +119,7 @@ const envSchema = z.object({
   OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(600_000).default(5000),
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(1).max(3600).default(25),
   MAX_INPUT_VIDEO_MB: z.coerce.number().int().min(1).max(10_000).default(200),
+  UPLOAD_TTL_HOURS: z.coerce.number().min(0.001).max(24 * 365).default(24),
   SPEECH_TIMEOUT_SECONDS: z.coerce.number().min(0.001).max(3600).default(120),
   SPEECH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   SPEECH_ENGINE: z.enum(['local', 'elevenlabs']).default('local'),
@@ -223,6 +224,8 @@ export interface Config {
   generationTimeoutSeconds: number;
   engineAttemptTimeoutSeconds: number;
   maxInputVideoBytes: number;
+  /** How long an upload stays usable; an unused one is deleted after it. */
+  uploadTtlMs: number;
   /** Engine attempts per generation; transient failures are retried with backoff until then. */
   generationMaxAttempts: number;
   /** Workers beat this often; one silent for 4 beats is taken for dead and its jobs unlocked. */
@@ -364,6 +367,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     generationTimeoutSeconds: e.GENERATION_TIMEOUT_SECONDS,
     engineAttemptTimeoutSeconds: e.ENGINE_ATTEMPT_TIMEOUT_SECONDS,
     maxInputVideoBytes: e.MAX_INPUT_VIDEO_MB * 1024 * 1024,
+    uploadTtlMs: e.UPLOAD_TTL_HOURS * 3600 * 1000,
     generationMaxAttempts: e.GENERATION_MAX_ATTEMPTS,
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,

@@ -390,7 +390,21 @@ export interface RateBucketsTable {
   full_at_ms: number;
 }
 
+export interface UploadsTable {
+  id: string;
+  team_id: string;
+  status: 'pending' | 'ready';
+  storage_key: string;
+  content_type: string | null;
+  kind: 'image' | 'video' | 'audio' | null;
+  size: number;
+  declared_content_type: string | null;
+  created_at: CreatedAt;
+  expires_at: Date;
+}
+
 export interface Database {
+  uploads: UploadsTable;
   teams: TeamsTable;
   api_keys: ApiKeysTable;
   users: UsersTable;

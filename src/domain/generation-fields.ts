@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { chars, httpUrl, MAX, uuid } from './inputs.ts';
+import { chars, inputUrl, MAX, uuid } from './inputs.ts';
 
 // Lengths the spec leaves open; ours, listed in the README's API notes.
 export const GENERATION_MAX = {
@@ -51,10 +51,10 @@ export const requiredUuid = chars(36, z.string({ error: missingOr('must be a UUI
   .pipe(uuid)
   .transform((s) => s.toLowerCase());
 
-export const requiredUrl = chars(MAX.url, z.string({ error: missingOr('must be an http(s) URL') })).pipe(httpUrl);
+export const requiredUrl = chars(MAX.url, z.string({ error: missingOr('must be an http(s) URL or an upload reference upload:<id>') })).pipe(inputUrl);
 
 export const urlList = z
-  .array(httpUrl, { error: 'must be an array of http(s) URLs' })
+  .array(inputUrl, { error: 'must be an array of http(s) URLs or upload references' })
   .max(GENERATION_MAX.urlList, `must list at most ${GENERATION_MAX.urlList} URLs`);
 
 /** Duplicates are dropped before counting: naming a product twice attaches it once. */

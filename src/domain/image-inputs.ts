@@ -16,7 +16,7 @@ import {
 } from './generation-fields.ts';
 import { IMAGE_EFFORTS, IMAGE_MODELS, IMAGE_RESOLUTIONS } from './generation-types.ts';
 import type { ImageEffort, ImageModel, ImageResolution } from './generation-types.ts';
-import { chars, httpUrl } from './inputs.ts';
+import { chars, inputUrl } from './inputs.ts';
 
 export const MAX_REFERENCE_IMAGES = 5;
 
@@ -131,8 +131,8 @@ export const imageEditInput = z
     ...sharedShape,
     prompt: requiredText(GENERATION_MAX.prompt),
     reference_image_urls: z
-      .array(httpUrl, {
-        error: (i) => (i.input === undefined ? 'is required' : 'must be an array of http(s) URLs'),
+      .array(inputUrl, {
+        error: (i) => (i.input === undefined ? 'is required' : 'must be an array of http(s) URLs or upload references'),
       })
       // Only a bound on the list itself here: the cap counts images from every source, so checkReferenceImageTotal names each count.
       .min(1, 'must list at least 1 URL')

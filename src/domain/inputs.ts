@@ -32,6 +32,23 @@ export const httpUrl = chars(MAX.url)
   .trim()
   .pipe(z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }));
 
+/** An upload of the caller's team, named where a URL is taken (src/domain/uploads.ts). */
+const UPLOAD_REFERENCE = /^upload:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const HTTP_URL = z.url({ protocol: /^https?$/ });
+
+/**
+ * A field whose file is fetched as an input: an http(s) URL, or `upload:<id>` naming one of the
+ * team's uploads (read from storage, never from the network). The id comes out in lower case.
+ */
+export const inputUrl = chars(MAX.url)
+  .trim()
+  .refine((s) => UPLOAD_REFERENCE.test(s) || HTTP_URL.safeParse(s).success, 'must be an http(s) URL or an upload reference upload:<id>')
+  .transform((s) => (s.startsWith('upload:') ? s.toLowerCase() : s))
+  .meta({
+    pattern: '^\\s*(?:[Hh][Tt][Tt][Pp][Ss]?:|upload:)',
+    description: 'An http(s) URL the service downloads, or `upload:<id>` naming a file of your team uploaded with POST /uploads.',
+  });
+
 const queryInt = (min: number, max: number, dflt: number) =>
   z
     .string()
@@ -54,7 +71,7 @@ export const productCreate = z.object({
   name: text(MAX.productName),
   description: text(MAX.productDescription),
   category: text(MAX.productCategory),
-  image_url: httpUrl,
+  image_url: inputUrl,
   price: z
     .number()
     .finite()
@@ -72,7 +89,7 @@ export const productCreate = z.object({
 
 export const customAvatarCreate = z.object({
   name: text(MAX.avatarName),
-  image_url: httpUrl,
+  image_url: inputUrl,
   description: chars(MAX.avatarDescription).trim().nullish(),
   gender: z.enum(['male', 'female']).nullish(),
   age_group: z.enum(['kid', 'young_adult', 'adult', 'senior']).nullish(),
@@ -90,8 +107,8 @@ export const brandCreate = z.object({
   target_audience: optionalText,
   brand_color_primary: hexColor.nullish(),
   brand_color_accent: hexColor.nullish(),
-  logo_url: httpUrl.nullish(),
-  reference_image_url: httpUrl.nullish(),
+  logo_url: inputUrl.nullish(),
+  reference_image_url: inputUrl.nullish(),
 });
 
 /** Every field optional; `name` may change but not be cleared. */

@@ -19,7 +19,7 @@ import {
   whole,
   withDefault,
 } from './generation-fields.ts';
-import { chars, httpUrl } from './inputs.ts';
+import { chars, inputUrl } from './inputs.ts';
 import {
   allowsAspectRatio,
   allowsDuration,
@@ -108,11 +108,11 @@ export const aiVideoInput = z
     resolution: optional(chars(GENERATION_MAX.shortWord, z.string({ error: 'must be a string' })).trim()),
     // Checked on every model, though only kling-o3 uses it: a misspelt value is a client bug worth reporting.
     quality: optional(requiredEnum(KLING_QUALITIES)),
-    reference_image_url: optional(httpUrl),
+    reference_image_url: optional(inputUrl),
     hd: boolWithDefault(false),
     generate_audio: optional(z.boolean({ error: 'must be true or false' })),
-    first_frame_image_url: optional(httpUrl),
-    last_frame_image_url: optional(httpUrl),
+    first_frame_image_url: optional(inputUrl),
+    last_frame_image_url: optional(inputUrl),
     reference_image_urls: withDefault(urlList, []),
     brand_id: optional(lowerUuid),
     product_ids: productIds,
@@ -183,7 +183,7 @@ export const swapAvatarInput = z
     height: pixels,
     avatar_id: optional(lowerUuid),
     avatar_type: optional(requiredEnum(AVATAR_TYPES)),
-    image_url: optional(httpUrl),
+    image_url: optional(inputUrl),
   })
   .transform((v, ctx): SwapAvatarParams => {
     const common = { video_url: v.video_url, mode: v.mode, duration: v.duration, width: v.width, height: v.height };
@@ -226,7 +226,7 @@ export type VideoEditParams = VideoEditCommon &
 export const videoEditInput = z
   .object({
     template_id: requiredText(GENERATION_MAX.templateId),
-    video_url: optional(httpUrl),
+    video_url: optional(inputUrl),
     generation_id: optional(lowerUuid),
     language: withDefault(languageCode, 'en'),
     auto_approve: boolWithDefault(true),

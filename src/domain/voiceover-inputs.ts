@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { chars, httpUrl, pageQuery } from './inputs.ts';
+import { chars, inputUrl, pageQuery } from './inputs.ts';
 
 // The spec's Voice resource values; GET /voices filters accept exactly these.
 export const VOICE_GENDERS = ['male', 'female', 'other'] as const;
@@ -55,7 +55,7 @@ export const textToSpeechInput = z.object({
 export type TextToSpeechInput = z.output<typeof textToSpeechInput>;
 
 export const speechToSpeechInput = z.object({
-  audio_url: httpUrl,
+  audio_url: inputUrl,
   voice_id: voiceId,
   duration: absentIfNull(
     z.number({ error: 'must be a number of seconds' }).gt(0, 'must be more than 0 seconds').max(120, 'must be at most 120 seconds'),

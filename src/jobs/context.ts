@@ -6,6 +6,7 @@ import type { UpstreamCore } from '../services/generations/upstream.ts';
 import type { MaintenanceService } from '../services/maintenance.ts';
 import type { TeamExports } from '../services/team-exports.ts';
 import type { RetentionService } from '../services/retention.ts';
+import type { UploadService } from '../services/uploads.ts';
 import type { WebhookService } from '../services/webhooks.ts';
 import type { WorkerLiveness } from '../services/worker-liveness.ts';
 
@@ -20,5 +21,6 @@ export interface JobContext {
   workerLiveness: Pick<WorkerLiveness, 'releasedByShutdown' | 'afterOutage'>;
   teamExports: Pick<TeamExports, 'run'>;
   storedFiles: Pick<GenerationDeleter, 'deleteFiles'>;
+  uploads: Pick<UploadService, 'deleteExpired'>;
   retention: Pick<RetentionService, 'run'>;
 }

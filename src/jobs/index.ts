@@ -5,6 +5,7 @@ import type { JobContext } from './context.ts';
 import { PRIORITY, type CronDefinition, type JobDefinition } from './define.ts';
 import { deleteStoredFilesJob } from './delete-stored-files.ts';
 import { deliverWebhookJob } from './deliver-webhook.ts';
+import { expireUploadsCron } from './expire-uploads.ts';
 import { exportTeamJob } from './export-team.ts';
 import { expireStoredFilesCron, pruneSignInStateCron, purgeAuditLogCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, sweepGenerationsCron } from './maintenance.ts';
 import { runCampaignJob } from './run-campaign.ts';
@@ -13,7 +14,7 @@ import { runGenerationJob } from './run-generation.ts';
 import { scrapeAdLibraryJob } from './scrape-ad-library.ts';
 
 export const JOBS: readonly JobDefinition[] = [runGenerationJob, pollUpstreamJob, deliverWebhookJob, runCampaignJob, scrapeAdLibraryJob, deleteStoredFilesJob, exportTeamJob];
-export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, pruneSignInStateCron, purgeAuditLogCron, expireStoredFilesCron];
+export const CRONS: readonly CronDefinition[] = [sweepGenerationsCron, purgeIdempotencyKeysCron, purgeRateLimitHitsCron, pruneSignInStateCron, purgeAuditLogCron, expireStoredFilesCron, expireUploadsCron];
 
 /**
  * graphile-worker's crontab, from the cron definitions. Workers take jobs by priority, then by

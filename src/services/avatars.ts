@@ -74,7 +74,7 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
 
     async createCustom(p: Principal, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const input = parseInput(customAvatarCreate, body);
-      const image = await fetchImage(input.image_url, 'image_url');
+      const image = await fetchImage(input.image_url, 'image_url', p.teamId);
       const id = randomUUID();
       const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
       return storeThenInsert(

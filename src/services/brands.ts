@@ -6,6 +6,7 @@ import { deleteBrandUnlessInUse, findBrand, findBrandsByIds, insertBrand, listBr
 import type { Deps, Principal } from './context.ts';
 import { requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
+import { checkUploadUses } from './uploads.ts';
 
 export type Brand = Omit<BrandRow, 'team_id' | 'created_at'> & { created_at: string };
 
@@ -32,6 +33,7 @@ export function createBrandService({ db }: Pick<Deps, 'db'>) {
 
     async create(teamId: string, body: unknown): Promise<Brand> {
       const b = parseInput(brandCreate, body);
+      await checkUploadUses(db, teamId, b);
       const row = await insertBrand(db, {
         team_id: teamId,
         name: b.name,
@@ -65,6 +67,7 @@ export function createBrandService({ db }: Pick<Deps, 'db'>) {
       const changes = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined));
       if ('description' in changes && changes.description === null) changes.description = '';
       if ('industry' in changes && changes.industry === null) changes.industry = '';
+      await checkUploadUses(db, p.teamId, changes);
       const row = Object.keys(changes).length
         ? await updateBrand(db, p.teamId, brandId, changes)
         : await findBrand(db, p.teamId, brandId);

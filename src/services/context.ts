@@ -12,7 +12,8 @@ export interface Deps {
   db: Db;
   storage: Storage;
   log: Logger;
-  fetchImage: (url: string, field: string) => Promise<FetchedImage>;
+  /** An image URL, or with the caller's team an `upload:<id>` of it. */
+  fetchImage: (url: string, field: string, teamId?: string) => Promise<FetchedImage>;
   /** Counters of what this process did (absent where nothing is measured: the admin CLI, unit tests). */
   metrics?: Metrics;
 }

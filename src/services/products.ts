@@ -59,7 +59,7 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
     /** The image is fetched and stored before the row exists; the row and the idempotent response commit together. */
     async create(p: Principal, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const input = parseInput(productCreate, body);
-      const image = await fetchImage(input.image_url, 'image_url');
+      const image = await fetchImage(input.image_url, 'image_url', p.teamId);
       const id = randomUUID();
       const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
       return storeThenInsert(

@@ -37,7 +37,7 @@ export function createQuoteService(
         what === 'ad-library-scrape'
           ? await scraper.price(body)
           : what === 'text-to-speech' || what === 'speech-to-speech'
-            ? await voiceovers.price(what, body)
+            ? await voiceovers.price(what, body, p.teamId)
             : await creator.price(p, what, body);
       const { credits_remaining } = await credits.balance(p);
       return { credits: price, credits_remaining, affordable: price <= credits_remaining };

@@ -11,6 +11,8 @@ import type { SpeechAudio } from '../adapters/engines/speech/mp3.ts';
 import type { SpeechEngine } from '../adapters/engines/speech/engine.ts';
 import { audioDuration } from '../adapters/engines/speech/voice-change.ts';
 import { download, downloadErrorToAppError } from '../adapters/net/download.ts';
+import { uploadIdOf } from '../domain/uploads.ts';
+import { checkUploadUses, readUpload } from './uploads.ts';
 import { debitCredits } from '../repositories/credits.ts';
 import { heldCredits, placeHold, releaseHold } from '../repositories/credit-holds.ts';
 import { lockTeam } from '../repositories/teams.ts';
@@ -156,11 +158,16 @@ export function createVoiceoverService(
     return stored && present(stored);
   }
 
-  async function fetchSource(url: string): Promise<{ bytes: Buffer; seconds: number }> {
+  async function fetchSource(url: string, teamId: string | undefined): Promise<{ bytes: Buffer; seconds: number }> {
     let bytes: Buffer;
     try {
-      ({ bytes } = await download(url, { maxBytes: MAX_SOURCE_AUDIO_BYTES, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: SOURCE_DOWNLOAD_TIMEOUT_MS }));
+      if (uploadIdOf(url)) {
+        if (!teamId) throw new AppError('validation_error', 'audio_url: an upload reference is not taken here');
+        await checkUploadUses(db, teamId, { audio_url: url });
+        ({ bytes } = (await readUpload({ db, storage }, teamId, url))!);
+      } else ({ bytes } = await download(url, { maxBytes: MAX_SOURCE_AUDIO_BYTES, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: SOURCE_DOWNLOAD_TIMEOUT_MS }));
     } catch (e) {
+      if (e instanceof AppError) throw e;
       throw downloadErrorToAppError('audio_url', e);
     }
     try {
@@ -176,9 +183,9 @@ export function createVoiceoverService(
   }
 
   /** Priced by the source's measured length, so the source is fetched and measured first. */
-  async function pricedSpeechToSpeech(input: z.output<typeof speechToSpeechInput>) {
+  async function pricedSpeechToSpeech(input: z.output<typeof speechToSpeechInput>, teamId: string | undefined) {
     const voice: CatalogueVoice = await voices.require(input.voice_id);
-    const source = await fetchSource(input.audio_url);
+    const source = await fetchSource(input.audio_url, teamId);
     const credits = speechToSpeechCredits(withinFraming(source.seconds));
     if (credits === null) {
       // To the millisecond, 120.0004 s would read "lasts 120 s": say "more than" instead.
@@ -221,7 +228,7 @@ export function createVoiceoverService(
       const input = parseInput(speechToSpeechInput, body ?? undefined);
       const replay = await replayOf(p, idem, body);
       if (replay) return replay;
-      const { voice, source, credits } = await pricedSpeechToSpeech(input);
+      const { voice, source, credits } = await pricedSpeechToSpeech(input, p.teamId);
       return record(
         p,
         idem,
@@ -239,9 +246,9 @@ export function createVoiceoverService(
     },
 
     /** What the create of this body would charge: the same validation and lookups (the source measured), nothing written. */
-    async price(kind: 'text-to-speech' | 'speech-to-speech', body: unknown): Promise<number> {
+    async price(kind: 'text-to-speech' | 'speech-to-speech', body: unknown, teamId?: string): Promise<number> {
       if (kind === 'text-to-speech') return (await pricedTextToSpeech(parseInput(textToSpeechInput, body ?? undefined))).credits;
-      return (await pricedSpeechToSpeech(parseInput(speechToSpeechInput, body ?? undefined))).credits;
+      return (await pricedSpeechToSpeech(parseInput(speechToSpeechInput, body ?? undefined), teamId)).credits;
     },
 
     /** The team's own voiceover (talking-avatar's voiceover_id, GraphQL); another team's is 404. */

@@ -357,7 +357,7 @@ describe('aiVideoInput: frames', () => {
   });
 
   it('refuses non-http frame URLs', () => {
-    expectRefused(aiVideoInput, video('veo-3.1', { first_frame_image_url: 'ftp://x.test/a.png' }), 'first_frame_image_url', 'must be an http(s) URL');
+    expectRefused(aiVideoInput, video('veo-3.1', { first_frame_image_url: 'ftp://x.test/a.png' }), 'first_frame_image_url', 'must be an http(s) URL or an upload reference upload:<id>');
     expectRefused(aiVideoInput, video('veo-3.1', { first_frame_image_url: URL_A, last_frame_image_url: 'nope' }), 'last_frame_image_url');
   });
 });
@@ -384,8 +384,8 @@ describe('aiVideoInput: reference images', () => {
   });
 
   it('checks each URL and the array', () => {
-    expectRefused(aiVideoInput, video('kling-o3', { reference_image_urls: [URL_A, 'javascript:alert(1)'] }), 'reference_image_urls.1', 'must be an http(s) URL');
-    expectRefused(aiVideoInput, video('kling-o3', { reference_image_urls: URL_A }), 'reference_image_urls', 'must be an array of http(s) URLs');
+    expectRefused(aiVideoInput, video('kling-o3', { reference_image_urls: [URL_A, 'javascript:alert(1)'] }), 'reference_image_urls.1', 'must be an http(s) URL or an upload reference upload:<id>');
+    expectRefused(aiVideoInput, video('kling-o3', { reference_image_urls: URL_A }), 'reference_image_urls', 'must be an array of http(s) URLs or upload references');
     expectRefused(aiVideoInput, video('kling-o3', { reference_image_urls: urls(21) }), 'reference_image_urls', 'must list at most 20 URLs');
   });
 
@@ -394,7 +394,7 @@ describe('aiVideoInput: reference images', () => {
   });
 
   it('refuses a non-http reference_image_url', () => {
-    expectRefused(aiVideoInput, video('sora-2', { reference_image_url: 'file:///etc/passwd' }), 'reference_image_url', 'must be an http(s) URL');
+    expectRefused(aiVideoInput, video('sora-2', { reference_image_url: 'file:///etc/passwd' }), 'reference_image_url', 'must be an http(s) URL or an upload reference upload:<id>');
   });
 });
 
@@ -496,7 +496,7 @@ describe('swapAvatarInput', () => {
     expectRefused(swapAvatarInput, { ...base, avatar_id: U1 }, 'avatar_type', 'is required with avatar_id');
     expectRefused(swapAvatarInput, { ...withAvatar, avatar_type: 'stock' }, 'avatar_type', 'must be one of platform, custom or product');
     expectRefused(swapAvatarInput, { ...withAvatar, avatar_id: 'x' }, 'avatar_id', 'must be a UUID');
-    expectRefused(swapAvatarInput, { ...base, image_url: 'ftp://x.test/face.png' }, 'image_url', 'must be an http(s) URL');
+    expectRefused(swapAvatarInput, { ...base, image_url: 'ftp://x.test/face.png' }, 'image_url', 'must be an http(s) URL or an upload reference upload:<id>');
   });
 
   it.each(['standard', 'pro'])('takes mode %s', (mode) => {
@@ -507,7 +507,7 @@ describe('swapAvatarInput', () => {
     expectRefused(swapAvatarInput, { ...withImage, mode: 'turbo' }, 'mode', 'must be one of standard or pro');
     expectRefused(swapAvatarInput, { ...withImage, mode: undefined }, 'mode', 'is required');
     expectRefused(swapAvatarInput, { ...withImage, video_url: undefined }, 'video_url', 'is required');
-    expectRefused(swapAvatarInput, { ...withImage, video_url: 'not a url' }, 'video_url', 'must be an http(s) URL');
+    expectRefused(swapAvatarInput, { ...withImage, video_url: 'not a url' }, 'video_url', 'must be an http(s) URL or an upload reference upload:<id>');
   });
 
   it.each([1, 1.5, 29.9, 30])('takes duration %d', (duration) => {
@@ -624,7 +624,7 @@ describe('videoEditInput', () => {
   it('needs exactly one source', () => {
     expectRefused(videoEditInput, { template_id: 't' }, 'video_url', 'is required, or give generation_id');
     expectRefused(videoEditInput, { ...byUrl, generation_id: U1 }, 'generation_id', 'give either video_url or generation_id, not both');
-    expectRefused(videoEditInput, { ...byUrl, video_url: 'ftp://x.test/v.mp4' }, 'video_url', 'must be an http(s) URL');
+    expectRefused(videoEditInput, { ...byUrl, video_url: 'ftp://x.test/v.mp4' }, 'video_url', 'must be an http(s) URL or an upload reference upload:<id>');
     expectRefused(videoEditInput, { ...byGeneration, generation_id: 'gen-1' }, 'generation_id', 'must be a UUID');
   });
 
@@ -822,8 +822,8 @@ describe('imageEditInput', () => {
     expect(parse(imageEditInput, { ...base, reference_image_urls: urls(6) }).reference_image_urls).toEqual(urls(6));
     expectRefused(imageEditInput, { ...base, reference_image_urls: [] }, 'reference_image_urls', 'must list at least 1 URL');
     expectRefused(imageEditInput, { ...base, reference_image_urls: undefined }, 'reference_image_urls', 'is required');
-    expectRefused(imageEditInput, { ...base, reference_image_urls: URL_A }, 'reference_image_urls', 'must be an array of http(s) URLs');
-    expectRefused(imageEditInput, { ...base, reference_image_urls: [URL_A, 'data:image/png;base64,AA=='] }, 'reference_image_urls.1', 'must be an http(s) URL');
+    expectRefused(imageEditInput, { ...base, reference_image_urls: URL_A }, 'reference_image_urls', 'must be an array of http(s) URLs or upload references');
+    expectRefused(imageEditInput, { ...base, reference_image_urls: [URL_A, 'data:image/png;base64,AA=='] }, 'reference_image_urls.1', 'must be an http(s) URL or an upload reference upload:<id>');
   });
 
   it('checks prompt, brand and products', () => {

@@ -25,6 +25,7 @@ function context() {
     upstream: { poll: vi.fn(async () => {}) },
     workerLiveness: { releasedByShutdown: vi.fn(async () => {}), afterOutage: vi.fn(async () => true) },
     storedFiles: { deleteFiles: vi.fn(async () => {}) },
+    uploads: { deleteExpired: vi.fn(async () => 0) },
     teamExports: { run: vi.fn(async () => {}) },
     retention: { run: vi.fn(async () => ({ generations: 0, batches: 1, ad_media: 0, files: 0 })) },
   } satisfies JobContext;
@@ -42,6 +43,7 @@ describe('job definitions', () => {
       '29 * * * * prune_sign_in_state ?priority=-10',
       '53 4 * * * purge_audit_log ?priority=-10',
       '41 3 * * * expire_stored_files ?priority=-10',
+      '47 * * * * expire_uploads ?priority=-10',
     ]);
   });
 
@@ -72,6 +74,8 @@ describe('job definitions', () => {
     expect(ctx.maintenance.sweepOverdueGenerations).toHaveBeenCalled();
     await tasks.prune_sign_in_state!({ _cron: {} }, helpers());
     expect(ctx.maintenance.pruneSignInState).toHaveBeenCalled();
+    await tasks.expire_uploads!({ _cron: {} }, helpers());
+    expect(ctx.uploads.deleteExpired).toHaveBeenCalled();
     await tasks.purge_audit_log!({ _cron: {} }, helpers());
     expect(ctx.maintenance.purgeAuditLog).toHaveBeenCalled();
     await tasks.expire_stored_files!({ _cron: {} }, helpers());

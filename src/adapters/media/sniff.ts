@@ -54,3 +54,14 @@ export async function sniffMedia(bytes: Uint8Array, kind: MediaKind): Promise<{ 
   const demuxer = type && (kind === 'video' ? videoContainers : audioContainers)[type.mime];
   return demuxer ? { mime: type.mime, ext: type.ext, demuxer } : null;
 }
+
+/** What an uploaded file of this sniffed MIME type can be used as; null for a type no input takes. */
+export function uploadKindOf(mime: string): 'image' | 'video' | 'audio' | null {
+  if (acceptedImageMimes.has(mime)) return 'image';
+  if (mime in videoContainers) return 'video';
+  if (mime in audioContainers) return 'audio';
+  return null;
+}
+
+/** Every MIME type an upload may be, for a presigned upload's declared type. */
+export const UPLOAD_MIMES: readonly string[] = [...acceptedImageMimes, ...Object.keys(audioContainers)];

@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { AppError } from '../../domain/errors.ts';
 import { assertValidKey, resolveLinkTtl, type Storage, type StoredObject } from './storage.ts';
@@ -18,6 +18,10 @@ export interface S3StorageOptions {
 
 export interface S3Storage extends Storage {
   readonly kind: 's3';
+  /** A link a client PUTs exactly `size` bytes of `contentType` to, until it expires. */
+  presignPut(key: string, opts: { contentType: string; size: number; ttlSeconds: number }): Promise<string>;
+  /** The object's size and its first `bytes` bytes; null when the key holds nothing. */
+  head(key: string, bytes: number): Promise<{ size: number; first: Buffer } | null>;
 }
 
 const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
@@ -88,6 +92,31 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
       } catch (e) {
         if (isNotFound(e)) return;
         throw storageFailure('delete', e);
+      }
+    },
+
+    async presignPut(key, { contentType, size, ttlSeconds }) {
+      assertValidKey(key);
+      const expiresIn = resolveLinkTtl(ttlSeconds);
+      // Content-Type and Content-Length are signed: the bucket refuses a PUT that differs from either.
+      return getSignedUrl(presignClient, new PutObjectCommand({ Bucket, Key: key, ContentType: contentType, ContentLength: size }), {
+        expiresIn,
+        signableHeaders: new Set(['content-type', 'content-length']),
+      });
+    },
+
+    async head(key, bytes) {
+      assertValidKey(key);
+      try {
+        const meta = await client.send(new HeadObjectCommand({ Bucket, Key: key }));
+        const size = Number(meta.ContentLength ?? 0);
+        if (size === 0) return { size, first: Buffer.alloc(0) };
+        const part = await client.send(new GetObjectCommand({ Bucket, Key: key, Range: `bytes=0-${Math.min(bytes, size) - 1}` }));
+        const first = part.Body ? Buffer.from(await part.Body.transformToByteArray()) : Buffer.alloc(0);
+        return { size, first };
+      } catch (e) {
+        if (isNotFound(e)) return null;
+        throw storageFailure('head', e);
       }
     },
 

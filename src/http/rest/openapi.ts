@@ -131,7 +131,17 @@ function operation(r: RouteDoc, c: Components) {
     summary: r.summary,
     ...(r.description ? { description: r.description } : {}),
     parameters: parameters(r, c),
-    ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: c.of(r.body, 'input'), ...(r.example ? { example: r.example } : {}) } } } } : {}),
+    ...(r.body || r.otherBodies
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              ...r.otherBodies,
+              ...(r.body ? { 'application/json': { schema: c.of(r.body, 'input'), ...(r.example ? { example: r.example } : {}) } } : {}),
+            },
+          },
+        }
+      : {}),
     responses,
   };
 }

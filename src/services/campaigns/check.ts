@@ -6,6 +6,7 @@ import { TEXT_TO_SPEECH_CREDITS } from '../../domain/pricing.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import type { Db } from '../../db/pool.ts';
 import { OPERATIONS } from '../generations/operations.ts';
+import { checkUploadUses } from '../uploads.ts';
 import type { VoiceService } from '../voices.ts';
 
 export interface RowInput {
@@ -41,6 +42,7 @@ export function createRowChecker(db: Db, voices: Pick<VoiceService, 'require'>, 
         await voices.require(String(parsed.body.voice_id));
         credits = TEXT_TO_SPEECH_CREDITS;
       } else {
+        await checkUploadUses(db, teamId, result.data);
         const resolved = await OPERATIONS[parsed.type].resolve(db, teamId, result.data);
         const refusal = engines.refusal(parsed.type, resolved.params, resolved.attachedImages);
         if (refusal) throw new AppError('validation_error', refusal);

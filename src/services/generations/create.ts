@@ -29,6 +29,7 @@ import {
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/types.ts';
 import { OPERATIONS } from './operations.ts';
+import { checkUploadUses } from '../uploads.ts';
 
 // The credits check's serialization edge: concurrent creates spent the credits since `fits` read them.
 const CHECK_VIOLATION = '23514';
@@ -55,6 +56,7 @@ export function createGenerationCreator({ db, config, engines, metrics }: Pick<D
   /** Check ids, price, refuse what the route cannot make: reads only. */
   async function resolve(db: Db, p: Principal, operation: GenerationOperation, params: unknown) {
     const spec = OPERATIONS[operation];
+    await checkUploadUses(db, p.teamId, params);
     const r = await spec.resolve(db, p.teamId, params);
     // What the routed provider cannot make is refused here, never accepted and failed later.
     const refusal = engines.refusal(operation, r.params, r.attachedImages);

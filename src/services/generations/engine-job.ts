@@ -11,6 +11,7 @@ import { findCaptionTemplate, findStyleTemplate } from '../../repositories/templ
 import { findVoice } from '../../repositories/voices.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
+import { readUpload } from '../uploads.ts';
 import { avatarImageKey, sourceGenerationKey, voiceoverAudioKey } from './input-keys.ts';
 
 export interface AssetDeps {
@@ -27,6 +28,8 @@ const TALKING_AVATAR_FRAME = { width: 720, height: 1280 };
 export async function buildEngineJob(deps: AssetDeps, g: GenerationRow): Promise<EngineJob> {
   const p = g.params as Record<string, any>;
   const fromUrl = async (url: string, maxBytes = MAX_IMAGE_BYTES): Promise<EngineAsset> => {
+    const uploaded = await readUpload(deps, g.team_id, url);
+    if (uploaded) return { bytes: uploaded.bytes, mime: uploaded.mime };
     const r = await download(url, { maxBytes, allowPrivate: deps.allowPrivate, timeoutMs: 60_000 });
     return { bytes: r.bytes, mime: r.contentType ?? 'application/octet-stream' };
   };

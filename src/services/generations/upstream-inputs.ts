@@ -9,6 +9,8 @@ import { findProductsByIds } from '../../repositories/products.ts';
 import { findStyleTemplate } from '../../repositories/templates.ts';
 import type { Deps } from '../context.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
+import { uploadIdOf } from '../../domain/uploads.ts';
+import { uploadKeyOf } from '../uploads.ts';
 import { requireVoice } from '../voices.ts';
 import { avatarImageKey, sourceGenerationKey, speechCopyKey, voiceoverAudioKey } from './input-keys.ts';
 
@@ -46,6 +48,14 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
     },
   });
 
+  /** A request's URL as the provider gets it: an upload of the team as a signed link to our stored copy, a URL as it is. */
+  const input = async (teamId: string, url: string, maxBytes = MAX_IMAGE_BYTES): Promise<UpstreamFile> => {
+    if (!uploadIdOf(url)) return fromUrl(url, maxBytes);
+    const key = await uploadKeyOf(db, teamId, url);
+    if (!key) throw new UpstreamError('refused', 'an uploaded input file is no longer stored');
+    return fromStorage(key);
+  };
+
   const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' && v ? [v] : []);
 
   return async function inputsOf(g: GenerationRow): Promise<UpstreamInputs> {
@@ -58,7 +68,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
 
     // The brand's logo, then its reference image, whichever it has.
     const brandUrls = brandRow ? ([['logo', brandRow.logo_url], ['reference', brandRow.reference_image_url]] as const).filter((e): e is readonly ['logo' | 'reference', string] => !!e[1]) : [];
-    const brandImages = brandUrls.map(([, url]) => fromUrl(url));
+    const brandImages = await Promise.all(brandUrls.map(([, url]) => input(g.team_id, url)));
     const brand: PromptBrand | undefined = brandRow && {
       name: brandRow.name,
       description: brandRow.description,
@@ -66,7 +76,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
       colorAccent: brandRow.brand_color_accent,
       images: brandUrls.map(([kind]) => kind),
     };
-    const references = [...list(p.reference_image_url), ...list(p.reference_image_urls)].map((u) => fromUrl(u));
+    const references = await Promise.all([...list(p.reference_image_url), ...list(p.reference_image_urls)].map((u) => input(g.team_id, u)));
 
     let prompt = String(p.prompt ?? p.script ?? '');
     if (g.operation === 'product-shots') {
@@ -79,17 +89,17 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
 
     const inputs: UpstreamInputs = {
       prompt,
-      ...(typeof p.first_frame_image_url === 'string' ? { firstFrame: fromUrl(p.first_frame_image_url) } : {}),
-      ...(typeof p.last_frame_image_url === 'string' ? { lastFrame: fromUrl(p.last_frame_image_url) } : {}),
+      ...(typeof p.first_frame_image_url === 'string' ? { firstFrame: await input(g.team_id, p.first_frame_image_url) } : {}),
+      ...(typeof p.last_frame_image_url === 'string' ? { lastFrame: await input(g.team_id, p.last_frame_image_url) } : {}),
       references,
       brandImages,
       productImages: await Promise.all(products.map((r) => fromStorage(r.image_key))),
     };
     if (g.operation === 'talking-avatar' || g.operation === 'swap-avatar') {
-      inputs.face = typeof p.image_url === 'string' ? fromUrl(p.image_url) : await avatarFace(g.team_id, String(p.avatar_type), String(p.avatar_id));
+      inputs.face = typeof p.image_url === 'string' ? await input(g.team_id, p.image_url) : await avatarFace(g.team_id, String(p.avatar_type), String(p.avatar_id));
     }
     if (g.operation === 'talking-avatar') inputs.speech = await speechOf(g);
-    if (g.operation === 'swap-avatar' || g.operation === 'localize' || g.operation === 'video-edit') inputs.video = await sourceVideo(p);
+    if (g.operation === 'swap-avatar' || g.operation === 'localize' || g.operation === 'video-edit') inputs.video = await sourceVideo(g.team_id, p);
     return inputs;
   };
 
@@ -119,13 +129,13 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
     return fromStorage(key);
   }
 
-  async function sourceVideo(p: Record<string, unknown>): Promise<UpstreamFile> {
+  async function sourceVideo(teamId: string, p: Record<string, unknown>): Promise<UpstreamFile> {
     if (typeof p.generation_id === 'string') {
       const key = await sourceGenerationKey(db, p.generation_id);
       if (!key) throw new UpstreamError('refused', 'the source generation has no result');
       return fromStorage(key);
     }
-    return fromUrl(String(p.video_url), config.maxInputVideoBytes);
+    return input(teamId, String(p.video_url), config.maxInputVideoBytes);
   }
 }
 export type UpstreamInputsOf = ReturnType<typeof createUpstreamInputs>;

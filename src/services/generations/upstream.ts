@@ -1,4 +1,5 @@
 import { fileTypeFromBuffer } from 'file-type';
+import { withUploadLinks } from '../uploads.ts';
 import { annotate } from '../../observability/tracing.ts';
 import type { GenerationRow, UpstreamJobRow } from '../../db/types.ts';
 import type { AnyEngine, EngineRegistry } from '../../adapters/engines/registry.ts';
@@ -93,11 +94,13 @@ export function createUpstreamCore(
    */
   async function submitTo(g: GenerationRow, engine: UpstreamEngine, inputs: UpstreamInputs, existing: UpstreamJobRow | undefined, last: boolean): Promise<'settled' | 'failover'> {
     const attempt = existing ?? (await insertSubmitting(db, g.id, engine.name));
+    // A provider fetches inputs by URL: an upload goes as a signed link to our copy.
+    const params = await withUploadLinks({ db, storage }, g.team_id, g.params as Record<string, unknown>, 24 * 3600);
     let submission;
     try {
       const webhookUrl = config.upstream.callbackBaseUrl && engine.verifyHook ? `${config.upstream.callbackBaseUrl}/hooks/${engine.name}` : undefined;
       submission = await engine.submit(
-        { generationId: g.id, operation: g.operation, params: g.params as Record<string, unknown>, inputs },
+        { generationId: g.id, operation: g.operation, params, inputs },
         { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}) },
         AbortSignal.timeout(60_000),
       );

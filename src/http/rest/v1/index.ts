@@ -8,6 +8,7 @@ import { brandRoutes } from './brands.ts';
 import { generationRoutes } from './generations.ts';
 import { productRoutes } from './products.ts';
 import { quoteRoutes } from './quotes.ts';
+import { uploadRoutes } from './uploads.ts';
 import { mount, type Route } from './route.ts';
 import { voiceRoutes } from './voices.ts';
 import { webhookRoutes } from './webhooks.ts';
@@ -23,6 +24,7 @@ export const REST_V1_ROUTES: readonly Route[] = [
   ...adLibraryRoutes,
   ...quoteRoutes,
   ...webhookRoutes,
+  ...uploadRoutes,
 ];
 
 /** The spec's /api/v1 contract: routes only translate HTTP to service calls. */

@@ -26,10 +26,14 @@ export interface RouteDoc {
   responses: Record<number, { description: string; schema?: z.ZodType; headers?: Record<string, string> }>;
   /** The errors this route can answer besides those of every route (401, 403, 404 route, 400 body). */
   errors: ErrorCode[];
+  /** Request bodies in other media types than JSON, as the document states them (JSON Schema). */
+  otherBodies?: Record<string, { schema: Record<string, unknown>; description?: string }>;
 }
 
 export interface Route extends RouteDoc {
   handler: (services: Services, request: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply) => unknown;
+  /** A route that reads other bodies than JSON: its own scope, given its parsers and its body limit here. */
+  bodies?: (scope: FastifyInstance, services: Services) => { bodyLimit: number };
 }
 
 /** A route of /api/v1: its document and its handler in one place, so the two cannot drift. */
@@ -39,6 +43,14 @@ export const route = (r: Route): Route => r;
 export function mount(scope: FastifyInstance, services: Services, routes: readonly Route[]): void {
   for (const r of routes) {
     const cost = REQUEST_COST[r.cost ?? (r.method === 'GET' ? 'read' : 'write')];
+    if (r.bodies) {
+      const bodies = r.bodies;
+      scope.register(async (own) => {
+        const { bodyLimit } = bodies(own, services);
+        own.route<{ Params: Record<string, string> }>({ method: r.method, url: r.path, bodyLimit, config: { cost }, handler: (request, reply) => r.handler(services, request, reply) });
+      });
+      continue;
+    }
     scope.route<{ Params: Record<string, string> }>({ method: r.method, url: r.path, config: { cost }, handler: (request, reply) => r.handler(services, request, reply) });
   }
 }
