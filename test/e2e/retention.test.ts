@@ -110,6 +110,8 @@ describe('retention: the daily job', () => {
     const young = (await svc.api('GET', `/api/v1/generations/${aYoung.id}`, { key: a.key })).body;
     expect(young.result_urls).toHaveLength(2);
     expect(young.files_expired_at).toBeNull();
+    // Operators (`adforge generation show`) see it too.
+    expect((await svc.app.services.generationReader.operatorView(aOld.id)).files_expired_at).toBe(after.files_expired_at);
     const list = (await svc.api('GET', '/api/v1/generations?status=completed', { key: a.key })).body.data;
     expect(list.find((g: any) => g.id === aOld.id)).toMatchObject({ result_url: null, files_expired_at: after.files_expired_at });
 

@@ -45,6 +45,7 @@ export function createGenerationReader({ db, storage }: Pick<Deps, 'db' | 'stora
         created_at: created_at.toISOString(),
         completed_at: completed_at?.toISOString() ?? null,
         deadline_at: deadline_at.toISOString(),
+        files_expired_at: row.files_expired_at?.toISOString() ?? null,
         upstream,
       };
     },
