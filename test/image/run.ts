@@ -107,6 +107,9 @@ function findEngine(): string {
   fail(`no container engine answers (${tried.join('; ')}). Install podman or docker, or set CONTAINER_ENGINE.`);
 }
 
+/** podman builds OCI images by default, and the OCI format has no HEALTHCHECK: it would be dropped. */
+const formatArgs = (engine: string) => (engine === 'podman' ? ['--format', 'docker'] : []);
+
 const imagePresent = (engine: string, image: string) => run(engine, ['image', 'inspect', image], { timeoutMs: 30_000 }).code === 0;
 function pullable(engine: string, image: string): { ok: true } | { ok: false; why: string } {
   if (imagePresent(engine, image)) return { ok: true };
@@ -279,6 +282,18 @@ async function startLayout(engine: string): Promise<void> {
   );
   figures.push(['start: talking-avatar video (create to completed)', seconds(video)]);
 
+  // The image's HEALTHCHECK: podman runs it on demand; docker runs it on its own interval (15 s).
+  if (engine === 'podman') must(engine, ['healthcheck', 'run', name]);
+  else {
+    const until = Date.now() + 90_000;
+    let health = '';
+    while ((health = run(engine, ['inspect', name, '--format', '{{.State.Health.Status}}']).stdout.trim()) !== 'healthy') {
+      check(Date.now() < until && health !== 'unhealthy', `HEALTHCHECK: ${health}`);
+      await sleep(1000);
+    }
+  }
+  figures.push(['start: the image\'s HEALTHCHECK', 'healthy']);
+
   const uids = processUids(engine, name);
   const notNode = uids.filter(([, uid]) => uid !== 1000);
   check(notNode.length === 0, `processes not uid 1000: ${JSON.stringify(notNode)}`);
@@ -404,7 +419,7 @@ async function fallbackLayout(engine: string, base: string): Promise<void> {
   // from the same cache), one bucket, as compose's `minio` with `minio-init` would give.
   const buildTag = `${TAG}-build-stage`;
   made.images.push(buildTag);
-  const code = await runLogged(engine, ['build', '--build-arg', `NODE_IMAGE=${base}`, '--target', 'build', '-t', buildTag, '.'], 'build-stage.log');
+  const code = await runLogged(engine, ['build', ...formatArgs(engine), '--build-arg', `NODE_IMAGE=${base}`, '--target', 'build', '-t', buildTag, '.'], 'build-stage.log');
   if (code !== 0) fail(`${engine} build --target build exited ${code}:\n${tail('build-stage.log')}`);
   made.containers.push(s3);
   const s3Script =
@@ -483,7 +498,7 @@ async function main(): Promise<number> {
     log(`${version}; base image ${base}; building ${TAG} (log: ${path.join(work, 'build.log')})`);
     let t = Date.now();
     made.images.push(TAG);
-    const code = await runLogged(engine, ['build', '--build-arg', `NODE_IMAGE=${base}`, '-t', TAG, '.'], 'build.log');
+    const code = await runLogged(engine, ['build', ...formatArgs(engine), '--build-arg', `NODE_IMAGE=${base}`, '-t', TAG, '.'], 'build.log');
     if (code !== 0) fail(`${engine} build exited ${code}:\n${tail('build.log')}`);
     figures.push(['build (engine cache as it was)', seconds(Date.now() - t)]);
     const size = Number(must(engine, ['image', 'inspect', TAG, '--format', '{{.Size}}']));
