@@ -199,6 +199,19 @@ describe('every other recorded change', () => {
     expect(session[3]).toMatchObject({ ...asUser(other, otherId), detail: { method: 'link' } });
   });
 
+  it('signing out everywhere is one line naming how many sessions it ended', async () => {
+    const person = await signedInUser(svc, team.teamId, 'member');
+    const personId = await userIdOf(person);
+    const second = await svc.api('POST', '/auth/sign-in', { body: { email: person.email, password: person.password } });
+    expect(second.status).toBe(200);
+    const before = await count(team.teamId);
+    const res = await svc.api('POST', '/auth/sign-out-everywhere', { headers: { cookie: person.cookie, 'x-csrf-token': person.csrf } });
+    expect(res.body).toEqual({ sessions_ended: 2 });
+    const lines = await linesSince(team.teamId, before);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ action: 'session.signed_out', ...asUser(person, personId), detail: { everywhere: true, sessions_ended: 2 } });
+  });
+
   it("the operator's CLI side: key created, revoked, webhook set, rate limit set; credits set and reset; a member created and a new link", async () => {
     const t = await svc.team({ credits: 100 });
     const before = await count(t.teamId);
