@@ -27,7 +27,8 @@ beforeAll(async () => {
     GEMINI_API_URL: gemini.url,
     ENGINE_ROUTES: 'veo-3.1=fal|gemini,*=local',
     ENGINE_BREAKER_FAILURES: '2',
-    ENGINE_BREAKER_COOLDOWN_SECONDS: '8',
+    // Long enough that a loaded machine still reads the breaker open after two generations.
+    ENGINE_BREAKER_COOLDOWN_SECONDS: '25',
     UPSTREAM_POLL_MS: '40',
   };
   svc = await startTestService(env, { worker: true });
@@ -92,7 +93,7 @@ describe("fal's circuit breaker", () => {
     expect(open.routes).toContainEqual({ key: 'veo-3.1', engines: ['fal', 'gemini'] });
     expect(open.providers.find((p: { name: string }) => p.name === 'fal')).toMatchObject({ breaker: 'open', consecutive_failures: 2, last_error: 'fal answered 503', in_flight: 0 });
     expect(open.providers.find((p: { name: string }) => p.name === 'gemini')).toMatchObject({ breaker: 'closed', consecutive_failures: 0 });
-    expect(open.breaker).toEqual({ failures: 2, cooldown_seconds: 8 });
+    expect(open.breaker).toEqual({ failures: 2, cooldown_seconds: 25 });
     const reopens = new Date(open.providers.find((p: { name: string }) => p.name === 'fal').open_until).getTime();
     // The same seen by Prometheus: the breaker as a gauge, every call to a provider by its outcome.
     const metrics = await svc.app.metrics.registry.metrics();
@@ -113,7 +114,7 @@ describe("fal's circuit breaker", () => {
     expect((await waitForGeneration(svc, t.key, after.body.generation_id)).status).toBe('completed');
     expect(toFal('after the rest')).toHaveLength(1);
     expect((await engines()).providers.find((p: { name: string }) => p.name === 'fal')).toMatchObject({ breaker: 'closed', consecutive_failures: 0, open_until: null });
-  });
+  }, 90_000);
 
   it('a provider at the end of its route whose breaker is open is waited for, not failed', async () => {
     // Two 503s in a row on a fal-only route (through the operation key) open its breaker; the generation waits for the rest.
