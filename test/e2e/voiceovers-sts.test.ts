@@ -188,7 +188,7 @@ describe('POST /voiceovers/speech-to-speech', () => {
       const res = await sts(t.key, { audio_url: wavUrl(3), voice_id: olivia.id, duration: 120 });
       expect(res.status).toBe(201);
       expect(await ledgerOf(t.teamId)).toEqual({ used: 1, voiceovers: 1, debits: 1, debited: 1 });
-    });
+    }, 60_000);
   });
 
   it('takes duration: null as absent', async () => {
