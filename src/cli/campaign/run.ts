@@ -6,6 +6,7 @@ import { openCsv, type CsvFile, type DataRow } from './csv-read.ts';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE } from './errors.ts';
 import { followCampaign } from './follow.ts';
 import { addRows, balance, checkRows, openCampaign, rowsPage, startCampaign, ROWS_PAGE, type CampaignRowResult, type CampaignState, type RowInput } from './server-calls.ts';
+import { findLocalFiles, sizeWords, uploadLocalFiles, withUploads } from './local-files.ts';
 import { createProgress } from './progress.ts';
 import { writeResults } from './results.ts';
 
@@ -55,8 +56,11 @@ export const defaultOut = (file: string): string => {
   return path.join(p.dir, `${p.name}.results.csv`);
 };
 
-const rowInput = (r: DataRow): RowInput => ({ row_number: r.row_number, cells: r.cells });
-const jsonSize = (r: DataRow) => Buffer.byteLength(JSON.stringify(rowInput(r)));
+/** What the server gets of a row's cells (local file paths replaced by their uploads). */
+type Cells = (cells: Record<string, string>) => Record<string, string>;
+const asWritten: Cells = (cells) => cells;
+const rowInput = (r: DataRow, cells: Cells = asWritten): RowInput => ({ row_number: r.row_number, cells: cells(r.cells) });
+const jsonSizeOf = (cells: Cells) => (r: DataRow) => Buffer.byteLength(JSON.stringify(rowInput(r, cells)));
 
 async function* nonBlank(csv: CsvFile): AsyncGenerator<DataRow> {
   for await (const r of csv.rows()) if (!r.blank) yield r;
@@ -73,14 +77,14 @@ function withHint(field: string, message: string, cells: Record<string, string>)
 }
 
 /** Pass 1: every row checked and priced by the server (nothing stored, nothing charged), in batches. */
-export async function checkFile(api: ApiClient, csv: CsvFile): Promise<CheckSummary> {
+export async function checkFile(api: ApiClient, csv: CsvFile, cells: Cells = asWritten): Promise<CheckSummary> {
   const s: CheckSummary = { rows: 0, valid: 0, invalid: 0, credits: 0, byType: new Map(), problems: [], moreProblems: 0 };
   const addProblem = (p: Problem) => {
     if (s.problems.length < MAX_PROBLEMS_KEPT) s.problems.push(p);
     else s.moreProblems++;
   };
-  for await (const batch of batches(nonBlank(csv), jsonSize)) {
-    const checked = await checkRows(api, batch.map(rowInput));
+  for await (const batch of batches(nonBlank(csv), jsonSizeOf(cells))) {
+    const checked = await checkRows(api, batch.map((r) => rowInput(r, cells)));
     const byNumber = new Map(checked.map((c) => [c.row_number, c]));
     for (const row of batch) {
       s.rows++;
@@ -152,8 +156,18 @@ export async function runCampaign(file: string | undefined, o: RunOptions, io: I
 
   const api = createApiClient({ endpoint, key: apiKey, ca });
   try {
+    // 0. Local files named in URL columns: uploaded once per content (uploads cost no credits and expire unused).
+    const local = await findLocalFiles(csv, file);
+    const cells: Cells = (c) => withUploads(local, c);
+    if (local.byHash.size > 0) {
+      const bytes = [...local.byHash.values()].reduce((n, f) => n + f.size, 0);
+      out(`local files: ${plural(local.byHash.size, 'file')} to upload (${sizeWords(bytes)}), once each by content`);
+      await uploadLocalFiles(local, { endpoint, key: apiKey, ca });
+      out(`uploaded: ${plural(local.byHash.size, 'file')} (${sizeWords(bytes)}); the rows name them as upload:<id>`);
+    }
+
     // 1. Every row checked by the server's own rules before anything is stored or charged.
-    const check = await checkFile(api, csv);
+    const check = await checkFile(api, csv, cells);
     if (check.rows === 0) throw new CliError(EXIT_USAGE, `${file} has no rows to run (only the header)`);
     if (check.invalid > 0) {
       for (const p of check.problems) io.stderr.write(`  row ${p.row_number}  ${p.field}: ${p.message}\n`);
@@ -188,7 +202,7 @@ export async function runCampaign(file: string | undefined, o: RunOptions, io: I
     // 4-6. The campaign (the same name continues it), its rows, the start, progress, results.
     const campaign = await openCampaign(api, name);
     try {
-      return await submitFollowAndWrite({ api, csv, check, campaign, outFile, io });
+      return await submitFollowAndWrite({ api, csv, check, campaign, outFile, io, cells });
     } catch (e) {
       // Lost contact once the campaign exists: what the server has is kept, and a re-run picks it up.
       if (e instanceof ApiError && (e.code === 'network_error' || e.code === 'http_error')) {
@@ -201,8 +215,8 @@ export async function runCampaign(file: string | undefined, o: RunOptions, io: I
   }
 }
 
-async function submitFollowAndWrite(ctx: { api: ApiClient; csv: CsvFile; check: CheckSummary; campaign: CampaignState; outFile: string; io: Io }): Promise<number> {
-  const { api, csv, check, outFile, io } = ctx;
+async function submitFollowAndWrite(ctx: { api: ApiClient; csv: CsvFile; check: CheckSummary; campaign: CampaignState; outFile: string; io: Io; cells: Cells }): Promise<number> {
+  const { api, csv, check, outFile, io, cells } = ctx;
   const out = (s: string) => io.stdout.write(`${s}\n`);
   const warn = (s: string) => io.stderr.write(`adforge: ${s}\n`);
   let campaign = ctx.campaign;
@@ -218,8 +232,8 @@ async function submitFollowAndWrite(ctx: { api: ApiClient; csv: CsvFile; check: 
     let stored = 0;
     let kept = 0;
     let changed = 0;
-    for await (const batch of batches(nonBlank(csv), jsonSize)) {
-      const r = await addRows(api, campaign.id, batch.map(rowInput));
+    for await (const batch of batches(nonBlank(csv), jsonSizeOf(cells))) {
+      const r = await addRows(api, campaign.id, batch.map((row) => rowInput(row, cells)));
       stored += r.stored;
       kept += r.kept;
       changed += r.changed;
