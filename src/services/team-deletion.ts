@@ -14,12 +14,14 @@ import {
   tablesWithTeamId,
   teamFileKeys,
 } from '../repositories/team-data.ts';
-import { operatorActor, recordAudit, type AuditActor } from './audit.ts';
+import { canManage } from '../domain/dashboard-users.ts';
+import { actorOf, operatorActor, recordAudit, type AuditActor } from './audit.ts';
 import type { Deps, Principal } from './context.ts';
 import type { GenerationCanceller } from './generations/cancel.ts';
 import type { GenerationDeleter } from './generations/delete.ts';
 import { requireUuid } from './ids.ts';
 import type { KeyCache } from './key-cache.ts';
+import type { DashboardPrincipal } from './sessions.ts';
 
 /**
  * What stays of a deleted team, for the operator's accounts: the team's row as a tombstone
@@ -127,7 +129,18 @@ export function createTeamDeleter(
     });
   }
 
-  return {
+  const deleter = {
+    /** An owner's delete from the dashboard, behind the team's name typed back exactly. */
+    async removeAsOwner(actor: DashboardPrincipal, confirmName: unknown): Promise<TeamDeleted> {
+      if (!canManage(actor.role)) throw new AppError('forbidden', 'Only a team owner can delete the team');
+      const team = await findTeamRecord(db, actor.teamId);
+      if (!team || team.deleted_at) throw new AppError('not_found', 'Team not found');
+      if (typeof confirmName !== 'string' || confirmName !== team.name) {
+        throw new AppError('validation_error', "confirm_name: type the team's name exactly as it is shown to confirm the deletion");
+      }
+      return deleter.remove(team.id, actorOf(actor));
+    },
+
     /** `actor`: who asked (the operator at the CLI unless said otherwise), for the audit log. */
     async remove(teamId: unknown, actor: AuditActor = operatorActor()): Promise<TeamDeleted> {
       const id = requireUuid(teamId, 'team');
@@ -154,5 +167,6 @@ export function createTeamDeleter(
       };
     },
   };
+  return deleter;
 }
 export type TeamDeleter = ReturnType<typeof createTeamDeleter>;

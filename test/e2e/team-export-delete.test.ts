@@ -222,6 +222,60 @@ describe.each(['disk', 's3'] as const)('team export and deletion, storage on %s'
     for (const n of needles) expect(raw.includes(n)).toBe(false);
   });
 
+  it("GraphQL, owners only: startTeamExport, teamExport, downloadTeamExport once (a signed link to the same archive), then deleteTeam behind the team's name", { timeout: 120_000 }, async () => {
+    const t = await svc.team({ name: `Owners ${storageKind}`, credits: 100 });
+    const owner = await signedInUser(svc, t.teamId, 'owner');
+    const member = await signedInUser(svc, t.teamId, 'member');
+    const id = await completed(t);
+    const start = `mutation { startTeamExport { __typename ... on MutationStartTeamExportSuccess { data { id status } } ... on AppError { code message } } }`;
+
+    const refused = await member.gql(start);
+    expect(refused.body.data.startTeamExport).toMatchObject({ __typename: 'AppError', code: 'forbidden' });
+    const byKey = await svc.api('POST', '/graphql', { key: t.key, body: { query: start } });
+    expect(JSON.stringify(byKey.body)).toContain('forbidden');
+
+    const started = (await owner.gql(start)).body.data.startTeamExport;
+    expect(started.data.status).toBe('processing');
+    const again = (await owner.gql(start)).body.data.startTeamExport;
+    expect(again).toMatchObject({ __typename: 'AppError', code: 'conflict' });
+    // The job's work, as the worker runs it (this service has no worker).
+    await svc.app.jobs.teamExports.run(started.data.id);
+    const read = await owner.gql(`query ($id: ID!) { teamExport(id: $id) { status size available_until downloaded_at } }`, { id: started.data.id });
+    expect(read.body.data.teamExport).toMatchObject({ status: 'completed', downloaded_at: null });
+    expect(read.body.data.teamExport.size).toBeGreaterThan(100);
+
+    const download = `mutation ($id: ID!) { downloadTeamExport(id: $id) { __typename ... on MutationDownloadTeamExportSuccess { data { url expires_at } } ... on AppError { code message } } }`;
+    expect((await member.gql(download, { id: started.data.id })).body.data.downloadTeamExport.code).toBe('forbidden');
+    const link = (await owner.gql(download, { id: started.data.id })).body.data.downloadTeamExport.data;
+    expect(new Date(link.expires_at).getTime()).toBeGreaterThan(Date.now());
+    const fetched = await svc.fetchUrl(link.url);
+    expect(fetched.status).toBe(200);
+    const files = await untar(fetched.bytes);
+    const g = (await svc.api('GET', `/api/v1/generations/${id}`, { key: t.key })).body;
+    const j = JSON.parse(files.get(`generations/${id}.json`)!.toString());
+    for (const [i, url] of g.result_urls.entries()) expect(files.get(j.files[i])!.equals((await svc.fetchUrl(url)).bytes)).toBe(true);
+    for (const [name, bytes] of files) for (const n of [t.key, t.webhookSecret]) expect(bytes.includes(n), name).toBe(false);
+    expect((await owner.gql(download, { id: started.data.id })).body.data.downloadTeamExport).toMatchObject({ __typename: 'AppError', code: 'conflict' });
+    const archiveKey = `exports/${t.teamId}/${started.data.id}.tar.gz`;
+    expect(await svc.app.storage.get(archiveKey)).not.toBeNull();
+
+    const del = `mutation ($name: String!) { deleteTeam(confirm_name: $name) { __typename ... on MutationDeleteTeamSuccess { data { team_id generations_deleted keys_revoked kept } } ... on AppError { code message } } }`;
+    expect((await member.gql(del, { name: t.teamId })).body.data.deleteTeam.code).toBe('forbidden');
+    const wrong = (await owner.gql(del, { name: 'owners' })).body.data.deleteTeam;
+    expect(wrong).toMatchObject({ __typename: 'AppError', code: 'validation_error' });
+    expect((await svc.api('GET', '/api/v1/account/credits', { key: t.key })).status).toBe(200);
+    const deleted = (await owner.gql(del, { name: `Owners ${storageKind}` })).body.data.deleteTeam;
+    expect(deleted.data).toMatchObject({ team_id: t.teamId, generations_deleted: 1, keys_revoked: 1, kept: [...KEPT_AFTER_TEAM_DELETION] });
+    expect((await svc.api('GET', '/api/v1/account/credits', { key: t.key })).status).toBe(401);
+    expect((await owner.gql('{ viewer { email } }')).body.data?.viewer ?? null).toBeNull();
+    expect(await svc.app.storage.get(archiveKey)).toBeNull();
+    const { rows: audit } = await sql<{ action: string; actor_kind: string }>`select action, actor_kind from audit_log where team_id = ${t.teamId} and action like 'team.%' order by id`.execute(svc.app.db);
+    expect(audit).toEqual([
+      { action: 'team.export_started', actor_kind: 'user' },
+      { action: 'team.deletion_started', actor_kind: 'user' },
+    ]);
+  });
+
   it('adforge team delete: keys answer 401 at once, processing work is cancelled and refunded, no row of the team is left but the kept ones, no file of it in storage, another team untouched; running it again changes nothing', async () => {
     const before = await storedKeys();
     const s = await populated();

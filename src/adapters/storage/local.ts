@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../domain/errors.ts';
 import { type LinkCheck, nowInSeconds, signLink, verifyLink } from './signing.ts';
 import { assertValidKey, isValidKey, resolveLinkTtl, type Storage, type StoredObject } from './storage.ts';
@@ -112,7 +111,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       try {
         const handle = await open(temp, 'wx');
         try {
-          await pipeline(stream, handle.createWriteStream({ autoClose: false }));
+          await handle.writeFile(stream);
           const written = (await handle.stat()).size;
           if (written !== size) throw new AppError('validation_error', `stored ${written} bytes where ${size} were announced`);
           await handle.sync();

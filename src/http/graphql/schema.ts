@@ -14,6 +14,7 @@ import './types/ad-library.ts';
 import './types/campaign.ts';
 import './types/webhooks.ts';
 import './types/dashboard.ts';
+import './types/team-data.ts';
 import './types/audit.ts';
 
 builder.queryType({});
