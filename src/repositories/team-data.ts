@@ -87,6 +87,16 @@ export async function deleteTeamRows(db: Db, table: string, teamId: string): Pro
   return Number(numAffectedRows ?? 0);
 }
 
+/**
+ * The ledger's lines stay, but not the email addresses an owner's top-up line quotes in its note:
+ * the note keeps the amount, the user id and the limits.
+ */
+export async function forgetLedgerEmails(db: Db, teamId: string): Promise<number> {
+  const { numAffectedRows } = await sql`update credit_ledger set note = regexp_replace(note, ' ?\\([^()]*@[^()]*\\)', '', 'g')
+    where team_id = ${teamId} and subject_type = 'user' and note like '%@%'`.execute(db);
+  return Number(numAffectedRows ?? 0);
+}
+
 /** Webhook attempts recorded under the team's keys (test events have no generation, so no team by that path). */
 export async function deleteTeamKeyDeliveries(db: Db, teamId: string): Promise<number> {
   const { numAffectedRows } = await sql`delete from webhook_deliveries where api_key_id in (select id from api_keys where team_id = ${teamId})`.execute(db);

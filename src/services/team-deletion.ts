@@ -8,6 +8,7 @@ import {
   deleteTeamRows,
   deleteTeamSessions,
   findTeamRecord,
+  forgetLedgerEmails,
   markTeamDeleted,
   processingGenerationIds,
   revokeTeamKeys,
@@ -112,6 +113,7 @@ export function createTeamDeleter(
     return db.transaction().execute(async (trx) => {
       const keys = await teamFileKeys(trx, teamId);
       const rows: Record<string, number> = {};
+      await forgetLedgerEmails(trx, teamId);
       const deliveries = await deleteTeamKeyDeliveries(trx, teamId);
       if (deliveries) rows.webhook_deliveries = deliveries;
       const present = await tablesWithTeamId(trx);

@@ -70,7 +70,7 @@ describe.each(['disk', 's3'] as const)('team export and deletion, storage on %s'
       s3 = await startS3Server('adforge-team-data');
       env = S3_ENV(s3.endpoint);
     }
-    svc = await startTestService(env);
+    svc = await startTestService({ ...env, OWNER_TOP_UP: 'true' });
     work = await mkdtemp(path.join(os.tmpdir(), 'adforge-team-data-test-'));
   });
   afterAll(async () => {
@@ -123,6 +123,8 @@ describe.each(['disk', 's3'] as const)('team export and deletion, storage on %s'
     const t = await svc.team({ name: `Acme ${storageKind}`, credits: 500 });
     await svc.app.services.teams.setWebhook(t.keyId, hook.url);
     const owner = await signedInUser(svc, t.teamId, 'owner');
+    const topUp = await owner.gql('mutation { topUpCredits(credits: 50) { __typename } }');
+    expect(JSON.stringify(topUp.body)).not.toContain('AppError');
     const product = await svc.api('POST', '/api/v1/products', { key: t.key, body: { name: 'Bottle', description: 'Steel bottle', category: 'outdoor', image_url: host.url('/p.png') } });
     expect(product.status, product.text).toBe(201);
     await svc.app.services.brands.create(t.teamId, { name: 'Acme', description: 'outdoor gear' });
@@ -307,6 +309,11 @@ describe.each(['disk', 's3'] as const)('team export and deletion, storage on %s'
     expect(afterSession.body.errors?.length, JSON.stringify(afterSession.body)).toBeGreaterThan(0);
     expect(afterSession.body.data?.viewer ?? null).toBeNull();
 
+    // The ledger's lines stay, without the email a top-up line quoted.
+    const { rows: notes } = await sql<{ note: string }>`select note from credit_ledger where team_id = ${s.t.teamId} and subject_type = 'user'`.execute(svc.app.db);
+    expect(notes).toHaveLength(1);
+    expect(notes[0]!.note).toMatch(/^top-up \+50 by user [0-9a-f-]{36}: limit 500 -> 550$/);
+    expect(notes[0]!.note).not.toContain(s.owner.email);
     // The processing generation was cancelled and refunded: its refund is in the kept ledger.
     const { rows: refund } = await sql<{ n: number }>`select count(*)::int as n from credit_ledger where subject_id = ${s.processing} and kind = 'refund'`.execute(svc.app.db);
     expect(refund[0]!.n).toBe(1);
