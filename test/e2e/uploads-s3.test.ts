@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/app.ts';
+import { graphqlClient } from '../support/graphql-client.ts';
 import { pngBytes } from '../support/image-host.ts';
 import { startS3Server } from '../support/s3-server.ts';
 
@@ -110,5 +111,30 @@ describe('uploads with S3 storage', () => {
     const big = await presign({ content_type: 'image/png', size: 11 * 1024 * 1024 });
     expect(big.status).toBe(400);
     expect(big.body.error.message).toMatch(/at most 10 MB/);
+  });
+});
+
+describe('presigned uploads over GraphQL', () => {
+  it('createPresignedUpload answers a PUT link; completeUpload checks the bytes and answers the ready upload', async () => {
+    const gql = await graphqlClient(svc);
+    try {
+      const made = await gql.gql(
+        `mutation($size: Int!) { createPresignedUpload(contentType: "image/png", size: $size) { ... on MutationCreatePresignedUploadSuccess { data { upload_url upload_method upload { id url status } } } ... on AppError { code message } } }`,
+        { size: png.length },
+        team.key,
+      );
+      const data = made.body.data.createPresignedUpload.data;
+      expect(data.upload.status).toBe('pending');
+      expect(data.upload_method).toBe('PUT');
+      expect((await put(data.upload_url, png, 'image/png')).status).toBe(200);
+      const done = await gql.gql(
+        `mutation($id: ID!) { completeUpload(id: $id) { ... on MutationCompleteUploadSuccess { data { id url content_type size status } } ... on AppError { code message } } }`,
+        { id: data.upload.id },
+        team.key,
+      );
+      expect(done.body.data.completeUpload.data).toEqual({ id: data.upload.id, url: data.upload.url, content_type: 'image/png', size: png.length, status: 'ready' });
+    } finally {
+      await gql.close();
+    }
   });
 });

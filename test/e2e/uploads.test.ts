@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
+import { graphqlClient } from '../support/graphql-client.ts';
 import { paddedPng, pngBytes } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
 
@@ -241,5 +242,30 @@ describe('expiry', () => {
     expect(left.sort()).toEqual([shown.id, fresh.id].sort());
     expect(await svc.app.storage.get(unusedKey)).toBeNull();
     expect((await svc.api('GET', `/api/v1/uploads/${unused.id}`, { key: a.key })).status).toBe(404);
+  });
+});
+
+describe('GraphQL', () => {
+  it("reads the team's uploads, another team's as null; a presigned upload on disk storage is a validation_error", async () => {
+    const gql = await graphqlClient(svc);
+    try {
+      const up = (await upload(a.key, png, 'image/png')).body;
+      const q = `query($id: ID!) { upload(id: $id) { id url content_type size status } uploads(limit: 100) { items { id } totalCount } }`;
+      const mine = await gql.gql(q, { id: up.id }, a.key);
+      expect(mine.body.errors).toBeUndefined();
+      expect(mine.body.data.upload).toEqual({ id: up.id, url: up.url, content_type: 'image/png', size: png.length, status: 'ready' });
+      expect(mine.body.data.uploads.items.map((u: { id: string }) => u.id)).toContain(up.id);
+      const theirs = await gql.gql(q, { id: up.id }, b.key);
+      expect(theirs.body.data.upload).toBeNull();
+      expect(theirs.body.data.uploads.totalCount).toBe(0);
+      const presign = await gql.gql(
+        `mutation { createPresignedUpload(contentType: "image/png", size: 100) { __typename ... on MutationCreatePresignedUploadSuccess { data { upload_url } } ... on AppError { code message } } }`,
+        {},
+        a.key,
+      );
+      expect(presign.body.data.createPresignedUpload).toMatchObject({ code: 'validation_error' });
+    } finally {
+      await gql.close();
+    }
   });
 });

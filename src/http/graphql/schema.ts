@@ -16,6 +16,7 @@ import './types/webhooks.ts';
 import './types/dashboard.ts';
 import './types/team-data.ts';
 import './types/audit.ts';
+import './types/upload.ts';
 
 builder.queryType({});
 builder.mutationType({});
