@@ -170,6 +170,11 @@ export function createUploadService({ db, storage, config, log }: Pick<Deps, 'db
       if (stored.size !== Number(row.size)) return refuse(`${stored.size} bytes were uploaded but ${row.size} were declared`);
       const type = await sniff(stored.first);
       if (!type) return refuse(`the bytes are not ${WHAT_IS_TAKEN}`);
+      // The bucket keeps the declared Content-Type: the bytes must be of that kind (an audio MP4 sniffs as a video container).
+      const declared = uploadKindOf(row.declared_content_type ?? '');
+      if (declared !== type.kind && !(declared === 'audio' && type.kind === 'video')) {
+        return refuse(`the bytes are ${kindWords[type.kind]} (${type.mime}) but ${declared ? kindWords[declared] : 'another type'} was declared`);
+      }
       if (stored.size > limitOf(type.kind)) return refuse(`${kindWords[type.kind]} upload takes at most ${inMb(limitOf(type.kind))}`);
       const ready = await markUploadReady(db, row.id, { content_type: type.mime, kind: type.kind, size: stored.size });
       return uploadView(ready ?? (await requireOwn(p, row.id)));

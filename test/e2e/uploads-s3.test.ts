@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/app.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
 import { pngBytes } from '../support/image-host.ts';
+import { testVideo } from '../support/media-probe.ts';
 import { startS3Server } from '../support/s3-server.ts';
 
 // Uploads with STORAGE=s3 (s3rver): the raw body lands in the bucket, and the presigned form
@@ -102,6 +103,18 @@ describe('uploads with S3 storage', () => {
     expect(done.status).toBe(400);
     expect(done.body.error.message).toMatch(new RegExp(`${png.length} bytes were uploaded but ${png.length + 10} were declared`));
     expect(await rowOf(res.body.id)).toBeUndefined();
+  });
+
+  it('refuses and deletes bytes of another kind than declared (a video PUT as image/png)', async () => {
+    const video = await testVideo({ width: 64, height: 64, seconds: 1 });
+    const res = await presign({ content_type: 'image/png', size: video.length });
+    expect((await put(res.body.upload_url, video, 'image/png')).status).toBe(200);
+    const row = (await rowOf(res.body.id))!;
+    const done = await complete(res.body.id);
+    expect(done.status).toBe(400);
+    expect(done.body.error.message).toMatch(/the bytes are a video \(video\/mp4\) but an image was declared/);
+    expect(await rowOf(res.body.id)).toBeUndefined();
+    expect(await svc.app.storage.get(row.storage_key)).toBeNull();
   });
 
   it('refuses a declared type no input takes, and a size over its kind', async () => {

@@ -72,6 +72,12 @@ describe('POST /uploads', () => {
     expect((await svc.app.storage.get(row.storage_key))!.bytes.equals(png)).toBe(true);
   });
 
+  it('takes a raw body sent with no Content-Type at all', async () => {
+    const res = await upload(a.key, png);
+    expect(res.status).toBe(201);
+    expect(res.body.content_type).toBe('image/png');
+  });
+
   it('takes the one file of a multipart form, sniffed the same way', async () => {
     const form = multipart([{ name: 'red.png', bytes: png, type: 'application/pdf' }]);
     const res = await upload(a.key, form.body, form.type);
