@@ -7,6 +7,8 @@ import { startTestService, waitForGeneration, type TestService } from '../suppor
 import { graphqlClient } from '../support/graphql-client.ts';
 import { paddedPng, pngBytes } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
+import { wavBytes, wavSeconds } from '../support/wav.ts';
+import { VOICES } from '../../src/domain/catalogue/voices.ts';
 
 // Uploads on disk storage: raw and multipart bodies, sniffing, per-kind limits, `upload:<id>` in
 // creates (team, expiry, kind checked before anything is charged), and the expiry job.
@@ -273,5 +275,43 @@ describe('GraphQL', () => {
     } finally {
       await gql.close();
     }
+  });
+});
+
+describe('speech-to-speech from an upload', () => {
+  let big: TestService;
+  let bigAgent: Agent;
+  let t: Awaited<ReturnType<TestService['team']>>;
+  beforeAll(async () => {
+    big = await startTestService({ MAX_INPUT_VIDEO_MB: '30' });
+    bigAgent = new Agent({ connect: { ca: await fs.readFile(path.join(big.dataDir, 'tls', 'self-signed-cert.pem'), 'utf8') } });
+    t = await big.team({ credits: 100 });
+  });
+  afterAll(async () => {
+    await bigAgent?.close();
+    await big?.close();
+  });
+  const put = async (bytes: Buffer) => {
+    const res = await request(`${big.baseUrl}/api/v1/uploads`, { method: 'POST', dispatcher: bigAgent, headers: { authorization: `Bearer ${t.key}` }, body: bytes });
+    return JSON.parse(await res.body.text());
+  };
+  const voice = VOICES[0]!.id;
+
+  it('takes an uploaded recording as audio_url', async () => {
+    const up = await put(wavSeconds(2));
+    expect(up.content_type).toBe('audio/wav');
+    const res = await big.api('POST', '/api/v1/voiceovers/speech-to-speech', { key: t.key, body: { audio_url: up.url, voice_id: voice } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  });
+
+  it('holds an uploaded recording to the 25 MB a downloaded one is held to, charging nothing', async () => {
+    const usedBefore = (await big.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow()).credits_used;
+    const up = await put(wavBytes({ samples: 8000, padTo: 25 * 1024 * 1024 + 2 }));
+    expect(up.size).toBe(25 * 1024 * 1024 + 2);
+    const res = await big.api('POST', '/api/v1/voiceovers/speech-to-speech', { key: t.key, body: { audio_url: up.url, voice_id: voice } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/^audio_url: .*larger than 25 MB/);
+    const used = await big.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow();
+    expect(used.credits_used).toBe(usedBefore);
   });
 });
