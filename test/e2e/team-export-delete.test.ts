@@ -7,11 +7,15 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { extract } from 'tar-stream';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTls } from '../../src/http/tls.ts';
 import { KEPT_AFTER_TEAM_DELETION } from '../../src/services/team-deletion.ts';
 import { startTestService, type TestService } from '../support/app.ts';
 import { runCli, stdoutJson } from '../support/cli-run.ts';
-import { signedInUser } from '../support/dashboard-session.ts';
+import { signedInUser, type DashboardSession } from '../support/dashboard-session.ts';
+import { graphqlClient } from '../support/graphql-client.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
 import { startS3Server } from '../support/s3-server.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
@@ -51,6 +55,27 @@ const S3_ENV = (endpoint: string) => ({
   S3_SECRET_ACCESS_KEY: 'S3RVER',
   S3_FORCE_PATH_STYLE: 'true',
 });
+
+/** `generationsUpdated` on a client, live once an event came through; resolves `ended` when the server ends it. */
+async function liveSubscription(ws: Client, makeOne: () => Promise<void>): Promise<{ ended: Promise<string> }> {
+  let first!: () => void;
+  const live = new Promise<void>((r) => (first = r));
+  const ended = new Promise<string>((resolve) => {
+    ws.subscribe(
+      { query: 'subscription { generationsUpdated { id status } }' },
+      {
+        next: () => first(),
+        error: (e: any) => resolve(`error ${e?.code ?? ''} ${e?.reason ?? e?.message ?? JSON.stringify(e)}`),
+        complete: () => resolve('complete'),
+      },
+    );
+  });
+  for (let i = 0; i < 50; i++) {
+    await makeOne();
+    if (await Promise.race([live.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 200))])) return { ended };
+  }
+  throw new Error('the subscription never received an event');
+}
 
 describe.each(['disk', 's3'] as const)('team export and deletion, storage on %s', (storageKind) => {
   let s3: Awaited<ReturnType<typeof startS3Server>> | undefined;
@@ -276,6 +301,37 @@ describe.each(['disk', 's3'] as const)('team export and deletion, storage on %s'
       { action: 'team.export_started', actor_kind: 'user' },
       { action: 'team.deletion_started', actor_kind: 'user' },
     ]);
+  });
+
+  it.runIf(storageKind === 'disk')("the deleted team's open subscriptions end, a key's and an owner session's, when another process deletes it", async () => {
+    const t = await svc.team({ name: 'Subscribed', credits: 100 });
+    const owner: DashboardSession = await signedInUser(svc, t.teamId, 'owner');
+    const client = await graphqlClient(svc);
+    const ca = (await loadTls(svc.app.config)).cert;
+    class CookieWebSocket extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { ca, headers: { cookie: owner.cookie } });
+      }
+    }
+    const byKey = client.ws(t.key);
+    const bySession = createClient({ url: client.url.replace(/^https/, 'wss'), webSocketImpl: CookieWebSocket, connectionParams: { csrfToken: owner.csrf }, retryAttempts: 0, lazy: true });
+    const makeOne = async () => {
+      const res = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: { model: 'fast', prompt: 'watched', aspect_ratio: '1:1' } });
+      await svc.app.services.lifecycle.fail(res.body.generation_id, 'ended by the test');
+    };
+    try {
+      const keyEnded = await liveSubscription(byKey, makeOne);
+      const sessionEnded = await liveSubscription(bySession, makeOne);
+      const r = await cli(['team', 'delete', '--team', t.teamId, '--yes', '--json']);
+      expect(r.code, r.stderr + r.stdout).toBe(0);
+      const within = <T,>(p: Promise<T>) => Promise.race([p, new Promise<null>((resolve) => setTimeout(() => resolve(null), 5000))]);
+      expect(await within(keyEnded.ended), 'the key subscription is still open').not.toBeNull();
+      expect(await within(sessionEnded.ended), 'the session subscription is still open').not.toBeNull();
+    } finally {
+      await byKey.dispose();
+      await bySession.dispose();
+      await client.close();
+    }
   });
 
   it('adforge team delete: keys answer 401 at once, processing work is cancelled and refunded, no row of the team is left but the kept ones, no file of it in storage, another team untouched; running it again changes nothing', async () => {
