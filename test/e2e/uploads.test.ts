@@ -278,7 +278,7 @@ describe('GraphQL', () => {
   });
 });
 
-describe('speech-to-speech from an upload', () => {
+describe('a service with MAX_INPUT_VIDEO_MB=30 and no worker', () => {
   let big: TestService;
   let bigAgent: Agent;
   let t: Awaited<ReturnType<TestService['team']>>;
@@ -313,5 +313,17 @@ describe('speech-to-speech from an upload', () => {
     expect(res.body.error.message).toMatch(/^audio_url: .*larger than 25 MB/);
     const used = await big.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow();
     expect(used.credits_used).toBe(usedBefore);
+  });
+
+  it('keeps an expired upload while a processing generation names it, and deletes it once that one has ended', async () => {
+    const up = await put(png);
+    const res = await big.api('POST', '/api/v1/images/edit', { key: t.key, body: { model: 'fast', quantity: 1, aspect_ratio: '1:1', resolution: '1k', prompt: 'on a beach', reference_image_urls: [up.url] } });
+    expect(res.status).toBe(202);
+    await big.app.db.updateTable('uploads').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', up.id).execute();
+    await big.app.jobs.uploads.deleteExpired();
+    expect(await big.app.db.selectFrom('uploads').select('id').where('id', '=', up.id).executeTakeFirst()).toBeDefined();
+    expect((await big.api('POST', `/api/v1/generations/${res.body.generation_id}/cancel`, { key: t.key, body: {} })).status).toBe(200);
+    await big.app.jobs.uploads.deleteExpired();
+    expect(await big.app.db.selectFrom('uploads').select('id').where('id', '=', up.id).executeTakeFirst()).toBeUndefined();
   });
 });
