@@ -8,6 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { sql } from 'kysely';
 import { extract } from 'tar-stream';
 import { createClient, type Client } from 'graphql-ws';
+import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTls } from '../../src/http/tls.ts';
@@ -169,7 +170,13 @@ describe.each(['disk', 's3'] as const)('team export and deletion, storage on %s'
     const campaign = await svc.app.services.campaigns.open(p, 'Spring');
     await svc.app.services.campaigns.addRows(p, campaign.id, [{ row_number: 1, cells: { type: 'text-to-image', row_key: 'hero', prompt: 'a red sneaker', model: 'fast', aspect_ratio: '1:1', quantity: '1' } }]);
     await svc.app.services.webhooks.sendTest(p);
-    return { t, owner, product: product.body, avatar: avatar.body, done, shot: shot.body.generation_id, failed: failed.body.generation_id, processing: processing.body.generation_id, campaign };
+    const agent = new Agent({ connect: { ca: (await loadTls(svc.app.config)).cert } });
+    const up = await request(`${svc.baseUrl}/api/v1/uploads`, { method: 'POST', dispatcher: agent, headers: { authorization: `Bearer ${t.key}`, 'content-type': 'image/png' }, body: png });
+    const upload = JSON.parse(await up.body.text());
+    expect(up.statusCode, JSON.stringify(upload)).toBe(201);
+    await agent.close();
+    return {
+      upload, t, owner, product: product.body, avatar: avatar.body, done, shot: shot.body.generation_id, failed: failed.body.generation_id, processing: processing.body.generation_id, campaign };
   }
 
   it('adforge team export: one archive with every part, files byte-identical to what the API serves, CSV lines matching the ledger, no secret anywhere', { timeout: 120_000 }, async () => {
@@ -238,6 +245,9 @@ describe.each(['disk', 's3'] as const)('team export and deletion, storage on %s'
     expect(members.map((m: { email: string }) => m.email)).toEqual([s.owner.email]);
     const keys = JSON.parse(files.get('api-keys.json')!.toString());
     expect(keys).toMatchObject([{ id: s.t.keyId, hint: expect.any(String), webhook_url: hook.url }]);
+    const uploads = JSON.parse(files.get('uploads.json')!.toString());
+    expect(uploads).toMatchObject([{ id: s.upload.id, content_type: 'image/png' }]);
+    expect(files.get(uploads[0].file)!.equals(png)).toBe(true);
     const deliveries = JSON.parse(files.get('webhook-deliveries.json')!.toString());
     expect(deliveries.map((d: { event: string }) => d.event).sort()).toEqual(['generation.completed', 'webhook.test']);
 
@@ -344,7 +354,7 @@ describe.each(['disk', 's3'] as const)('team export and deletion, storage on %s'
     const { rows: otherKeyRows } = await sql<{ k: string }>`select unnest(result_keys) as k from generations where team_id = ${other.teamId} union all select image_key from products where team_id = ${other.teamId}`.execute(svc.app.db);
     const otherKeys = new Set(otherKeyRows.map((r) => r.k));
     const teamKeys = [...afterPopulating].filter((k) => !before.has(k) && !otherKeys.has(k));
-    expect(teamKeys.length).toBe(5);
+    expect(teamKeys.length).toBe(6);
     const ledgerBefore = (await sql<{ n: number }>`select count(*)::int as n from credit_ledger where team_id = ${s.t.teamId}`.execute(svc.app.db)).rows[0]!.n;
 
     expect((await svc.api('GET', '/api/v1/account/credits', { key: s.t.key })).status).toBe(200);
