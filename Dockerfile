@@ -52,8 +52,16 @@ RUN rm -rf node_modules/@ffmpeg-installer/linux-* node_modules/@ffprobe-installe
 FROM ${NODE_IMAGE} AS runtime
 # tini: PID 1 that forwards signals; ffmpeg/ffprobe: Debian's maintained build (security updates
 # with the distribution), used for video rendering, voiceovers, talking avatars and input probing.
+# Debian's ffmpeg package also carries ffplay, whose OpenGL stack pulls in Mesa's drivers with
+# LLVM and Z3 (about 160 MB). ffmpeg and ffprobe never load them (no player, no GPU context here),
+# so those three packages are taken out again, and the build fails if either binary then misses a
+# library or does not run.
 RUN apt-get update \
   && apt-get install -y --no-install-recommends ca-certificates tini ffmpeg \
+  && dpkg --purge --force-depends libgl1-mesa-dri libllvm15 libz3-4 \
+  && rm -f /usr/bin/ffplay \
+  && ! ldd /usr/bin/ffmpeg /usr/bin/ffprobe | grep 'not found' \
+  && ffmpeg -hide_banner -version > /dev/null && ffprobe -hide_banner -version > /dev/null \
   && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin
 ENV NODE_ENV=production \
     DATA_DIR=/data \
