@@ -13,6 +13,7 @@ import { registerWebApp } from './web-app-route.ts';
 import { registerFileRoutes } from './files-route.ts';
 import { registerApiDocs } from './docs-route.ts';
 import { registerAuthRoutes } from './dashboard/auth-routes.ts';
+import { registerDashboardUploads } from './dashboard/upload-route.ts';
 import { registerRestV1 } from './rest/v1/index.ts';
 import { registerVoicePreviewRoute } from './voice-preview-route.ts';
 import { registerProviderHooks } from './provider-hooks-route.ts';
@@ -65,6 +66,7 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
   // The contract and its reference page need no key: outside the API's authenticated scope.
   registerApiDocs(fastify);
   registerAuthRoutes(fastify, app.services.sessions);
+  await registerDashboardUploads(fastify, app);
   await fastify.register(registerRestV1(app), { prefix: '/api/v1' });
   if (extra.graphql) await fastify.register(extra.graphql.register);
   await fastify.ready();

@@ -15,7 +15,7 @@ const opened = (reply: FastifyReply, s: OpenedSession) => {
  * A request that opens a session comes from our own pages: a browser says where a request comes
  * from (Origin, Sec-Fetch-Site), and only JSON bodies are read, which a form of another site cannot send.
  */
-function requireSameOrigin(request: FastifyRequest): void {
+export function requireSameOrigin(request: FastifyRequest): void {
   const site = request.headers['sec-fetch-site'];
   const origin = request.headers.origin;
   const host = request.headers.host;

@@ -10,7 +10,7 @@ import { route } from './route.ts';
 const tag = 'Uploads';
 
 /** Room for a multipart form's boundaries and part headers around the largest file. */
-const MULTIPART_OVERHEAD = 64 * 1024;
+export const MULTIPART_OVERHEAD = 64 * 1024;
 const JSON_LIMIT = 16 * 1024;
 /** The most MAX_INPUT_VIDEO_MB can be set to; what a server takes is its own setting's, stated in the description. */
 const MAX_DECLARED_BYTES = 10_000 * 1024 * 1024;
@@ -56,6 +56,12 @@ async function multipartFile(request: FastifyRequest, body: Buffer): Promise<Buf
   return Buffer.from(await files[0]!.arrayBuffer());
 }
 
+/** The file of a body read as bytes: the body itself, or the one file part of a multipart form. */
+export async function uploadBytesOf(request: FastifyRequest): Promise<Buffer> {
+  const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+  return contentTypeOf(request) === 'multipart/form-data' ? multipartFile(request, raw) : raw;
+}
+
 export const uploadRoutes = [
   route({
     method: 'POST',
@@ -92,9 +98,7 @@ export const uploadRoutes = [
     handler: async (s, req, reply) => {
       const type = contentTypeOf(req);
       if (type === 'application/json') return sendOutcome(reply, await s.uploads.presign(req.principal, req.body, idempotencyOf(req)));
-      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const bytes = type === 'multipart/form-data' ? await multipartFile(req, raw) : raw;
-      return sendOutcome(reply, await s.uploads.create(req.principal, bytes, idempotencyOf(req)));
+      return sendOutcome(reply, await s.uploads.create(req.principal, await uploadBytesOf(req), idempotencyOf(req)));
     },
   }),
   route({
