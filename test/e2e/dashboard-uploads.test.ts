@@ -5,7 +5,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/app.ts';
 import { signedInUser, type DashboardSession } from '../support/dashboard-session.ts';
-import { pngBytes } from '../support/image-host.ts';
+import { paddedPng, pngBytes } from '../support/image-host.ts';
 
 // The dashboard's upload: the session cookie with its CSRF token, from our own origin only; the
 // same upload service as POST /api/v1/uploads behind it.
@@ -69,6 +69,14 @@ describe('POST /auth/uploads', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
     expect(res.body.error.message).toMatch(/^file: the bytes are not/);
+    expect(await uploadCount()).toBe(before);
+  });
+
+  it('refuses an image over 10 MB in words and stores nothing', async () => {
+    const before = await uploadCount();
+    const res = await post(await paddedPng(10 * 1024 * 1024 + 1), asUser(member, { 'content-type': 'image/png' }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/^file: an image upload takes at most 10 MB/);
     expect(await uploadCount()).toBe(before);
   });
 

@@ -108,6 +108,31 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
   return body.data as T;
 }
 
+/** What the server answers for a stored file: `url` is the `upload:<id>` reference any URL field of the team takes. */
+export interface Upload {
+  id: string;
+  url: string;
+  content_type: string;
+  size: number;
+  expires_at: string;
+}
+
+/** A file sent as the signed-in person (POST /auth/uploads: the session cookie and its CSRF token); its type is read from its bytes. */
+export async function uploadFile(file: File): Promise<Upload> {
+  const res = await fetch('/auth/uploads', {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: { 'content-type': file.type || 'application/octet-stream', ...(csrfToken ? { 'x-csrf-token': csrfToken } : {}) },
+    body: file,
+  });
+  if (!res.ok) {
+    const e = await errorOf(res);
+    if (e.code === 'unauthorized') forget();
+    throw e;
+  }
+  return (await res.json()) as Upload;
+}
+
 /** A mutation's result union: its data, or the AppError it answered, thrown in words. */
 export function unwrap<T>(result: { __typename: string; data?: T; code?: string; message?: string }): T {
   if (result.__typename === 'AppError') throw new ApiError(result.code ?? 'error', result.message ?? 'Refused');

@@ -4,6 +4,7 @@ import { CREATE_AI_VIDEO, QUOTE_AI_VIDEO } from '../../api/operations.ts';
 import { aiVideoInput } from '../../../../src/domain/video-inputs.ts';
 import { VIDEO_MODELS, type VideoModel } from '../../../../src/domain/generation-types.ts';
 import { KLING_QUALITIES, VIDEO_MODEL_TABLE } from '../../../../src/domain/video-models.ts';
+import { appendLine, FileDrop } from '../../components/FileDrop.tsx';
 import { PriceAndSubmit } from './PriceAndSubmit.tsx';
 import { useCreate } from './use-create.ts';
 
@@ -130,21 +131,30 @@ export function AiVideoForm() {
       </div>
       {spec.takesFrames && (
         <div className="grid">
-          <label>
-            First frame image URL{spec.requiresFirstFrame ? '' : ' (optional)'}
-            <input type="url" value={firstFrame} onChange={(e) => setFirstFrame(e.target.value)} />
-          </label>
-          <label>
-            Last frame image URL (optional)
-            <input type="url" value={lastFrame} onChange={(e) => setLastFrame(e.target.value)} />
-          </label>
+          <div className="field">
+            <label>
+              First frame image URL{spec.requiresFirstFrame ? '' : ' (optional)'}
+              <input type="url" value={firstFrame} onChange={(e) => setFirstFrame(e.target.value)} />
+            </label>
+            <FileDrop label="First frame image file" kind="image" value={firstFrame} onUploaded={setFirstFrame} />
+          </div>
+          <div className="field">
+            <label>
+              Last frame image URL (optional)
+              <input type="url" value={lastFrame} onChange={(e) => setLastFrame(e.target.value)} />
+            </label>
+            <FileDrop label="Last frame image file" kind="image" value={lastFrame} onUploaded={setLastFrame} />
+          </div>
         </div>
       )}
       {spec.maxReferenceImages > 0 && (
-        <label>
-          Reference image URLs (up to {spec.maxReferenceImages}, one per line)
-          <textarea rows={2} value={references} onChange={(e) => setReferences(e.target.value)} />
-        </label>
+        <div className="field">
+          <label>
+            Reference image URLs (up to {spec.maxReferenceImages}, one per line)
+            <textarea rows={2} value={references} onChange={(e) => setReferences(e.target.value)} />
+          </label>
+          <FileDrop label="Reference image files" kind="image" multiple value={references} onUploaded={(ref) => setReferences((r) => appendLine(r, ref))} />
+        </div>
       )}
       <PriceAndSubmit create={create} label="Create video" />
     </form>

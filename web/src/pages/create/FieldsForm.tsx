@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import type { z } from 'zod';
+import { appendLine, FileDrop, fileLabelOf, type UploadKind } from '../../components/FileDrop.tsx';
 import { ErrorNote } from '../../components/ui.tsx';
 import { PriceAndSubmit } from './PriceAndSubmit.tsx';
 import { useCreate } from './use-create.ts';
@@ -16,6 +17,8 @@ export interface FormField {
   initial?: string | boolean;
   placeholder?: string;
   hint?: string;
+  /** A URL field whose file may be dropped or picked instead: the kind it takes. */
+  upload?: UploadKind;
 }
 
 export interface FieldsFormConfig {
@@ -63,6 +66,7 @@ export function FieldsForm({ config }: { config: FieldsFormConfig }) {
     else navigate(`/?created=${created.generation_id}`);
   }
   const set = (name: string, value: string | boolean) => setValues({ ...values, [name]: value });
+  const uploaded = (f: FormField) => (ref: string) => setValues((v) => ({ ...v, [f.name]: f.kind === 'urls' ? appendLine(String(v[f.name] ?? ''), ref) : ref }));
   return (
     <form className="card create-form" onSubmit={submit} aria-label={config.label}>
       <ErrorNote error={loadError} />
@@ -77,8 +81,9 @@ export function FieldsForm({ config }: { config: FieldsFormConfig }) {
               </label>
             );
           const options = f.options?.map((o): [string, string] => [o, o]) ?? loaded[f.name];
-          return (
-            <label key={f.name} className={f.kind === 'textarea' || f.kind === 'urls' ? 'wide' : ''}>
+          const wide = f.kind === 'textarea' || f.kind === 'urls' ? 'wide' : '';
+          const field = (
+            <label key={f.name} className={f.upload ? '' : wide}>
               {label}
               {options ? (
                 <select value={String(v)} onChange={(e) => set(f.name, e.target.value)}>
@@ -96,6 +101,13 @@ export function FieldsForm({ config }: { config: FieldsFormConfig }) {
               )}
               {f.hint && <span className="hint">{f.hint}</span>}
             </label>
+          );
+          if (!f.upload) return field;
+          return (
+            <div key={f.name} className={`field ${wide}`}>
+              {field}
+              <FileDrop label={fileLabelOf(f.label)} kind={f.upload} multiple={f.kind === 'urls'} value={String(v)} onUploaded={uploaded(f)} />
+            </div>
           );
         })}
       </div>

@@ -60,7 +60,7 @@ export const IMAGE_EDIT: FieldsFormConfig = {
   label: 'Image edit',
   fields: [
     { name: 'prompt', label: 'What to change', kind: 'textarea' },
-    { name: 'reference_image_urls', label: 'Image URLs (one per line)', kind: 'urls' },
+    { name: 'reference_image_urls', label: 'Image URLs (one per line)', kind: 'urls', upload: 'image' },
     ...imageOptions,
   ],
   schema: imageEditInput,
@@ -74,8 +74,8 @@ export const IMAGE_EDIT: FieldsFormConfig = {
 export const SWAP_AVATAR: FieldsFormConfig = {
   label: 'Avatar swap',
   fields: [
-    { name: 'video_url', label: 'Video URL', kind: 'url' },
-    { name: 'image_url', label: 'Face image URL', kind: 'url' },
+    { name: 'video_url', label: 'Video URL', kind: 'url', upload: 'video' },
+    { name: 'image_url', label: 'Face image URL', kind: 'url', upload: 'image' },
     { name: 'mode', label: 'Mode', kind: 'select', options: SWAP_MODES, initial: 'standard' },
     { name: 'duration', label: 'Seconds (1-30)', kind: 'number', initial: '10' },
     { name: 'width', label: 'Width', kind: 'number', initial: '1080' },
@@ -92,7 +92,7 @@ export const SWAP_AVATAR: FieldsFormConfig = {
 export const LOCALIZE: FieldsFormConfig = {
   label: 'Localize',
   fields: [
-    { name: 'video_url', label: 'Video URL', kind: 'url' },
+    { name: 'video_url', label: 'Video URL', kind: 'url', upload: 'video' },
     { name: 'output_language', label: 'Language', kind: 'text', initial: 'es', placeholder: 'es, fr, de-DE' },
     { name: 'mode', label: 'Mode', kind: 'select', options: LOCALIZE_MODES, initial: 'speed' },
     { name: 'duration', label: 'Seconds (1-120)', kind: 'number', initial: '15' },
@@ -114,7 +114,7 @@ export const VIDEO_EDIT: FieldsFormConfig = {
   label: 'Captions',
   fields: [
     { name: 'generation_id', label: 'One of your videos', kind: 'select', load: finishedVideos, optional: true },
-    { name: 'video_url', label: 'or a video URL', kind: 'url', optional: true },
+    { name: 'video_url', label: 'or a video URL', kind: 'url', optional: true, upload: 'video' },
     { name: 'template_id', label: 'Caption style', kind: 'select', load: () => templates('captionTemplates') },
     { name: 'language', label: 'Language', kind: 'text', initial: 'en' },
     { name: 'auto_approve', label: 'Approve automatically', kind: 'checkbox', initial: true },

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { z } from 'zod';
 import { gql, unwrap } from '../../api/client.ts';
+import { FileDrop, fileLabelOf, type UploadKind } from '../../components/FileDrop.tsx';
 import { Confirm, Empty, ErrorNote, Spinner } from '../../components/ui.tsx';
 import { useAction } from '../../components/use-action.ts';
 import { parseInput } from '../../../../src/domain/validate.ts';
@@ -12,6 +13,8 @@ export interface Field {
   options?: readonly string[];
   required?: boolean;
   placeholder?: string;
+  /** A URL field whose file may be dropped or picked instead: the kind it takes. */
+  upload?: UploadKind;
 }
 
 export interface ResourceConfig<T extends { id: string; name: string }> {
@@ -113,24 +116,33 @@ function CreateForm<T extends { id: string; name: string }>({ config, onCreated 
   return (
     <form className="card create-form" onSubmit={submit} aria-label={`New ${config.noun}`}>
       <div className="grid">
-        {config.fields.map((f) => (
-          <label key={f.name} className={f.type === 'textarea' ? 'wide' : ''}>
-            {f.label}
-            {f.required ? '' : ' (optional)'}
-            {f.type === 'textarea' ? (
-              <textarea rows={3} required={f.required} value={values[f.name]} placeholder={f.placeholder} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
-            ) : f.type === 'select' ? (
-              <select value={values[f.name]} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}>
-                <option value="">—</option>
-                {f.options!.map((o) => (
-                  <option key={o}>{o}</option>
-                ))}
-              </select>
-            ) : (
-              <input type={f.type === 'url' ? 'url' : f.type === 'number' ? 'number' : 'text'} step="any" required={f.required} value={values[f.name]} placeholder={f.placeholder} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
-            )}
-          </label>
-        ))}
+        {config.fields.map((f) => {
+          const field = (
+            <label key={f.name} className={f.type === 'textarea' ? 'wide' : ''}>
+              {f.label}
+              {f.required ? '' : ' (optional)'}
+              {f.type === 'textarea' ? (
+                <textarea rows={3} required={f.required} value={values[f.name]} placeholder={f.placeholder} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
+              ) : f.type === 'select' ? (
+                <select value={values[f.name]} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })}>
+                  <option value="">—</option>
+                  {f.options!.map((o) => (
+                    <option key={o}>{o}</option>
+                  ))}
+                </select>
+              ) : (
+                <input type={f.type === 'url' ? 'url' : f.type === 'number' ? 'number' : 'text'} step="any" required={f.required} value={values[f.name]} placeholder={f.placeholder} onChange={(e) => setValues({ ...values, [f.name]: e.target.value })} />
+              )}
+            </label>
+          );
+          if (!f.upload) return field;
+          return (
+            <div key={f.name} className="field">
+              {field}
+              <FileDrop label={fileLabelOf(f.label)} kind={f.upload} value={values[f.name] ?? ''} onUploaded={(ref) => setValues((v) => ({ ...v, [f.name]: ref }))} />
+            </div>
+          );
+        })}
       </div>
       <ErrorNote error={error} />
       <button type="submit" disabled={busy}>
