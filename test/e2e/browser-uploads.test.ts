@@ -104,6 +104,30 @@ describe('file drop on the library pages', () => {
     expect(tab.problems).toEqual([]);
     expect(tab.outside).toEqual([]);
   });
+
+  it('adds an avatar from a portrait dropped on the zone; the picker is reached with the keyboard', async () => {
+    const { page } = tab;
+    await nav('Avatars');
+    const form = page.getByRole('form', { name: 'New avatar' });
+    await form.getByLabel('Portrait URL').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('file');
+    expect(await form.getByLabel('Portrait file', { exact: true }).evaluate((e) => e === document.activeElement)).toBe(true);
+    await form.getByLabel('Name').fill('Teal');
+    // A drop as the browser delivers it: a DataTransfer holding the file.
+    const zone = form.getByTestId('file-drop');
+    const dataTransfer = await page.evaluateHandle((bytes: number[]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(bytes)], 'portrait.png', { type: 'image/png' }));
+      return dt;
+    }, [...png]);
+    await zone.dispatchEvent('dragover', { dataTransfer });
+    await zone.dispatchEvent('drop', { dataTransfer });
+    await form.getByTestId('file-chosen').filter({ hasText: 'portrait.png' }).waitFor();
+    expect(await form.getByLabel('Portrait URL').inputValue()).toMatch(UPLOAD_REF);
+    await form.getByRole('button', { name: 'Add avatar' }).click();
+    await page.getByTestId('avatar').filter({ hasText: 'yours' }).filter({ hasText: 'Teal' }).waitFor();
+  });
 });
 
 describe('a forged cross-site upload', () => {
