@@ -10,6 +10,8 @@ import { Credits } from './pages/Credits.tsx';
 import { GenerationDetail } from './pages/GenerationDetail.tsx';
 import { Generations } from './pages/Generations.tsx';
 import { Members } from './pages/Members.tsx';
+import { AuditLog } from './pages/settings/AuditLog.tsx';
+import { TeamData } from './pages/settings/TeamData.tsx';
 import { Avatars, Brands, Products } from './pages/library/Library.tsx';
 import { AdLibrary, AdLibraryBrand } from './pages/ad-library/AdLibrary.tsx';
 import { Campaigns } from './pages/campaigns/Campaigns.tsx';
@@ -79,6 +81,8 @@ createRoot(document.getElementById('root')!).render(
             />
             <Route path="settings/members" element={<Members />} />
             <Route path="settings/account" element={<Account />} />
+            <Route path="settings/data" element={<TeamData />} />
+            <Route path="settings/audit-log" element={<AuditLog />} />
             <Route path="*" element={<NotFound />} />
           </Route>
         </Routes>

@@ -37,6 +37,8 @@ export function Layout() {
         <span className="nav-heading">Settings</span>
         {owner && <NavLink to="/settings/api-keys" onClick={close}>API keys</NavLink>}
         <NavLink to="/settings/members" onClick={close}>Members</NavLink>
+        <NavLink to="/settings/data" onClick={close}>Team data</NavLink>
+        {owner && <NavLink to="/settings/audit-log" onClick={close}>Audit log</NavLink>}
         <NavLink to="/settings/account" onClick={close}>Account</NavLink>
         <span className="nav-heading">Developers</span>
         <a href="/graphql">GraphiQL</a>

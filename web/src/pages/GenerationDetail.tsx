@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { gql, subscribe } from '../api/client.ts';
 import { GENERATION, GENERATION_UPDATED } from '../api/operations.ts';
 import { DeliveryTable, type Delivery } from '../components/DeliveryTable.tsx';
 import { Media } from '../components/Media.tsx';
 import { ErrorNote, Spinner, when } from '../components/ui.tsx';
 import { isOwner, useSession } from '../session.tsx';
+import { DeleteGeneration, FilesExpired } from './generation-delete.tsx';
 import { typeLabel, type Generation } from './generation-types.ts';
 
 /** Every field of GET /generations/{id}, its outputs, and the webhook attempts made for it. */
@@ -14,6 +15,7 @@ export function GenerationDetail() {
   const [g, setG] = useState<(Generation & { webhook_deliveries?: Delivery[] }) | null | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   const owner = isOwner(useSession().session);
+  const navigate = useNavigate();
   useEffect(() => {
     gql<{ generation: (Generation & { webhook_deliveries?: Delivery[] }) | null }>(GENERATION, { id, owner }).then((d) => setG(d.generation), setError);
     // This generation only: the server ends the stream once it has completed or failed.
@@ -38,6 +40,7 @@ export function GenerationDetail() {
     ['created_at', when(g.created_at)],
     ['completed_at', when(g.completed_at)],
     ['error', g.error ?? '—'],
+    ...(g.files_expired_at ? ([['files_expired_at', when(g.files_expired_at)]] as [string, string][]) : []),
   ];
   const details = g.details.all ?? { prompt: g.details.prompt, model: g.details.model, aspect_ratio: g.details.aspect_ratio, quantity: g.details.quantity };
   return (
@@ -45,10 +48,14 @@ export function GenerationDetail() {
       <p>
         <Link to="/">← Generations</Link>
       </p>
-      <h1>
-        {typeLabel(g.type)} <span className={`badge ${g.status}`}>{g.status}</span>
-      </h1>
+      <div className="row wrap">
+        <h1 className="grow">
+          {typeLabel(g.type)} <span className={`badge ${g.status}`}>{g.status}</span>
+        </h1>
+        <DeleteGeneration g={g} onDeleted={() => navigate('/', { replace: true })} />
+      </div>
       <div className="outputs">
+        {g.files_expired_at && <FilesExpired at={g.files_expired_at} />}
         {g.result_urls.map((u, i) => (
           <figure key={u}>
             <Media url={u} label={`output ${i + 1}`} />

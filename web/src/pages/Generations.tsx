@@ -5,6 +5,7 @@ import { GENERATIONS, GENERATIONS_UPDATED } from '../api/operations.ts';
 import { Media } from '../components/Media.tsx';
 import { Pager } from '../components/Pager.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
+import { BulkDelete, DeleteGeneration, FilesExpired, PROCESSING_NOT_DELETABLE, SelectionBar } from './generation-delete.tsx';
 import { describe, typeLabel, type Generation } from './generation-types.ts';
 
 const PAGE = 24;
@@ -17,6 +18,8 @@ export function Generations() {
   const offset = Number(params.get('offset') ?? 0) || 0;
   const [page, setPage] = useState<{ items: Generation[]; totalCount: number } | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [done, setDone] = useState<string | null>(null);
   const load = useCallback(
     () =>
       gql<{ generations: { items: Generation[]; totalCount: number } }>(GENERATIONS, { limit: PAGE, offset, type: type || null, status: status || null }).then(
@@ -26,6 +29,19 @@ export function Generations() {
     [type, status, offset],
   );
   useEffect(() => void load(), [load]);
+  useEffect(() => setSelected(new Set()), [type, status, offset]);
+  const afterDelete = (message: string) => {
+    setDone(message);
+    setSelected(new Set());
+    void load();
+  };
+  const toggle = (id: string, on: boolean) =>
+    setSelected((old) => {
+      const next = new Set(old);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
   useEffect(
     () =>
       subscribe<{ generationsUpdated: Generation }>(GENERATIONS_UPDATED, {}, ({ generationsUpdated: g }) => {
@@ -75,6 +91,12 @@ export function Generations() {
           </select>
         </label>
       </div>
+      <BulkDelete type={type} status={status} onDone={afterDelete} />
+      {done && (
+        <p className="notice" role="status">
+          {done}
+        </p>
+      )}
       <ErrorNote error={error} />
       {page === null ? (
         <Spinner />
@@ -86,9 +108,10 @@ export function Generations() {
         </Empty>
       ) : (
         <>
+          <SelectionBar ids={[...selected].filter((id) => page.items.some((g) => g.id === id))} onClear={() => setSelected(new Set())} onDone={afterDelete} />
           <ul className="gallery">
             {page.items.map((g) => (
-              <GenerationCard key={g.id} g={g} />
+              <GenerationCard key={g.id} g={g} selected={selected.has(g.id)} onSelect={(on) => toggle(g.id, on)} onDeleted={() => afterDelete('Generation deleted.')} />
             ))}
           </ul>
           <Pager offset={offset} shown={page.items.length} total={page.totalCount} pageSize={PAGE} onOffset={(o) => setParams(withOffset(params, o))} />
@@ -109,11 +132,14 @@ const IMAGE_TYPES = ['text-to-image', 'product-shots', 'image-edit'];
 // The filter takes GraphQL's enum names (ai_video), the generation its API type (ai-video).
 const matchesType = (t: string, filter: string) => (filter === 'image' ? IMAGE_TYPES.includes(t) : t.replaceAll('-', '_') === filter);
 
-export function GenerationCard({ g }: { g: Generation }) {
+export function GenerationCard({ g, selected, onSelect, onDeleted }: { g: Generation; selected?: boolean; onSelect?: (on: boolean) => void; onDeleted?: () => void }) {
+  const processing = g.status === 'processing';
   return (
     <li className="card generation" data-testid="generation-card" data-id={g.id} data-status={g.status}>
       <div className="thumb">
-        {g.status === 'completed' && g.result_url ? (
+        {g.files_expired_at ? (
+          <FilesExpired at={g.files_expired_at} />
+        ) : g.status === 'completed' && g.result_url ? (
           <Media url={g.result_url} label={`${typeLabel(g.type)} result`} />
         ) : g.status === 'processing' ? (
           <div className="placeholder">
@@ -133,6 +159,14 @@ export function GenerationCard({ g }: { g: Generation }) {
         <span className="hint grow">{when(g.created_at)}</span>
         <Link to={`/generations/${g.id}`}>Details</Link>
       </div>
+      {onSelect && (
+        <div className="row">
+          <label className="check grow" title={processing ? PROCESSING_NOT_DELETABLE : undefined}>
+            <input type="checkbox" checked={!!selected} disabled={processing} onChange={(e) => onSelect(e.target.checked)} /> Select
+          </label>
+          <DeleteGeneration g={g} compact onDeleted={() => onDeleted?.()} />
+        </div>
+      )}
     </li>
   );
 }

@@ -8,6 +8,8 @@ export interface Generation {
   completed_at: string | null;
   result_url: string | null;
   result_urls: string[];
+  /** Set when the team's retention period removed the files: the generation stays, its files are gone. */
+  files_expired_at?: string | null;
   details: { __typename: string; prompt?: string | null; model?: string | null; aspect_ratio?: string | null; quantity?: number | null; all?: Record<string, unknown> };
 }
 
