@@ -140,6 +140,47 @@ describe('deleting generations', () => {
     expect(await cardOf(ids[0]!).count()).toBe(0);
   });
 
+  it('a processing generation cannot be deleted: its delete and checkbox are disabled and say why, and the bulk count names it', async () => {
+    const id = await madeImage('a kettle still being made');
+    // Back to processing, as if its engine were still at work (the worker is done with it).
+    await sql`update generations set status = 'processing', completed_at = null where id = ${id}`.execute(svc.app.db);
+    const { page } = owner;
+    await page.goto(`${svc.baseUrl}/`);
+    const card = page.locator(`[data-testid="generation-card"][data-id="${id}"]`);
+    const del = card.getByRole('button', { name: 'Delete' });
+    expect(await del.isDisabled()).toBe(true);
+    expect(await del.getAttribute('aria-describedby')).toBeTruthy();
+    expect(await card.getByText(/Still processing: it can be deleted once it has ended/).count()).toBe(1);
+    expect(await card.getByRole('checkbox', { name: 'Select' }).isDisabled()).toBe(true);
+    await page.getByText('Delete in bulk').click();
+    await page.getByRole('button', { name: 'Delete all matching…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('1 generation still processing is not deleted').waitFor();
+    await screenshot(page, 'generations-bulk-delete-processing');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    // The API agrees: 409.
+    expect((await svc.api('DELETE', `/api/v1/generations/${id}`, { key: team.key })).status).toBe(409);
+    await sql`update generations set status = 'completed', completed_at = now() where id = ${id}`.execute(svc.app.db);
+  });
+
+  it('deletes what was created before a day, saying how many first; the newer ones stay', async () => {
+    const old = await madeImage('an old flyer');
+    const recent = await madeImage('a new flyer');
+    await sql`update generations set created_at = now() - make_interval(days => 10) where id = ${old}`.execute(svc.app.db);
+    const { page } = owner;
+    await page.goto(`${svc.baseUrl}/`);
+    await page.getByText('Delete in bulk').click();
+    const day = new Date(Date.now() - 5 * 86_400_000);
+    const local = `${day.getFullYear()}-${String(day.getMonth() + 1).padStart(2, '0')}-${String(day.getDate()).padStart(2, '0')}`;
+    await page.getByLabel('Created before').fill(local);
+    await page.getByRole('button', { name: 'Delete all matching…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('heading', { name: 'Delete 1 generation?' }).waitFor();
+    await dialog.getByRole('button', { name: 'Delete 1 generation' }).click();
+    await page.getByRole('status').filter({ hasText: 'Deleted 1 generation.' }).waitFor();
+    expect([await gone(old), await gone(recent)]).toEqual([true, false]);
+  });
+
   it('deletes everything the filter matches, saying how many first', async () => {
     const { page } = owner;
     const before = await svc.api('GET', '/api/v1/generations?limit=100', { key: team.key });
