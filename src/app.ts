@@ -32,6 +32,8 @@ import { createGenerationRunner } from './services/generations/runner.ts';
 import { createUpstreamCore } from './services/generations/upstream.ts';
 import { createMaintenanceService } from './services/maintenance.ts';
 import { createRetentionService } from './services/retention.ts';
+import { createStorageUsage } from './services/storage-usage.ts';
+import { largestTeamStorage, storageTotals } from './repositories/storage-usage.ts';
 import { createEngineStatus } from './services/engine-status.ts';
 import { createProductService } from './services/products.ts';
 import { createImageFetcher } from './services/remote-images.ts';
@@ -123,6 +125,7 @@ function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool
     readiness: createReadiness(deps, pool),
     engineStatus: createEngineStatus(deps, engines),
     uploads: createUploadService(deps),
+    storageUsage: createStorageUsage(deps),
     teamExporter: createTeamExporter(deps),
     teamExports: createTeamExports(deps, createTeamExporter(deps)),
     teamDeleter: createTeamDeleter(deps, { keyCache, canceller: createGenerationCanceller(deps, lifecycle), deleter: createGenerationDeleter({ ...deps, engines }) }),
@@ -170,6 +173,7 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       jobCounts: () => jobCountsByTask(db),
       breakers: async () => (await listBreakers(db)).map((b) => ({ provider: b.provider, open: b.open_until !== null && b.open_until > new Date() })),
       subscriptions: () => events.subscriberCount,
+      storage: async () => ({ totals: await storageTotals(db), teams: await largestTeamStorage(db, config.storageMetricTeams) }),
     });
     const deps: Deps = { config, db, storage, log, fetchImage: withUploadedImages(createImageFetcher({ allowPrivate: config.allowPrivateNetworkUrls }), { db, storage }), metrics };
     if (opts.seed !== false) {

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { VOICES } from './domain/catalogue/voices.ts';
 import { parseTierRateLimits, type BucketRule } from './domain/rate-limit.ts';
 import type { Tier } from './domain/tiers.ts';
+import { parseStorageQuotas } from './domain/storage-quota.ts';
 
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
@@ -120,6 +121,15 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(1).max(3600).default(25),
   MAX_INPUT_VIDEO_MB: z.coerce.number().int().min(1).max(10_000).default(200),
   UPLOAD_TTL_HOURS: z.coerce.number().min(0.001).max(24 * 365).default(24),
+  STORAGE_QUOTA_TIERS: z.string().optional().transform((raw, ctx) => {
+    try {
+      return parseStorageQuotas(raw);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  }),
+  STORAGE_METRIC_TEAMS: z.coerce.number().int().min(0).max(10_000).default(100),
   SPEECH_TIMEOUT_SECONDS: z.coerce.number().min(0.001).max(3600).default(120),
   SPEECH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
   SPEECH_ENGINE: z.enum(['local', 'elevenlabs']).default('local'),
@@ -226,6 +236,10 @@ export interface Config {
   maxInputVideoBytes: number;
   /** How long an upload stays usable; an unused one is deleted after it. */
   uploadTtlMs: number;
+  /** Bytes a team of each tier may store (STORAGE_QUOTA_TIERS); a tier not named has no quota. */
+  storageQuotas: Partial<Record<Tier, number>>;
+  /** How many teams, the largest first, the storage gauge names (STORAGE_METRIC_TEAMS). */
+  storageMetricTeams: number;
   /** Engine attempts per generation; transient failures are retried with backoff until then. */
   generationMaxAttempts: number;
   /** Workers beat this often; one silent for 4 beats is taken for dead and its jobs unlocked. */
@@ -368,6 +382,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     engineAttemptTimeoutSeconds: e.ENGINE_ATTEMPT_TIMEOUT_SECONDS,
     maxInputVideoBytes: e.MAX_INPUT_VIDEO_MB * 1024 * 1024,
     uploadTtlMs: e.UPLOAD_TTL_HOURS * 3600 * 1000,
+    storageQuotas: e.STORAGE_QUOTA_TIERS,
+    storageMetricTeams: e.STORAGE_METRIC_TEAMS,
     generationMaxAttempts: e.GENERATION_MAX_ATTEMPTS,
     workerHeartbeatSeconds: e.WORKER_HEARTBEAT_SECONDS,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,

@@ -99,6 +99,8 @@ export interface ProductsTable {
   description: string;
   category: string;
   image_key: string;
+  /** Bytes of the stored image (0 for a row written before migration 0021 until `adforge storage recount`). */
+  image_bytes: Generated<number>;
   image_source_url: string;
   price: number | null;
   currency: Generated<string>;
@@ -131,6 +133,7 @@ export interface AvatarsTable {
   gender: 'male' | 'female' | null;
   age_group: string | null;
   image_key: string;
+  image_bytes: Generated<number>;
   image_source_url: string | null;
   created_at: CreatedAt;
 }
@@ -182,6 +185,9 @@ export interface GenerationsTable {
   deadline_at: ColumnType<Date, Date | string, Date | string>;
   /** When the retention job removed its stored files (result_keys is empty from then). */
   files_expired_at: Generated<Date | null>;
+  /** Bytes of the stored results, and of the input copy kept for this generation alone (storage usage). */
+  output_bytes: Generated<number>;
+  input_bytes: Generated<number>;
 }
 
 export interface GenerationProductsTable {
@@ -253,6 +259,7 @@ export interface VoiceoversTable {
   voice_settings: ColumnType<Record<string, unknown> | null, string | null, string | null>;
   duration_seconds: number;
   audio_key: string;
+  audio_bytes: Generated<number>;
   credits: number;
   created_at: CreatedAt;
 }
@@ -403,7 +410,16 @@ export interface UploadsTable {
   expires_at: Date;
 }
 
+/** Per-team storage counters, kept by triggers (migration 0021): never written by the service. */
+export interface TeamStorageTable {
+  team_id: string;
+  outputs_bytes: number;
+  inputs_bytes: number;
+  uploads_bytes: number;
+}
+
 export interface Database {
+  team_storage: TeamStorageTable;
   uploads: UploadsTable;
   teams: TeamsTable;
   api_keys: ApiKeysTable;

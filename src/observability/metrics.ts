@@ -13,6 +13,8 @@ export function createMetrics(sources: {
   breakers: () => Promise<{ provider: string; open: boolean }[]>;
   /** Subscriptions open on this process's event bus. */
   subscriptions: () => number;
+  /** Stored bytes: every team's by kind, and the largest teams' totals (a bounded number of them). */
+  storage?: () => Promise<{ totals: { outputs_bytes: number; inputs_bytes: number; uploads_bytes: number }; teams: { team_id: string; total_bytes: number }[] }>;
 }) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'adforge_' });
@@ -108,6 +110,36 @@ export function createMetrics(sources: {
   jobGauge('adforge_jobs_queued', 'Jobs waiting to run (due or scheduled), by task', (c) => c.queued);
   jobGauge('adforge_jobs_running', 'Jobs locked by a worker, by task', (c) => c.running);
   jobGauge('adforge_jobs_failed', 'Jobs that used up their attempts, by task', (c) => c.failed);
+  // One read of the counters per scrape, shared by the two storage gauges.
+  let storageRead: ReturnType<NonNullable<typeof sources.storage>> | undefined;
+  const readStorage = () =>
+    (storageRead ??= sources.storage!().finally(() => {
+      storageRead = undefined;
+    }));
+  if (sources.storage) {
+    new Gauge({
+      name: 'adforge_storage_bytes',
+      help: 'Bytes stored for all teams, by kind (outputs: results and voiceovers; inputs: input copies, product and avatar images; uploads)',
+      labelNames: ['kind'] as const,
+      registers: [registry],
+      async collect() {
+        const { totals } = await readStorage();
+        this.set({ kind: 'outputs' }, totals.outputs_bytes);
+        this.set({ kind: 'inputs' }, totals.inputs_bytes);
+        this.set({ kind: 'uploads' }, totals.uploads_bytes);
+      },
+    });
+    new Gauge({
+      name: 'adforge_team_storage_bytes',
+      help: 'Bytes a team stores (all kinds), for the STORAGE_METRIC_TEAMS teams storing the most',
+      labelNames: ['team'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const t of (await readStorage()).teams) this.set({ team: t.team_id }, t.total_bytes);
+      },
+    });
+  }
   jobGauge('adforge_jobs_oldest_queued_age_seconds', 'How long the oldest due job has waited, by task', (c) => c.oldest_queued_seconds);
   return { registry, http, graphql, generations, credits, webhooks, upstream, events };
 }

@@ -33,12 +33,12 @@ export function finishGeneration(
   db: Db,
   id: string,
   end:
-    | { status: 'completed'; result_keys: string[]; result_meta: Record<string, unknown> }
+    | { status: 'completed'; result_keys: string[]; result_meta: Record<string, unknown>; output_bytes?: number }
     | { status: 'failed'; error: string },
 ): Promise<GenerationRow | undefined> {
   const set =
     end.status === 'completed'
-      ? { status: end.status, result_keys: end.result_keys, result_meta: JSON.stringify(end.result_meta), completed_at: sql<Date>`now()` }
+      ? { status: end.status, result_keys: end.result_keys, result_meta: JSON.stringify(end.result_meta), output_bytes: end.output_bytes ?? 0, completed_at: sql<Date>`now()` }
       : { status: end.status, error: end.error, completed_at: sql<Date>`now()` };
   return db
     .updateTable('generations')

@@ -44,7 +44,7 @@ export function expireGenerationFilesStatement(teamId: string, cutoff: Date, lim
       for update skip locked
     ),
     before as (select g.id, g.result_keys from generations g join due using (id))
-    update generations g set files_expired_at = now(), result_keys = '{}'
+    update generations g set files_expired_at = now(), result_keys = '{}', output_bytes = 0, input_bytes = 0
     from before
     where g.id = before.id
     returning g.id, before.result_keys`;

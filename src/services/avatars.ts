@@ -81,7 +81,7 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
         storage,
         `avatars/${p.teamId}/${id}`,
         image,
-        (imageKey) =>
+        (imageKey, imageBytes) =>
           runIdempotent(db, scope, requestHash(body), async (trx) => {
             const row = await insertAvatar(trx, {
               id,
@@ -92,6 +92,7 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
               gender: input.gender ?? null,
               age_group: input.age_group ?? null,
               image_key: imageKey,
+              image_bytes: imageBytes,
               image_source_url: input.image_url,
             });
             return { status: 201, body: await customView(row) };

@@ -66,7 +66,7 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
         storage,
         `products/${p.teamId}/${id}`,
         image,
-        (imageKey) =>
+        (imageKey, imageBytes) =>
           runIdempotent(db, scope, requestHash(body), async (trx) => {
             const row = await insertProduct(trx, {
               id,
@@ -75,6 +75,7 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
               description: input.description,
               category: input.category,
               image_key: imageKey,
+              image_bytes: imageBytes,
               image_source_url: input.image_url,
               price: input.price ?? null,
               currency: input.currency,

@@ -10,14 +10,15 @@ export async function storeThenInsert<T>(
   storage: Storage,
   keyBase: string,
   image: FetchedImage,
-  insert: (imageKey: string) => Promise<T>,
+  /** Given the key and the stored size, which the row records (storage usage). */
+  insert: (imageKey: string, imageBytes: number) => Promise<T>,
   keep: (result: T) => boolean = () => true,
 ): Promise<T> {
   const imageKey = `${keyBase}.${image.ext}`;
   await storage.put(imageKey, image.bytes, image.mime);
   let result: T;
   try {
-    result = await insert(imageKey);
+    result = await insert(imageKey, image.bytes.length);
   } catch (e) {
     await storage.delete(imageKey).catch(() => {});
     throw e;

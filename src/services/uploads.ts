@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { ensureStorageRoom } from './storage-usage.ts';
 import { z } from 'zod';
 import { ACCEPTED_MEDIA, sniffImage, sniffMedia, UPLOAD_MIMES, uploadKindOf } from '../adapters/media/sniff.ts';
 import type { S3Storage } from '../adapters/storage/s3.ts';
@@ -104,6 +105,8 @@ export function createUploadService({ db, storage, config, log }: Pick<Deps, 'db
       const hash = requestHash({ sha256: createHash('sha256').update(bytes).digest('hex') });
       const scope = idem && { teamId: p.teamId, ...idem };
       return runIdempotent(db, scope, hash, async (trx) => {
+        // Inside: a replay answers what it answered, whatever the team stores now.
+        await ensureStorageRoom({ db, config }, p.teamId, { upload: bytes.length });
         const id = randomUUID();
         const key = `uploads/${p.teamId}/${id}.${type.ext}`;
         await storage.put(key, bytes, type.mime);
@@ -127,6 +130,7 @@ export function createUploadService({ db, storage, config, log }: Pick<Deps, 'db
       checkSize(kind, input.size);
       const scope = idem && { teamId: p.teamId, ...idem };
       return runIdempotent(db, scope, requestHash(body), async (trx) => {
+        await ensureStorageRoom({ db, config }, p.teamId, { upload: input.size });
         const id = randomUUID();
         const ext = input.content_type.split('/')[1]!.replace(/[^a-z0-9]/g, '').slice(0, 10) || 'bin';
         const key = `uploads/${p.teamId}/${id}.${ext}`;

@@ -135,7 +135,7 @@ export function createVoiceoverService(
         const debit = await debitCredits(trx, p.teamId, credits);
         if (!debit.ok) throw insufficient(credits, debit.available);
         const duration = roundSeconds(audio.durationSeconds);
-        await insertVoiceover(trx, { ...row, id, team_id: p.teamId, api_key_id: p.keyId, duration_seconds: duration, audio_key: audioKey, credits });
+        await insertVoiceover(trx, { ...row, id, team_id: p.teamId, api_key_id: p.keyId, duration_seconds: duration, audio_key: audioKey, audio_bytes: audio.bytes.length, credits });
         await appendLedger(trx, { team_id: p.teamId, kind: 'debit', amount: credits, subject_type: 'voiceover', subject_id: id });
         await releaseHold(trx, holdId);
         return { status: 201, body: { id, status: 'completed', duration } satisfies StoredVoiceover };

@@ -30,6 +30,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../db/types.ts';
 import { OPERATIONS } from './operations.ts';
 import { checkUploadUses } from '../uploads.ts';
+import { ensureStorageRoom } from '../storage-usage.ts';
 
 // The credits check's serialization edge: concurrent creates spent the credits since `fits` read them.
 const CHECK_VIOLATION = '23514';
@@ -61,7 +62,21 @@ export function createGenerationCreator({ db, config, engines, metrics }: Pick<D
     // What the routed provider cannot make is refused here, never accepted and failed later.
     const refusal = engines.refusal(operation, r.params, r.attachedImages);
     if (refusal) throw new AppError('validation_error', refusal);
+    await ensureRoom(db, p, r.credits);
     return { spec, r };
+  }
+
+  /**
+   * The tier's storage quota, before anything is charged or queued. A team that could not pay
+   * either gets the spec's 402 (from the debit), which the quota never replaces.
+   */
+  async function ensureRoom(db: Db, p: Principal, credits: number): Promise<void> {
+    try {
+      await ensureStorageRoom({ db, config }, p.teamId, { generation: true });
+    } catch (e) {
+      if (e instanceof AppError && credits > (await availableCredits(db, p.teamId))) return;
+      throw e;
+    }
   }
 
   // Counted when written (a caller's transaction rolled back afterwards still counts: rare, and said in the README).

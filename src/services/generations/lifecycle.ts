@@ -37,9 +37,10 @@ export function createGenerationLifecycle({ db, metrics }: Pick<Deps, 'db' | 'me
      * `within` runs in the same transaction once the generation has ended (an upstream attempt's
      * end, say); `engine` names what made it, for the metrics ('none' when nothing did: a cancel, a timeout).
      */
-    async complete(id: string, resultKeys: string[], resultMeta: Record<string, unknown>, { within, engine }: EndOptions = {}): Promise<GenerationRow | undefined> {
+    async complete(id: string, resultKeys: string[], resultMeta: Record<string, unknown>, { within, engine, outputBytes }: EndOptions = {}): Promise<GenerationRow | undefined> {
       const ended = await db.transaction().execute(async (trx) => {
-        const row = await finishGeneration(trx, id, { status: 'completed', result_keys: resultKeys, result_meta: resultMeta });
+        // The results' size is written with them: the team's storage counter moves in this transaction.
+        const row = await finishGeneration(trx, id, { status: 'completed', result_keys: resultKeys, result_meta: resultMeta, output_bytes: outputBytes ?? 0 });
         if (row) await afterEnd(trx, row);
         if (row) await within?.(trx);
         return row;
@@ -68,5 +69,7 @@ export function createGenerationLifecycle({ db, metrics }: Pick<Deps, 'db' | 'me
 interface EndOptions {
   within?: (trx: Db) => Promise<unknown>;
   engine?: string;
+  /** The stored results' bytes (storage usage). */
+  outputBytes?: number;
 }
 export type GenerationLifecycle = ReturnType<typeof createGenerationLifecycle>;

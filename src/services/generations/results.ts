@@ -11,12 +11,14 @@ export async function storeResults(
   storage: Pick<Storage, 'put'>,
   g: Pick<GenerationRow, 'id' | 'team_id'>,
   files: readonly EngineFile[],
-): Promise<{ keys: string[]; meta: Record<string, unknown> }> {
+): Promise<{ keys: string[]; meta: Record<string, unknown>; bytes: number }> {
   const keys: string[] = [];
+  let bytes = 0;
   for (const [i, file] of files.entries()) {
     const key = `generations/${g.team_id}/${g.id}/${i + 1}.${file.ext}`;
     await storage.put(key, file.bytes, file.mime);
     keys.push(key);
+    bytes += file.bytes.length;
   }
   const meta: Record<string, unknown> = {};
   const firstVideo = files.find((f) => f.mime.startsWith('video/'));
@@ -24,5 +26,5 @@ export async function storeResults(
     const info = await probeMedia(firstVideo.bytes, { kind: 'video' }).catch(() => undefined);
     if (info?.durationSeconds) meta.duration = Math.round(info.durationSeconds * 100) / 100;
   }
-  return { keys, meta };
+  return { keys, meta, bytes };
 }

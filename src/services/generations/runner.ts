@@ -98,8 +98,8 @@ export function createGenerationRunner(
         await unwatch();
       }
 
-      const { keys, meta } = await inSpan('storage.put', { 'adforge.generation_id': g.id, 'adforge.files': result.files.length }, () => storeResults(storage, g, result.files));
-      await lifecycle.complete(g.id, keys, meta, { engine: engine.name });
+      const { keys, meta, bytes } = await inSpan('storage.put', { 'adforge.generation_id': g.id, 'adforge.files': result.files.length }, () => storeResults(storage, g, result.files));
+      await lifecycle.complete(g.id, keys, meta, { engine: engine.name, outputBytes: bytes });
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { GenerationRow } from '../../db/types.ts';
+import { setGenerationInputBytes } from '../../repositories/storage-usage.ts';
 import { weaveImagePrompt, type PromptBrand } from '../../domain/reference-prompt.ts';
 import { UpstreamError, type UpstreamFile, type UpstreamInputs } from '../../adapters/engines/upstream.ts';
 import { download } from '../../adapters/net/download.ts';
@@ -125,6 +126,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
       const voice = await requireVoice(db, String(p.voice_id));
       const audio = await speech.textToSpeech({ text: String(p.script ?? ''), voice }, AbortSignal.timeout(300_000));
       await storage.put(key, audio.bytes, audio.mime);
+      await setGenerationInputBytes(db, g.id, audio.bytes.length);
     }
     return fromStorage(key);
   }

@@ -74,7 +74,7 @@ export function createUpstreamCore(
     return (await download(output.url, { maxBytes: config.upstream.maxResultBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: 300_000 })).bytes;
   }
 
-  async function copyResults(g: GenerationRow, outputs: UpstreamOutput[]): Promise<{ keys: string[]; meta: Record<string, unknown> }> {
+  async function copyResults(g: GenerationRow, outputs: UpstreamOutput[]): Promise<{ keys: string[]; meta: Record<string, unknown>; bytes: number }> {
     const files: EngineFile[] = [];
     for (const output of outputs) {
       const bytes = await bytesOf(output);
@@ -252,7 +252,7 @@ export function createUpstreamCore(
       return schedulePoll(job.id, 0, engine);
     }
     const cost = status.cost ?? null;
-    await lifecycle.complete(g.id, copied.keys, copied.meta, { within: (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }), engine: engine.name });
+    await lifecycle.complete(g.id, copied.keys, copied.meta, { within: (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }), engine: engine.name, outputBytes: copied.bytes });
   }
 }
 export type UpstreamCore = ReturnType<typeof createUpstreamCore>;

@@ -1,6 +1,7 @@
 import { AppError } from '../../../domain/errors.ts';
 import type { CreditBalance, LedgerEntry } from '../../../services/credits.ts';
 import type { TeamRetention } from '../../../services/retention.ts';
+import type { TeamStorageUsage } from '../../../services/storage-usage.ts';
 import { errorTypes } from './errors.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { builder } from '../builder.ts';
@@ -23,6 +24,21 @@ const TeamRetentionRef = builder.objectRef<TeamRetention>('TeamRetention').imple
   }),
 });
 
+// Floats: a count of bytes outgrows GraphQL's 32-bit Int at 2 GiB (a Float is exact to 2^53).
+const TeamStorageRef = builder.objectRef<TeamStorageUsage>('TeamStorage').implement({
+  description: "Bytes the team stores, by kind; the sum is what the tier's storage quota is checked against",
+  fields: (t) => ({
+    outputs_bytes: t.exposeFloat('outputs_bytes', { description: "Generations' results and voiceovers' audio" }),
+    inputs_bytes: t.exposeFloat('inputs_bytes', { description: 'Input copies kept for generations, product and custom avatar images' }),
+    uploads_bytes: t.exposeFloat('uploads_bytes', { description: 'Uploads (ready ones)' }),
+    total_bytes: t.exposeFloat('total_bytes'),
+    quota_bytes: t.exposeFloat('quota_bytes', {
+      nullable: true,
+      description: "The tier's storage quota (STORAGE_QUOTA_TIERS); past it uploads and new generations are refused (forbidden). null = none",
+    }),
+  }),
+});
+
 const TeamRef = builder.objectRef<{ id: string; name: string; tier: string; credits_used: number; credits_limit: number }>('Team').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
@@ -37,6 +53,7 @@ const TeamRef = builder.objectRef<{ id: string; name: string; tier: string; cred
       }),
     }),
     retention: t.field({ type: TeamRetentionRef, resolve: (team, _a, ctx) => ctx.app.services.retention.get(team.id) }),
+    storage: t.field({ type: TeamStorageRef, resolve: (team, _a, ctx) => ctx.app.services.storageUsage.get(team.id) }),
   }),
 });
 
