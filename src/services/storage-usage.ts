@@ -12,6 +12,7 @@ import {
   teamStoredRows,
 } from '../repositories/storage-usage.ts';
 import { inputCopyKeys } from './generations/input-keys.ts';
+import { requireUuid } from './ids.ts';
 import type { Deps } from './context.ts';
 
 /** Bytes a team stores, by kind, and its tier's quota (null: none). */
@@ -52,7 +53,7 @@ export function createStorageUsage({ db, config, storage }: Pick<Deps, 'db' | 'c
 
     /** The operator's read (`adforge storage show`): a missing or deleted team is not_found. */
     async show(teamId: string): Promise<TeamStorageUsage & { team_id: string }> {
-      const team = await findTeam(db, teamId);
+      const team = await findTeam(db, requireUuid(teamId, 'team'));
       if (!team) throw new AppError('not_found', 'Team not found');
       return { team_id: teamId, ...(await usage(teamId, team.tier)) };
     },

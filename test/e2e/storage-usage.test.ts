@@ -174,6 +174,10 @@ describe('storage usage', () => {
     expect(stdoutJson(show)).toMatchObject({ team_id: c.teamId, inputs_bytes: png.length, uploads_bytes: png.length, total_bytes: 2 * png.length, quota_bytes: null });
     const neither = await runCli(['storage', 'recount', '--json'], env, { timeoutMs: 60_000 });
     expect(neither.code).not.toBe(0);
+    const unknown = await runCli(['storage', 'show', '--team', 'not-a-team', '--json'], env, { timeoutMs: 60_000 });
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stdout + unknown.stderr).toMatch(/team/);
+    expect(unknown.stdout + unknown.stderr).not.toMatch(/internal|syntax/i);
   });
 });
 
