@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { formatBytes } from '../../src/domain/storage-quota.ts';
 import { Webhook } from 'standardwebhooks';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,6 +159,10 @@ describe('the dashboard in a browser', () => {
     await page.getByTestId('credits-remaining').waitFor();
     await page.getByRole('img', { name: 'Credits spent per day by type' }).waitFor();
     await page.getByRole('cell', { name: /debit/ }).first().waitFor();
+    // The team's storage: the image made above is counted, as the server counts it.
+    const storage = await svc.app.services.storageUsage.get(team.teamId);
+    expect(storage.outputs_bytes).toBeGreaterThan(0);
+    expect(await page.getByTestId('storage-used').textContent()).toBe(`${formatBytes(storage.total_bytes)} stored`);
     await screenshot(page, 'credits');
   });
 

@@ -30,6 +30,7 @@ export const CREATE_TEXT_TO_IMAGE = `mutation CreateTextToImage($input: TextToIm
 
 export const CREDITS = `query Credits($days: Int, $limit: Int, $offset: Int) {
   credits { credits_used credits_limit credits_remaining }
+  team { storage { outputs_bytes inputs_bytes uploads_bytes total_bytes quota_bytes } }
   topUpAllowance
   spending(days: $days) { __typename ... on QuerySpendingSuccess { data { day kind credits } } ... on AppError { code message } }
   ledger(limit: $limit, offset: $offset) { __typename ... on QueryLedgerSuccess { data { totalCount items { id kind amount generation_id subject_type note created_at credits_used_after } } } ... on AppError { code message } }

@@ -7,11 +7,19 @@ import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
 import { Pager } from '../components/Pager.tsx';
 import { useAction } from '../components/use-action.ts';
 import { TYPE_LABELS } from './generation-types.ts';
+import { formatBytes } from '../../../src/domain/storage-quota.ts';
 
 interface Balance {
   credits_used: number;
   credits_limit: number;
   credits_remaining: number;
+}
+interface Storage {
+  outputs_bytes: number;
+  inputs_bytes: number;
+  uploads_bytes: number;
+  total_bytes: number;
+  quota_bytes: number | null;
 }
 interface Spend {
   day: string;
@@ -35,14 +43,14 @@ const KIND_LABELS: Record<string, string> = { ...TYPE_LABELS, voiceover: 'Voiceo
 
 export function Credits() {
   const [offset, setOffset] = useState(0);
-  const [data, setData] = useState<{ balance: Balance; allowance: number | null; spend: Spend[]; lines: Line[]; total: number } | null>(null);
+  const [data, setData] = useState<{ balance: Balance; storage: Storage; allowance: number | null; spend: Spend[]; lines: Line[]; total: number } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [version, setVersion] = useState(0);
   const { session } = useSession();
   useEffect(() => {
-    gql<{ credits: Balance; topUpAllowance: number | null; spending: any; ledger: any }>(CREDITS, { days: DAYS, limit: PAGE, offset }).then((d) => {
+    gql<{ credits: Balance; team: { storage: Storage }; topUpAllowance: number | null; spending: any; ledger: any }>(CREDITS, { days: DAYS, limit: PAGE, offset }).then((d) => {
       const ledger = unwrap(d.ledger) as { items: Line[]; totalCount: number };
-      setData({ balance: d.credits, allowance: d.topUpAllowance, spend: unwrap(d.spending) as Spend[], lines: ledger.items, total: ledger.totalCount });
+      setData({ balance: d.credits, storage: d.team.storage, allowance: d.topUpAllowance, spend: unwrap(d.spending) as Spend[], lines: ledger.items, total: ledger.totalCount });
     }, setError);
   }, [offset, version]);
   if (error) return <ErrorNote error={error} />;
@@ -72,6 +80,7 @@ export function Credits() {
           <p className="hint">Your team's owners add credits.</p>
         )}
       </div>
+      <StorageCard storage={data.storage} />
       <h2>Spend per day, last {DAYS} days</h2>
       {data.spend.length === 0 ? (
         <Empty title="Nothing spent in these 30 days">
@@ -198,5 +207,30 @@ function SpendChart({ spend }: { spend: Spend[] }) {
         ))}
       </figcaption>
     </figure>
+  );
+}
+
+/** The bytes the team stores, by kind, against its tier's quota when it has one. */
+function StorageCard({ storage }: { storage: Storage }) {
+  const quota = storage.quota_bytes;
+  const used = quota ? Math.min(100, (storage.total_bytes / quota) * 100) : 0;
+  return (
+    <div className="card" aria-label="Storage">
+      <div className="row">
+        <strong className="grow" data-testid="storage-used">
+          {formatBytes(storage.total_bytes)} stored
+        </strong>
+        {quota !== null && <span>of {formatBytes(quota)}</span>}
+      </div>
+      {quota !== null && (
+        <div className="bar" role="meter" aria-valuemin={0} aria-valuemax={quota} aria-valuenow={storage.total_bytes} aria-label="Storage used">
+          <div className={used > 90 ? 'fill warn' : 'fill'} style={{ width: `${used}%` }} />
+        </div>
+      )}
+      <p className="hint">
+        Results {formatBytes(storage.outputs_bytes)} · inputs (product and avatar images, kept copies) {formatBytes(storage.inputs_bytes)} · uploads {formatBytes(storage.uploads_bytes)}
+        {quota !== null && storage.total_bytes >= quota && ' · the quota is used up: new uploads and generations are refused until something is deleted'}
+      </p>
+    </div>
   );
 }
