@@ -68,6 +68,13 @@ describe('talking avatars on HeyGen (heygen-avatar4)', () => {
     expect(audio.bytes.equals(ours)).toBe(true);
     expect((await fileTypeFromBuffer(audio.bytes))?.mime).toBe('audio/mpeg');
     expect(create.body).not.toHaveProperty('script');
+    // Storage usage: the kept speech counts as the generation's input, its video as its output.
+    const row = await svc.app.db.selectFrom('generations').select(['input_bytes', 'output_bytes', 'result_keys']).where('id', '=', res.body.generation_id).executeTakeFirstOrThrow();
+    expect(row.input_bytes).toBe(ours.length);
+    let results = 0;
+    for (const k of row.result_keys) results += (await stored(k)).length;
+    expect(row.output_bytes).toBe(results);
+    expect(results).toBeGreaterThan(0);
   });
 
   it("a voiceover_id is used as it is: the lip-sync provider receives the voiceover's own bytes (not spoken again)", async () => {
@@ -87,6 +94,9 @@ describe('talking avatars on HeyGen (heygen-avatar4)', () => {
     const create = heygen.videoCreates.find((c) => c.body.title === `adforge ${id}`)!;
     expect(heygen.assets.get(create.body.audio_asset_id)!.bytes.equals(await stored(row.audio_key))).toBe(true);
     expect(await svc.app.storage.get(`upstream-inputs/${id}/speech.mp3`)).toBeNull();
+    // Storage usage: the voiceover's audio counts once, as the voiceover's; the generation kept no copy.
+    expect((await svc.app.db.selectFrom('voiceovers').select('audio_bytes').where('id', '=', vo.body.id).executeTakeFirstOrThrow()).audio_bytes).toBe((await stored(row.audio_key)).length);
+    expect((await svc.app.db.selectFrom('generations').select('input_bytes').where('id', '=', id).executeTakeFirstOrThrow()).input_bytes).toBe(0);
   });
 
   it("avatar_type product animates the product's image", async () => {
