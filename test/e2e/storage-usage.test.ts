@@ -8,6 +8,7 @@ import { graphqlClient } from '../support/graphql-client.ts';
 import { paddedPng, pngBytes } from '../support/image-host.ts';
 import { runCli, stdoutJson } from '../support/cli-run.ts';
 import { operatorActor } from '../../src/services/audit.ts';
+import { largestTeamStorage } from '../../src/repositories/storage-usage.ts';
 
 // Storage usage per team (issue 28 item 5): what the counters say is checked against the bytes
 // really in storage after each step (an upload, a product, a generation's results, a delete, an
@@ -154,6 +155,12 @@ describe('storage usage', () => {
     expect(line).toBeDefined();
     expect(Number(line!.split(' ').at(-1))).toBe(5000);
     expect(text).toMatch(/^adforge_storage_bytes\{kind="uploads"\} \d+/m);
+    // Bounded: STORAGE_METRIC_TEAMS names the teams storing the most, largest first; 0 names none.
+    const all = await largestTeamStorage(svc.app.db, 100);
+    expect(all.map((t) => t.team_id)).toContain(b.teamId);
+    expect(all.every((t, i) => i === 0 || all[i - 1]!.total_bytes >= t.total_bytes)).toBe(true);
+    expect(await largestTeamStorage(svc.app.db, 1)).toEqual(all.slice(0, 1));
+    expect(await largestTeamStorage(svc.app.db, 0)).toEqual([]);
   });
 
   it('the CLI shows a team\'s usage, and recount restores sizes that rows written before the counters lack', async () => {
