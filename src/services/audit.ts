@@ -11,29 +11,8 @@ import type { Deps } from './context.ts';
 import { paginated, type Paginated } from './paging.ts';
 import { requireUuid } from './ids.ts';
 
-/** What the audit log records: a closed list (the table's check constraint holds the same). */
-export const AUDIT_ACTIONS = [
-  'api_key.created',
-  'api_key.renamed',
-  'api_key.revoked',
-  'api_key.rate_limit_set',
-  'webhook.url_changed',
-  'webhook.secret_rotated',
-  'member.invited',
-  'member.link_issued',
-  'member.role_changed',
-  'member.removed',
-  'session.signed_in',
-  'session.signed_out',
-  'credits.topped_up',
-  'credits.limit_set',
-  'credits.period_reset',
-  'retention.changed',
-  'generations.bulk_deleted',
-  'team.export_started',
-  'team.deletion_started',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+import { AUDIT_ACTIONS, type AuditAction } from '../domain/audit-actions.ts';
+export { AUDIT_ACTIONS, type AuditAction };
 
 export const ACTOR_KINDS = ['user', 'api_key', 'operator'] as const;
 

@@ -6,31 +6,10 @@ import { MEMBERS } from '../../api/operations.ts';
 import { Pager } from '../../components/Pager.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../../components/ui.tsx';
 import { isOwner, useSession } from '../../session.tsx';
+import { AUDIT_ACTIONS } from '../../../../src/domain/audit-actions.ts';
 
 const PAGE = 50;
 
-// The server's closed list of actions (src/services/audit.ts), for the filter.
-const ACTIONS = [
-  'api_key.created',
-  'api_key.renamed',
-  'api_key.revoked',
-  'api_key.rate_limit_set',
-  'webhook.url_changed',
-  'webhook.secret_rotated',
-  'member.invited',
-  'member.link_issued',
-  'member.role_changed',
-  'member.removed',
-  'session.signed_in',
-  'session.signed_out',
-  'credits.topped_up',
-  'credits.limit_set',
-  'credits.period_reset',
-  'retention.changed',
-  'generations.bulk_deleted',
-  'team.export_started',
-  'team.deletion_started',
-];
 
 interface Actor {
   kind: string;
@@ -110,7 +89,7 @@ function AuditLogPage() {
           Action
           <select value={action} onChange={(e) => set('action', e.target.value)}>
             <option value="">all</option>
-            {ACTIONS.map((a) => (
+            {AUDIT_ACTIONS.map((a) => (
               <option key={a} value={a}>
                 {a}
               </option>
