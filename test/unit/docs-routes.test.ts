@@ -3,14 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { buildEngines } from '../../src/adapters/engines/from-config.ts';
 import { loadConfig } from '../../src/config.ts';
 
-const README = fs.readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const PROVIDERS = fs.readFileSync(new URL('../../docs/providers.md', import.meta.url), 'utf8');
 const KEYS = { FAL_KEY: 'k', OPENAI_API_KEY: 'k', GEMINI_API_KEY: 'k', HEYGEN_API_KEY: 'k', SYNC_API_KEY: 'k', SUBMAGIC_API_KEY: 'k' };
 
-describe("README's worked ENGINE_ROUTES", () => {
+describe("docs/providers.md's worked ENGINE_ROUTES", () => {
   it('starts with every provider key set: it routes no model to a provider that retired it', () => {
-    const routes = /^ENGINE_ROUTES=(\S+)$/m.exec(README)?.[1];
-    expect(routes, 'the README shows a worked ENGINE_ROUTES line').toBeTruthy();
-    const config = loadConfig({ DATA_DIR: '/tmp/adforge-readme-routes', ENGINE_ROUTES: routes, ...KEYS });
+    const routes = /^ENGINE_ROUTES=(\S+)$/m.exec(PROVIDERS)?.[1];
+    expect(routes, 'docs/providers.md shows a worked ENGINE_ROUTES line').toBeTruthy();
+    const config = loadConfig({ DATA_DIR: '/tmp/adforge-docs-routes', ENGINE_ROUTES: routes, ...KEYS });
     const engines = buildEngines(config);
     expect(engines.retiredRoutes()).toEqual([]);
     // Every operation of the spec reaches a real provider.
