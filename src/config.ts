@@ -155,7 +155,7 @@ const envSchema = z.object({
   FFMPEG_PATH: absolutePath.optional(),
   FFPROBE_PATH: absolutePath.optional(),
 });
-/** Every environment variable the configuration reads (README "Configuration"; the container files are checked against it). */
+/** Every environment variable the configuration reads (docs/configuration.md, held to it by test/unit/docs-links.test.ts; the container files are checked against it). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 
