@@ -1,5 +1,5 @@
 # adforge's image: `adforge serve` (an API node) by default; `worker`, `migrate` or `start` as the
-# command. README "Running at scale" has the compose file that runs it against PostgreSQL and MinIO,
+# command. docs/running-at-scale.md has the compose file that runs it against PostgreSQL and MinIO,
 # and "The container image" what is in it and how `npm run test:image` builds and runs it.
 #
 # The base image is a build argument, for a registry mirror or a local stand-in:

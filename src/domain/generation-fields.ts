@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { chars, inputUrl, MAX, uuid } from './inputs.ts';
 
-// Lengths the spec leaves open; ours, listed in the README's API notes.
+// Lengths the spec leaves open; ours, listed in docs/api-notes.md.
 export const GENERATION_MAX = {
   prompt: 5000,
   script: 5000,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TIERS } from './tiers.ts';
 
-// Lengths the spec leaves open ("not shown"); ours, listed in the README's API notes.
+// Lengths the spec leaves open ("not shown"); ours, listed in docs/api-notes.md.
 export const MAX = {
   productName: 200,
   productDescription: 5000,

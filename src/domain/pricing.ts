@@ -36,7 +36,7 @@ export const IMAGE_CREDITS_PER_IMAGE = {
 
 export const DEFAULT_IMAGE_EFFORT = 'medium' satisfies ImageEffort;
 
-// ---- Prices the spec leaves open (ours; listed in the README) ------------------------------------------------------
+// ---- Prices the spec leaves open (ours; listed in docs/api-notes.md, Prices) ------------------------------------------------------
 
 /** total = ceil(creditsPerSecond × seconds × every multiplier that applies), at least 1. */
 export const AI_VIDEO_PRICING = {

@@ -185,7 +185,7 @@ describe('every other recorded change', () => {
     const signIn = await svc.api('POST', '/auth/sign-in', { body: { email: owner.email, password: owner.password }, headers: { 'user-agent': 'Browser/1' } });
     expect(signIn.status).toBe(200);
     const cookie = cookieOf(signIn.headers['set-cookie']);
-    // A wrong password is not a line (failed sign-ins are counted by the sign-in limits instead, see README).
+    // A wrong password is not a line (failed sign-ins are counted by the sign-in limits instead, see docs/dashboard.md).
     expect((await svc.api('POST', '/auth/sign-in', { body: { email: owner.email, password: 'wrong password!' } })).status).toBe(401);
     expect((await svc.api('POST', '/auth/sign-out', { headers: { cookie, 'x-csrf-token': signIn.body.csrf_token, 'user-agent': 'Browser/1' } })).status).toBe(204);
     const other = await signedInUser(svc, team.teamId, 'member');

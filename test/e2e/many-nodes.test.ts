@@ -4,7 +4,7 @@ import { waitUntil, type LongRunning } from '../support/cli-run.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
 import { startS3Server } from '../support/s3-server.ts';
 
-// README "Running at scale": `adforge serve` and `adforge worker` as separate processes on one
+// docs/running-at-scale.md: `adforge serve` and `adforge worker` as separate processes on one
 // PostgreSQL and one S3-compatible bucket. Two API nodes and two workers here, plus the test's own
 // in-process service (a third node, used to read and to revoke).
 

@@ -5,7 +5,7 @@ import { spawnServe, spawnWorker, startTestService, waitForGeneration, type Test
 import { waitUntil, type LongRunning } from '../support/cli-run.ts';
 import { pngBytes, startImageHost } from '../support/image-host.ts';
 
-// SIGTERM drains (README "Configuration", SHUTDOWN_GRACE_SECONDS): an API node stops taking
+// SIGTERM drains (docs/configuration.md, SHUTDOWN_GRACE_SECONDS; docs/operations.md): an API node stops taking
 // connections while the requests it holds finish; a worker finishes or releases its jobs; both exit 0.
 
 let svc: TestService;

@@ -1,5 +1,5 @@
 // `npm run test:image`: builds the image from the Dockerfile with the container engine it finds
-// (podman or docker) and runs it the ways README "The container image" documents. Not part of
+// (podman or docker) and runs it the ways docs/running-at-scale.md ("The container image") documents. Not part of
 // `npm test` (vitest takes test/**/*.test.ts only; this file is run by Node itself).
 //
 //   npm run test:image [-- --make-base] [-- --engine podman|docker]

@@ -79,7 +79,7 @@ export function createGenerationCreator({ db, config, engines, metrics }: Pick<D
     }
   }
 
-  // Counted when written (a caller's transaction rolled back afterwards still counts: rare, and said in the README).
+  // Counted when written (a caller's transaction rolled back afterwards still counts: rare, and said in docs/operations.md).
   function counted(g: DebitedGeneration): void {
     metrics?.generations.created.inc({ type: g.type, model: typeof g.params.model === 'string' ? g.params.model : 'none' });
     metrics?.credits.debited.inc(g.credits);
