@@ -9,5 +9,4 @@ export const runGenerationJob = defineJob({
   name: 'run_generation',
   payload: z.object({ generation_id: z.uuid() }),
   options: { maxAttempts: (config) => config.generationMaxAttempts, jobKey: (p) => GENERATION_JOB_KEY_PREFIX + p.generation_id },
-  handler: (ctx, { generation_id }, helpers) => ctx.generationRunner.run(generation_id, { number: helpers.job.attempts, max: helpers.job.max_attempts }, helpers.abortSignal),
 });
