@@ -2,7 +2,7 @@ import { parseCrontab, type JobHelpers } from 'graphile-worker';
 import { describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/pool.ts';
-import { queueJob } from '../../src/jobs/define.ts';
+import { jobSpec, queueJob } from '../../src/jobs/define.ts';
 import { runGenerationJob } from '../../src/jobs/run-generation.ts';
 import { CRONS, TASKS, crontab, taskList } from '../../tasks/index.ts';
 import type { JobContext } from '../../tasks/task-context.ts';
@@ -120,5 +120,13 @@ describe('job definitions', () => {
     await expect(queueJob(db, runGenerationJob, { generation_id: ID })).rejects.toThrow(/configuration/);
     expect(executed).toEqual([]);
     expect(runGenerationJob.options.jobKey!({ generation_id: ID })).toBe(`generation:${ID}`);
+  });
+
+  it('a job spec (what the create statement writes for run_generation) is the contract applied: the payload checked, its attempts and key', () => {
+    const config = { generationMaxAttempts: 4 } as Config;
+    expect(jobSpec(runGenerationJob, { generation_id: ID }, { config })).toEqual({ identifier: 'run_generation', payload: { generation_id: ID }, maxAttempts: 4, jobKey: `generation:${ID}` });
+    expect(() => jobSpec(runGenerationJob, { generation_id: 'not-a-uuid' }, { config })).toThrow();
+    // Nothing beyond the schema reaches the queue.
+    expect(jobSpec(runGenerationJob, { generation_id: ID, extra: 1 } as never, { config }).payload).toEqual({ generation_id: ID });
   });
 });
