@@ -78,6 +78,7 @@ COPY --from=build /app/web/dist ./web/dist
 COPY package.json package-lock.json ./
 COPY bin ./bin
 COPY src ./src
+COPY tasks ./tasks
 COPY migrations ./migrations
 COPY clients/typescript/package.json ./clients/typescript/package.json
 RUN mkdir -p /data && chown node:node /data

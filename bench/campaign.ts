@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { run } from 'graphile-worker';
 import { stringify } from 'csv-stringify/sync';
 import { sql } from 'kysely';
-import { taskList } from '../src/jobs/index.ts';
-import { runCampaignJob } from '../src/jobs/run-campaign.ts';
+import { taskList } from '../tasks/index.ts';
+import { runCampaignTask } from '../tasks/run-campaign.ts';
 import { startBenchService } from './support/service.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000);
@@ -93,7 +93,7 @@ try {
   }
 
   // The real run, with only the campaign task working (no renderer): check, store, start, submit.
-  const worker = await run({ pgPool: app.database.pool, concurrency: 1, noHandleSignals: true, pollInterval: 200, taskList: taskList(app.jobs, [runCampaignJob], []) });
+  const worker = await run({ pgPool: app.database.pool, concurrency: 1, noHandleSignals: true, pollInterval: 200, taskList: taskList(app.jobs, [runCampaignTask], []) });
   const t0 = performance.now();
   const started = await cli([big, '--yes', '--name', 'bench'], /^started:/);
   const submittedAt = await (async () => {

@@ -7,7 +7,7 @@ import type { EngineRegistry } from './adapters/engines/registry.ts';
 import { buildEngines } from './adapters/engines/from-config.ts';
 import { createSpeechEngine } from './adapters/engines/speech/select.ts';
 import { createPgEventBus, type EventBus } from './events/pg-events.ts';
-import type { JobContext } from './jobs/context.ts';
+import type { JobContext } from '../tasks/task-context.ts';
 import { createAdLibraryReader } from './services/ad-library/read.ts';
 import { createScrapeRunner } from './services/ad-library/runner.ts';
 import { createAdLibraryScraper } from './services/ad-library/scrape.ts';
@@ -70,7 +70,7 @@ export interface App extends Deps {
   services: Services;
   /** The slow halves run by the worker's jobs. */
   runners: Runners;
-  /** What job handlers call (src/jobs). */
+  /** What the worker's tasks call (tasks/). */
   jobs: JobContext;
   /** Prometheus metrics of this process (GET /metrics). */
   metrics: Metrics;

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger as WorkerLogger, run, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { App } from './app.ts';
-import { crontab, taskList } from './jobs/index.ts';
+import { crontab, taskList } from '../tasks/index.ts';
 
 /**
  * A graphile-worker runner on the app's pool; its jobs are added in the same transactions as their data.

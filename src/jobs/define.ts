@@ -1,17 +1,16 @@
-import type { JobHelpers } from 'graphile-worker';
 import type { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/pool.ts';
-import { addJob } from '../repositories/jobs.ts';
+import { addJob, type JobSpec } from '../repositories/jobs.ts';
 import { currentTraceparent } from '../observability/tracing.ts';
-import type { JobContext } from './context.ts';
 
 /**
- * One job of the graphile-worker queue, in one place: its name, the shape of its payload (checked
- * when it is queued and again when it runs), how often it may run, and what it does. Producers
- * queue it with queueJob; the worker's task list and crontab are read off these definitions.
+ * One job of the graphile-worker queue as its producers see it: its name, the shape of its payload
+ * (checked when it is queued and again when it runs), how often it may run, its key and priority.
+ * No handler: the task that runs it is in tasks/ (one file per task), which imports this contract,
+ * so a service that queues a job never imports what runs it.
  */
-export interface JobDefinition<S extends z.ZodType = z.ZodType> {
+export interface JobContract<S extends z.ZodType = z.ZodType> {
   name: string;
   payload: S;
   options: {
@@ -22,15 +21,6 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
     /** graphile-worker's priority (lower runs first; 0 when absent). Due jobs are taken by priority, then by age. */
     priority?: number;
   };
-  /** Return means done; throwing asks graphile-worker for another attempt (with its backoff). */
-  handler: (ctx: JobContext, payload: z.output<S>, helpers: JobHelpers) => Promise<void>;
-}
-
-/** A job the worker's crontab queues on a schedule (crontab syntax); its payload is the cron's own. */
-export interface CronDefinition {
-  name: string;
-  schedule: string;
-  handler: (ctx: JobContext, helpers: JobHelpers) => Promise<void>;
 }
 
 /**
@@ -42,25 +32,30 @@ export interface CronDefinition {
  */
 export const PRIORITY = { maintenance: -10, finishing: -5 } as const;
 
-export const defineJob = <S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> => def;
-export const defineCron = (def: CronDefinition): CronDefinition => def;
+export const defineJob = <S extends z.ZodType>(contract: JobContract<S>): JobContract<S> => contract;
 
-/** Queues the job inside the caller's transaction, so the job exists if and only if its data does. */
-export async function queueJob<S extends z.ZodType>(
-  db: Db,
-  job: JobDefinition<S>,
-  payload: z.input<S>,
-  opts: { config?: Readonly<Config>; runAt?: Date } = {},
-): Promise<void> {
+/**
+ * The job as graphile-worker is asked to queue it: the payload checked by the contract's schema
+ * (it throws on one the contract refuses), with the trace that queued it, its attempts, key and
+ * priority. A repository that queues a job inside a larger statement takes this spec as it is.
+ */
+export function jobSpec<S extends z.ZodType>(job: JobContract<S>, payload: z.input<S>, opts: { config?: Readonly<Config>; runAt?: Date } = {}): JobSpec {
   const checked = job.payload.parse(payload) as z.output<S>;
   const { maxAttempts, jobKey, priority } = job.options;
   if (typeof maxAttempts === 'function' && !opts.config) throw new Error(`job ${job.name}: its attempts come from the configuration, which was not given`);
   // The trace that queued the job continues in it (src/observability/tracing.ts).
   const traceparent = currentTraceparent();
-  await addJob(db, job.name, { ...(checked as Record<string, unknown>), ...(traceparent ? { traceparent } : {}) }, {
+  return {
+    identifier: job.name,
+    payload: { ...(checked as Record<string, unknown>), ...(traceparent ? { traceparent } : {}) },
     maxAttempts: typeof maxAttempts === 'function' ? maxAttempts(opts.config!) : maxAttempts,
     ...(jobKey ? { jobKey: jobKey(checked) } : {}),
     ...(opts.runAt ? { runAt: opts.runAt } : {}),
     ...(priority ? { priority } : {}),
-  });
+  };
+}
+
+/** Queues the job inside the caller's transaction, so the job exists if and only if its data does. */
+export async function queueJob<S extends z.ZodType>(db: Db, job: JobContract<S>, payload: z.input<S>, opts: { config?: Readonly<Config>; runAt?: Date } = {}): Promise<void> {
+  await addJob(db, jobSpec(job, payload, opts));
 }

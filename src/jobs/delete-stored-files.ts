@@ -14,5 +14,4 @@ export const deleteStoredFilesJob = defineJob({
   name: 'delete_stored_files',
   payload: z.object({ keys: z.array(z.string().min(1).max(1024)).min(1).max(MAX_KEYS_PER_JOB) }),
   options: { maxAttempts: 20 },
-  handler: (ctx, { keys }) => ctx.storedFiles.deleteFiles(keys),
 });

@@ -6,5 +6,4 @@ export const deliverWebhookJob = defineJob({
   name: 'deliver_webhook',
   payload: z.object({ generation_id: z.uuid() }),
   options: { maxAttempts: 1, priority: PRIORITY.finishing },
-  handler: (ctx, { generation_id }) => ctx.webhooks.deliverFor(generation_id),
 });

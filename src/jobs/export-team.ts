@@ -6,5 +6,4 @@ export const exportTeamJob = defineJob({
   name: 'export_team',
   payload: z.object({ export_id: z.uuid() }),
   options: { maxAttempts: 1 },
-  handler: (ctx, { export_id }) => ctx.teamExports.run(export_id),
 });

@@ -10,5 +10,4 @@ export const pollUpstreamJob = defineJob({
   name: 'poll_upstream',
   payload: z.object({ upstream_job_id: z.uuid() }),
   options: { maxAttempts: 10, jobKey: (p) => `upstream:${p.upstream_job_id}`, priority: PRIORITY.finishing },
-  handler: (ctx, { upstream_job_id }) => ctx.upstream.poll(upstream_job_id),
 });

@@ -6,5 +6,4 @@ export const runCampaignJob = defineJob({
   name: 'run_campaign',
   payload: z.object({ campaign_id: z.uuid() }),
   options: { maxAttempts: 25, jobKey: (p) => `campaign:${p.campaign_id}` },
-  handler: (ctx, { campaign_id }) => ctx.campaignRunner.run(campaign_id),
 });

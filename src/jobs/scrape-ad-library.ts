@@ -9,6 +9,4 @@ export const scrapeAdLibraryJob = defineJob({
   name: 'scrape_ad_library',
   payload: z.object({ job_id: z.uuid() }),
   options: { maxAttempts: 3, jobKey: (p) => `scrape:${p.job_id}` },
-  handler: (ctx, { job_id }, helpers) =>
-    ctx.scrapeRunner.run(job_id, { number: helpers.job.attempts, max: helpers.job.max_attempts }, helpers.abortSignal),
 });

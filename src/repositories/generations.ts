@@ -5,6 +5,7 @@ import type { GenerationStatus, GenerationType } from '../domain/generation-type
 import type { Page } from '../domain/inputs.ts';
 import { fetchPage, type PageOf } from './paging.ts';
 import { keyLockName, type StoredKey } from './idempotency-keys.ts';
+import type { JobSpec } from './jobs.ts';
 
 export function findGeneration(db: Db, teamId: string, id: string): Promise<GenerationRow | undefined> {
   return db.selectFrom('generations').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
@@ -88,16 +89,6 @@ export interface DebitedGeneration {
   avatarIds: string[];
 }
 
-/** The worker job that renders the generation, queued by the same statement. */
-export interface GenerationJob {
-  identifier: string;
-  maxAttempts: number;
-  /** The job key is this prefix and the new generation's id. */
-  jobKeyPrefix: string;
-  /** The trace the job continues (W3C traceparent), when traced. */
-  traceparent?: string | undefined;
-}
-
 /**
  * Debit, generation, ledger line, links and its job in ONE statement (no BEGIN/COMMIT needed).
  *
@@ -119,7 +110,8 @@ export interface GenerationJob {
 export async function insertGenerationDebited(
   db: Db,
   g: DebitedGeneration,
-  job: GenerationJob,
+  /** The worker job that renders it, built by its contract (src/jobs/run-generation.ts); queued only if the generation is written. */
+  job: JobSpec,
   mode: 'first' | 'last' | { claim: KeyClaim } = 'last',
 ): Promise<{ id: string | null; available: number; claimed: boolean }> {
   const debit = mode === 'first' ? 'first' : 'last';
@@ -162,9 +154,11 @@ export async function insertGenerationDebited(
       from generation
       cross join lateral graphile_worker.add_job(
         identifier => ${job.identifier}::text,
-        payload => json_build_object('generation_id', generation.id, 'traceparent', ${job.traceparent ?? null}::text),
+        payload => ${JSON.stringify(job.payload)}::json,
         max_attempts => ${job.maxAttempts}::int,
-        job_key => ${job.jobKeyPrefix}::text || generation.id
+        job_key => ${job.jobKey ?? null}::text,
+        run_at => ${job.runAt ?? null}::timestamptz,
+        priority => ${job.priority ?? null}::int
       ) as job
     ) as queued on true`;
   const name = key ? 'adforge_create_generation_claiming_key' : `adforge_create_generation_debit_${debit}`;
@@ -208,8 +202,12 @@ function claimKeyCte(claim: KeyClaim, from: RawBuilder<unknown>) {
  * `add_jobs`), and one debit of their sum. The caller holds the team's row (lockTeam) and has
  * checked that the sum fits; the `credits_within_limit` CHECK still refuses anything that does not.
  */
-export async function insertGenerationsDebited(trx: Db, teamId: string, gs: DebitedGeneration[], job: GenerationJob): Promise<void> {
+export async function insertGenerationsDebited(trx: Db, teamId: string, gs: DebitedGeneration[], jobs: readonly JobSpec[]): Promise<void> {
   if (!gs.length) return;
+  if (jobs.length !== gs.length) throw new Error(`${gs.length} generations, ${jobs.length} jobs: each generation is queued with its own`);
+  const specs = JSON.stringify(
+    jobs.map((j) => ({ identifier: j.identifier, payload: j.payload, max_attempts: j.maxAttempts, job_key: j.jobKey, run_at: j.runAt, priority: j.priority })),
+  );
   const input = JSON.stringify(
     gs.map((g) => ({
       id: g.id,
@@ -248,12 +246,8 @@ export async function insertGenerationsDebited(trx: Db, teamId: string, gs: Debi
       select input.id, a from input, unnest(input.avatar_ids) as a
     )
     select from graphile_worker.add_jobs(array(
-      select json_populate_record(null::graphile_worker.job_spec, json_build_object(
-        'identifier', ${job.identifier}::text,
-        'payload', json_build_object('generation_id', generation.id, 'traceparent', ${job.traceparent ?? null}::text),
-        'max_attempts', ${job.maxAttempts}::int,
-        'job_key', ${job.jobKeyPrefix}::text || generation.id))
-      from generation))`.execute(trx);
+      select json_populate_record(null::graphile_worker.job_spec, spec)
+      from json_array_elements(${specs}::json) as spec))`.execute(trx);
 }
 
 /** What the team can still spend (a plain read, after a lost race for the last credits). */

@@ -1,20 +1,25 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/pool.ts';
 
+/** A graphile-worker job as queued: built (and its payload checked) by its contract (src/jobs/define.ts jobSpec). */
+export interface JobSpec {
+  identifier: string;
+  payload: Record<string, unknown>;
+  maxAttempts: number;
+  jobKey?: string;
+  runAt?: Date;
+  priority?: number;
+}
+
 /** Queues a graphile-worker job inside the caller's transaction, so the job exists iff its data does. */
-export async function addJob(
-  db: Db,
-  identifier: string,
-  payload: Record<string, unknown>,
-  opts: { maxAttempts?: number; jobKey?: string; runAt?: Date; priority?: number } = {},
-): Promise<void> {
+export async function addJob(db: Db, job: JobSpec): Promise<void> {
   await sql`select graphile_worker.add_job(
-    identifier => ${identifier},
-    payload => ${JSON.stringify(payload)}::json,
-    max_attempts => ${opts.maxAttempts ?? 25}::int,
-    job_key => ${opts.jobKey ?? null}::text,
-    run_at => ${opts.runAt ?? null}::timestamptz,
-    priority => ${opts.priority ?? null}::int
+    identifier => ${job.identifier},
+    payload => ${JSON.stringify(job.payload)}::json,
+    max_attempts => ${job.maxAttempts}::int,
+    job_key => ${job.jobKey ?? null}::text,
+    run_at => ${job.runAt ?? null}::timestamptz,
+    priority => ${job.priority ?? null}::int
   )`.execute(db);
 }
 

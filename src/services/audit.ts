@@ -7,7 +7,7 @@ import { parseInput } from '../domain/validate.ts';
 import type { Db } from '../db/pool.ts';
 import { insertAuditLine, listAuditLines, purgeAuditLines, type AuditRow } from '../repositories/audit-log.ts';
 import { findTeam } from '../repositories/teams.ts';
-import type { Deps } from './context.ts';
+import type { ClientInfo, Deps } from './context.ts';
 import { paginated, type Paginated } from './paging.ts';
 import { requireUuid } from './ids.ts';
 
@@ -15,12 +15,6 @@ import { AUDIT_ACTIONS, type AuditAction } from '../domain/audit-actions.ts';
 export { AUDIT_ACTIONS, type AuditAction };
 
 export const ACTOR_KINDS = ['user', 'api_key', 'operator'] as const;
-
-/** Where a request came from: the client address as Fastify names it (TRUST_PROXY) and its User-Agent. */
-export interface ClientInfo {
-  ip?: string | null | undefined;
-  user_agent?: string | null | undefined;
-}
 
 /** Who made a change: a signed-in person, an API key, or the operator at the CLI. */
 export type AuditActor = ({ kind: 'user'; userId: string } | { kind: 'api_key'; keyId: string } | { kind: 'operator'; name?: string }) & { client?: ClientInfo | undefined };

@@ -4,7 +4,12 @@ import type { Db } from '../db/pool.ts';
 import type { Storage } from '../adapters/storage/storage.ts';
 import type { FetchedImage } from './remote-images.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { ClientInfo } from './audit.ts';
+
+/** Where a request came from: the client address as Fastify names it (TRUST_PROXY) and its User-Agent. */
+export interface ClientInfo {
+  ip?: string | null | undefined;
+  user_agent?: string | null | undefined;
+}
 
 /** Everything a service may depend on; each service narrows it with Pick<>. */
 export interface Deps {

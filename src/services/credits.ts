@@ -8,8 +8,8 @@ import { appendLedger, listLedger, spendByDay, type SpendRow } from '../reposito
 import { findTeam, lockTeam, resetPeriod, setCreditsLimit } from '../repositories/teams.ts';
 import { recordTopUp, toppedUpSince } from '../repositories/credit-top-ups.ts';
 import { findTeamUser } from '../repositories/users.ts';
-import type { Deps, Principal } from './context.ts';
-import { operatorActor, recordAudit, type AuditActor, type ClientInfo } from './audit.ts';
+import type { ClientInfo, Deps, Principal } from './context.ts';
+import { operatorActor, recordAudit, type AuditActor } from './audit.ts';
 
 const MAX_LIMIT = 2_000_000_000;
 const WHOLE_TOP_UP = 'must be a whole number from 1 to 1000000';

@@ -377,7 +377,7 @@ describe('append-only, kept AUDIT_RETENTION_DAYS', () => {
     expect(names).not.toContain('age 401');
     expect(names).toEqual(expect.arrayContaining(['age 399', 'age 10']));
     // And the job that runs it is in the worker's crontab, daily.
-    const { CRONS } = await import('../../src/jobs/index.ts');
+    const { CRONS } = await import('../../tasks/index.ts');
     expect(CRONS.find((c) => c.name === 'purge_audit_log')?.schedule).toMatch(/^\d+ \d+ \* \* \*$/);
     // The guard is back on once the purge's transaction ends.
     await expect(sql`delete from audit_log where team_id = ${t.teamId}::uuid`.execute(svc.app.db)).rejects.toThrow(/append-only/);

@@ -117,3 +117,26 @@ describe('many creates of one team in one transaction (a campaign batch)', () =>
     expect([after.used, after.generations.length, after.jobs]).toEqual([0, 0, 0]);
   });
 });
+
+describe('the render job a create queues, built by the run_generation contract', () => {
+  const jobsOf = async (ids: string[]) =>
+    (
+      await sql<{ task_identifier: string; key: string | null; max_attempts: number; priority: number; payload: unknown }>`
+        select t.identifier as task_identifier, j.key, j.max_attempts, j.priority, j.payload
+        from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+        where j.key = any(${ids.map((id) => `generation:${id}`)}::text[]) order by j.key`.execute(svc.app.db)
+    ).rows;
+  const expected = (id: string) => ({ task_identifier: 'run_generation', key: `generation:${id}`, max_attempts: svc.app.config.generationMaxAttempts, priority: 0, payload: { generation_id: id } });
+
+  it('is the same job from one create (one statement) and from a batch (one statement for many)', async () => {
+    const t = await svc.team({ credits: 100 });
+    const one = await svc.api('POST', '/api/v1/images/text-to-image', { key: t.key, body: { prompt: 'a green sneaker', model: 'fast', aspect_ratio: '1:1' } });
+    expect(one.status).toBe(202);
+    const id = one.body.generation_id as string;
+    expect(await jobsOf([id])).toEqual([expected(id)]);
+
+    const out = await create(t.teamId, t.keyId, keyed('contract', [image('a', 1), image('b', 1)]));
+    const ids = out.map((o) => (o.body as { generation_id: string }).generation_id).sort();
+    expect(await jobsOf(ids)).toEqual(ids.map(expected));
+  });
+});

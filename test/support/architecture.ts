@@ -19,6 +19,8 @@ interface Import {
   /** The module as written: a package name or a path resolved against the repository root. */
   target: string;
   typeOnly: boolean;
+  /** `import('...')`, evaluated when it runs rather than when the file loads. */
+  dynamic: boolean;
 }
 
 const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[\s\S]*?\s+from\s+)?['"]([^'"]+)['"]/;
@@ -45,7 +47,7 @@ function layerOf(file: string): string {
   if (rel.startsWith('src/events/')) return 'events';
   if (rel.startsWith('src/adapters/')) return 'adapters';
   if (rel.startsWith('src/http/') || rel.startsWith('src/cli/') || rel === 'src/worker.ts') return 'transport';
-  if (rel.startsWith('tasks/')) return 'jobs';
+  if (rel.startsWith('tasks/')) return 'tasks';
   return 'root'; // src/app.ts (the composition root), src/config.ts, src/log.ts
 }
 
@@ -65,10 +67,10 @@ function importsOf(root: string, file: string, source: string): Import[] {
     // `import { type A, type B }` is type-only too.
     const named = /\{([^}]*)\}/.exec(stmt)?.[1];
     const allTypes = named !== undefined && !/^\s*import\s+\w+\s*,/.test(stmt) && named.split(',').filter((s) => s.trim()).every((s) => /^\s*type\s/.test(s));
-    out.push({ line: i + 1, text: lines[i]!.trim(), target: resolve(root, file, spec), typeOnly: Boolean(m[2]) || allTypes });
+    out.push({ line: i + 1, text: lines[i]!.trim(), target: resolve(root, file, spec), typeOnly: Boolean(m[2]) || allTypes, dynamic: false });
   }
   for (const [n, text] of lines.entries()) {
-    for (const m of text.matchAll(DYNAMIC_IMPORT)) out.push({ line: n + 1, text: text.trim(), target: resolve(root, file, m[1]!), typeOnly: false });
+    for (const m of text.matchAll(DYNAMIC_IMPORT)) out.push({ line: n + 1, text: text.trim(), target: resolve(root, file, m[1]!), typeOnly: false, dynamic: true });
   }
   return out;
 }
@@ -80,6 +82,8 @@ function resolve(root: string, file: string, spec: string): string {
 
 const isTransport = (t: string) => t.startsWith('src/http/') || t.startsWith('src/cli/') || t === 'src/worker.ts';
 const isLocal = (t: string) => t.startsWith('src/') || t.startsWith('tasks/');
+/** What a worker task (tasks/) may import of the project: it calls services, never repositories, the database or a transport. */
+const TASK_IMPORTS = ['src/services/', 'src/jobs/', 'src/domain/', 'src/observability/', 'tasks/'];
 
 /** The rules of DESIGN's drawing; each returns the broken rule's text, or undefined. */
 function ruleFor(layer: string, file: string, imp: Import): string | undefined {
@@ -91,9 +95,10 @@ function ruleFor(layer: string, file: string, imp: Import): string | undefined {
     case 'services':
       if (isTransport(t)) return 'a service never imports a transport (http, cli, worker)';
       if (t === 'src/app.ts') return 'a service never imports the composition root';
+      if (t.startsWith('tasks/')) return 'a service never imports a task: it queues a job through its contract in src/jobs';
       return undefined;
     case 'repositories':
-      if (t.startsWith('src/services/') || t.startsWith('src/jobs/')) return 'a repository never imports a service or a job';
+      if (t.startsWith('src/services/') || t.startsWith('src/jobs/') || t.startsWith('tasks/')) return 'a repository never imports a service, a job contract or a task';
       if (isTransport(t) || t.startsWith('src/adapters/') || t === 'src/app.ts') return 'a repository imports only db, domain, event channels and other repositories';
       return undefined;
     case 'db':
@@ -102,13 +107,17 @@ function ruleFor(layer: string, file: string, imp: Import): string | undefined {
       }
       return undefined;
     case 'adapters':
-      if (t.startsWith('src/services/') || t.startsWith('src/repositories/') || t.startsWith('src/jobs/') || isTransport(t) || t === 'src/app.ts') {
-        return 'an outbound adapter never imports services, repositories, jobs or transports';
+      if (t.startsWith('src/services/') || t.startsWith('src/repositories/') || t.startsWith('src/jobs/') || t.startsWith('tasks/') || isTransport(t) || t === 'src/app.ts') {
+        return 'an outbound adapter never imports services, repositories, jobs, tasks or transports';
       }
       return undefined;
     case 'jobs':
-      if (isTransport(t)) return 'a job never imports a transport';
-      if (t.startsWith('src/repositories/') && !file.endsWith('/define.ts')) return 'a job handler calls services, never repositories';
+      // Contracts only: what a producer imports to queue a job must not pull in what runs it.
+      if (t.startsWith('src/services/') || t.startsWith('tasks/') || isTransport(t) || t === 'src/app.ts') return 'a job contract imports no service, task or transport';
+      if (t.startsWith('src/repositories/') && file !== 'src/jobs/define.ts') return 'a job contract never calls a repository (only queueJob in src/jobs/define.ts queues)';
+      return undefined;
+    case 'tasks':
+      if (isLocal(t) && !TASK_IMPORTS.some((d) => t.startsWith(d))) return 'a task imports only services, job contracts, domain, observability and other tasks';
       return undefined;
     case 'events':
       if (t.startsWith('src/services/') || t.startsWith('src/repositories/') || isTransport(t)) return 'the event bus imports only its channels, db and domain';
@@ -134,21 +143,94 @@ export function sourceFiles(root: string, dirs: readonly string[]): string[] {
   return out.sort();
 }
 
+/**
+ * The import cycles of a graph (file -> the files it imports), each as a path that starts and ends
+ * at the same file, one per strongly connected component (Tarjan's algorithm), so a tangle of many
+ * files is reported once. A file that imports itself is a cycle too.
+ */
+export function findImportCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const edges = (n: string) => (graph.get(n) ?? []).filter((m) => graph.has(m));
+  const visit = (n: string) => {
+    index.set(n, index.size);
+    low.set(n, index.get(n)!);
+    stack.push(n);
+    onStack.add(n);
+    for (const m of edges(n)) {
+      if (!index.has(m)) {
+        visit(m);
+        low.set(n, Math.min(low.get(n)!, low.get(m)!));
+      } else if (onStack.has(m)) low.set(n, Math.min(low.get(n)!, index.get(m)!));
+    }
+    if (low.get(n) === index.get(n)) {
+      const component: string[] = [];
+      let m: string;
+      do {
+        m = stack.pop()!;
+        onStack.delete(m);
+        component.push(m);
+      } while (m !== n);
+      if (component.length > 1 || edges(n).includes(n)) components.push(component.sort());
+    }
+  };
+  for (const n of [...graph.keys()].sort()) if (!index.has(n)) visit(n);
+  // One concrete loop per component, the shortest back to its first file (breadth first inside it).
+  return components.map((component) => {
+    const inside = new Set(component);
+    const start = component[0]!;
+    const previous = new Map<string, string>();
+    const queue = [start];
+    while (queue.length) {
+      const n = queue.shift()!;
+      for (const m of edges(n).filter((x) => inside.has(x))) {
+        if (m === start) {
+          const between: string[] = [];
+          for (let k = n; k !== start; k = previous.get(k)!) between.unshift(k);
+          return [start, ...between, start];
+        }
+        if (!previous.has(m) && m !== start) {
+          previous.set(m, n);
+          queue.push(m);
+        }
+      }
+    }
+    return [start, start];
+  });
+}
+
 export function checkArchitecture(root: string, dirs: readonly string[] = ['src', 'tasks']): Violation[] {
   const violations: Violation[] = [];
-  for (const file of sourceFiles(root, dirs)) {
+  const files = sourceFiles(root, dirs);
+  const graph = new Map<string, string[]>();
+  const lineOf = new Map<string, Import>();
+  for (const file of files) {
     const source = fs.readFileSync(path.join(root, file), 'utf8');
     const layer = layerOf(file);
-    for (const imp of importsOf(root, file, source)) {
+    const imports = importsOf(root, file, source);
+    for (const imp of imports) {
       const rule = ruleFor(layer, file, imp);
       if (rule) violations.push({ file, line: imp.line, rule, text: imp.text });
     }
+    // Static imports, type-only ones included: a cycle of types still ties the files' layers
+    // together (src/jobs and src/services were one such knot). Dynamic import() is left out: it is
+    // how a module loads another lazily, on purpose, and it is not part of either's shape.
+    const statics = imports.filter((i) => !i.dynamic && isLocal(i.target));
+    graph.set(file, statics.map((i) => i.target));
+    for (const i of statics) if (!lineOf.has(`${file} ${i.target}`)) lineOf.set(`${file} ${i.target}`, i);
     if (layer !== 'repositories' && layer !== 'db') {
       for (const [n, text] of source.split('\n').entries()) {
         if (/^\s*(\/\/|\*|\/\*)/.test(text)) continue;
         if (SQL.some((re) => re.test(text))) violations.push({ file, line: n + 1, rule: 'only src/repositories and src/db build SQL', text: text.trim() });
       }
     }
+  }
+  for (const loop of findImportCycles(graph)) {
+    const first = lineOf.get(`${loop[0]} ${loop[1]}`);
+    violations.push({ file: loop[0]!, line: first?.line ?? 0, rule: `no import cycles: ${loop.join(' -> ')}`, text: first?.text ?? '' });
   }
   return violations;
 }

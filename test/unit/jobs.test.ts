@@ -2,10 +2,10 @@ import { parseCrontab, type JobHelpers } from 'graphile-worker';
 import { describe, expect, it, vi } from 'vitest';
 import type { Config } from '../../src/config.ts';
 import type { Db } from '../../src/db/pool.ts';
-import type { JobContext } from '../../src/jobs/context.ts';
-import { queueJob } from '../../src/jobs/define.ts';
-import { CRONS, JOBS, crontab, taskList } from '../../src/jobs/index.ts';
+import { jobSpec, queueJob } from '../../src/jobs/define.ts';
 import { runGenerationJob } from '../../src/jobs/run-generation.ts';
+import { CRONS, TASKS, crontab, taskList } from '../../tasks/index.ts';
+import type { JobContext } from '../../tasks/task-context.ts';
 
 const ID = '11111111-1111-4111-8111-111111111111';
 
@@ -34,7 +34,7 @@ const helpers = (attempts = 1, max = 3, abortSignal = new AbortController().sign
 
 describe('job definitions', () => {
   it('have unique names, and the crontab is read off the cron definitions', () => {
-    const names = [...JOBS, ...CRONS].map((j) => j.name);
+    const names = [...TASKS.map((t) => t.job), ...CRONS].map((j) => j.name);
     expect(new Set(names).size).toBe(names.length);
     expect(crontab().split('\n')).toEqual([
       '* * * * * sweep_generations ?priority=-10',
@@ -54,7 +54,7 @@ describe('job definitions', () => {
   });
 
   it('jobs that finish paid or awaited work (a look upstream, a delivery) go before new renders, after maintenance', () => {
-    const priority = Object.fromEntries(JOBS.map((j) => [j.name, j.options.priority ?? 0]));
+    const priority = Object.fromEntries(TASKS.map(({ job }) => [job.name, job.options.priority ?? 0]));
     expect(priority).toEqual({ run_generation: 0, poll_upstream: -5, deliver_webhook: -5, run_campaign: 0, scrape_ad_library: 0, delete_stored_files: 0, export_team: 0 });
     for (const item of parseCrontab(crontab())) expect(item.options.priority).toBeLessThan(priority.poll_upstream!);
   });
@@ -62,7 +62,7 @@ describe('job definitions', () => {
   it('the task list checks each payload against its definition before the handler runs', async () => {
     const ctx = context();
     const tasks = taskList(ctx);
-    expect(Object.keys(tasks).sort()).toEqual([...JOBS, ...CRONS].map((j) => j.name).sort());
+    expect(Object.keys(tasks).sort()).toEqual([...TASKS.map((t) => t.job), ...CRONS].map((j) => j.name).sort());
     await tasks.run_generation!({ generation_id: ID }, helpers(2, 5));
     expect(ctx.generationRunner.run).toHaveBeenCalledWith(ID, { number: 2, max: 5 }, expect.any(AbortSignal));
     await expect(tasks.run_generation!({ generation_id: 'nope' }, helpers()) as Promise<unknown>).rejects.toThrow();
@@ -120,5 +120,13 @@ describe('job definitions', () => {
     await expect(queueJob(db, runGenerationJob, { generation_id: ID })).rejects.toThrow(/configuration/);
     expect(executed).toEqual([]);
     expect(runGenerationJob.options.jobKey!({ generation_id: ID })).toBe(`generation:${ID}`);
+  });
+
+  it('a job spec (what the create statement writes for run_generation) is the contract applied: the payload checked, its attempts and key', () => {
+    const config = { generationMaxAttempts: 4 } as Config;
+    expect(jobSpec(runGenerationJob, { generation_id: ID }, { config })).toEqual({ identifier: 'run_generation', payload: { generation_id: ID }, maxAttempts: 4, jobKey: `generation:${ID}` });
+    expect(() => jobSpec(runGenerationJob, { generation_id: 'not-a-uuid' }, { config })).toThrow();
+    // Nothing beyond the schema reaches the queue.
+    expect(jobSpec(runGenerationJob, { generation_id: ID, extra: 1 } as never, { config }).payload).toEqual({ generation_id: ID });
   });
 });

@@ -1,25 +1,14 @@
 import type { FastifyReply } from 'fastify';
 import type { App } from '../../app.ts';
-import type { BucketRule } from '../../domain/rate-limit.ts';
 import { canManage } from '../../domain/dashboard-users.ts';
 import { sessionSecretOf } from '../dashboard/session-cookie.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import type { Principal } from '../../services/context.ts';
 import type { DashboardPrincipal, SessionView } from '../../services/sessions.ts';
+import type { Credentials, GraphQLAuth } from './caller.ts';
 import type { LiveConnection, LiveSubscriptions } from './live-subscriptions.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
-
-/** How a request or a WebSocket connection presents itself: an API key, or a dashboard session with its CSRF token. */
-export interface Credentials {
-  authorization?: string | undefined;
-  cookie?: string | undefined;
-  csrfToken?: string | undefined;
-}
-
-export type GraphQLAuth =
-  | { principal: Principal; rate: BucketRule; bucket: string; session?: DashboardPrincipal & { view: SessionView } }
-  | { error: AppError };
 
 export interface GraphQLContext {
   app: App;

@@ -4,7 +4,7 @@ import { REQUEST_COST } from '../../domain/rate-limit.ts';
 import { KEY_REVOCATIONS_CHANNEL, SESSION_ENDS_CHANNEL } from '../../events/channels.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import type { FastifyReply } from 'fastify';
-import type { Credentials, GraphQLAuth } from './context.ts';
+import type { Credentials, GraphQLAuth } from './caller.ts';
 
 /** How many subscriptions may be open at once on this node: per WebSocket, per key (or person), per team. */
 export interface SubscriptionLimits {

@@ -1,7 +1,6 @@
 import { getOperationAST, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { REQUEST_COST } from '../../domain/rate-limit.ts';
-// Read when a request is priced, never while the modules load (yoga.ts imports this one's plugin).
-import { GRAPHQL_LIMITS } from './yoga.ts';
+import { GRAPHQL_LIMITS } from './limits.ts';
 
 /**
  * What a root field takes from the key's bucket when it is not its operation's kind's price (a

@@ -10,7 +10,9 @@ import type { App } from '../../app.ts';
 import { AppError } from '../../domain/errors.ts';
 import { isDatabaseUnavailable } from '../../domain/database-unavailable.ts';
 import type { EventBus } from '../../events/pg-events.ts';
-import { authenticate, buildContext, type Credentials, type GraphQLContext } from './context.ts';
+import type { Credentials } from './caller.ts';
+import { GRAPHQL_LIMITS } from './limits.ts';
+import { authenticate, buildContext, type GraphQLContext } from './context.ts';
 import { createLiveSubscriptions, type LiveConnection, type LiveSubscriptions } from './live-subscriptions.ts';
 import { metricsPlugin } from './metrics-plugin.ts';
 import { fastifyTrustProxy } from '../trust-proxy.ts';
@@ -20,9 +22,6 @@ import { graphqlSchema } from './schema.ts';
 
 export const GRAPHQL_PATH = '/graphql';
 export const GRAPHQL_BODY_LIMIT = 8 * 1024 * 1024;
-
-// Limits against abusive queries; an over-limit query is a GraphQL error before execution.
-export const GRAPHQL_LIMITS = { maxDepth: 10, maxAliases: 15, maxTokens: 2000, maxDirectives: 20, maxCost: 5000 };
 
 const credentialsOf = (headers: Headers): Credentials => ({
   authorization: headers.get('authorization') ?? undefined,

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { annotate, currentTraceparent } from '../../observability/tracing.ts';
+import { annotate } from '../../observability/tracing.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import { parseInput } from '../../domain/validate.ts';
 import { availableCredits, insertGenerationDebited, insertGenerationsDebited, type DebitedGeneration } from '../../repositories/generations.ts';
 import { lockTeam } from '../../repositories/teams.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
-import { GENERATION_JOB_KEY_PREFIX, runGenerationJob } from '../../jobs/run-generation.ts';
+import { jobSpec } from '../../jobs/define.ts';
+import { runGenerationJob } from '../../jobs/run-generation.ts';
 import type { Db } from '../../db/pool.ts';
 import type { Deps, Principal } from '../context.ts';
 import {
@@ -42,11 +43,8 @@ const insufficientCredits = (needed: number, available: number) =>
 const accepted = (g: DebitedGeneration): Outcome => ({ status: 202, body: { generation_id: g.id, type: g.type, status: 'processing' } });
 
 export function createGenerationCreator({ db, config, engines, metrics }: Pick<Deps, 'db' | 'config' | 'metrics'> & { engines: Pick<EngineRegistry, 'refusal'> }) {
-  const job = {
-    identifier: runGenerationJob.name,
-    maxAttempts: config.generationMaxAttempts,
-    jobKeyPrefix: GENERATION_JOB_KEY_PREFIX,
-  };
+  /** The generation's render job, built by its contract (payload checked, attempts, key, the trace that queued it). */
+  const renderJob = (g: DebitedGeneration) => jobSpec(runGenerationJob, { generation_id: g.id }, { config });
 
   type Resolved = Awaited<ReturnType<typeof resolve>>;
 
@@ -133,7 +131,7 @@ export function createGenerationCreator({ db, config, engines, metrics }: Pick<D
     for (let attempt = 1; ; attempt++) {
       let out: { id: string | null; available: number; claimed: boolean };
       try {
-        out = await insertGenerationDebited(db, g, { ...job, traceparent: currentTraceparent() }, statement);
+        out = await insertGenerationDebited(db, g, renderJob(g), statement);
       } catch (e) {
         const err = e as { code?: string; constraint?: string };
         if (inTransaction || err.code !== CHECK_VIOLATION || err.constraint !== 'credits_within_limit') throw e;
@@ -237,7 +235,7 @@ export function createGenerationCreator({ db, config, engines, metrics }: Pick<D
         if (isStoredRefusal(refusal)) stored.push({ ...claims[i]!, outcome });
         return { ...outcome, replayed: false };
       });
-      await insertGenerationsDebited(trx, p.teamId, generations, { ...job, traceparent: currentTraceparent() });
+      await insertGenerationsDebited(trx, p.teamId, generations, generations.map(renderJob));
       generations.forEach(counted);
       await storeMany(trx, p.teamId, stored);
       return outcomes;
