@@ -25,7 +25,7 @@ beforeAll(async () => {
   await fs.chmod(locked, 0o700);
   checkout = path.join(locked, 'adforge');
   await fs.mkdir(checkout);
-  for (const part of ['src', 'migrations', 'package.json']) await fs.cp(path.join(ROOT, part), path.join(checkout, part), { recursive: true });
+  for (const part of ['src', 'tasks', 'migrations', 'package.json']) await fs.cp(path.join(ROOT, part), path.join(checkout, part), { recursive: true });
   await run('cp', ['-al', path.join(ROOT, 'node_modules'), path.join(checkout, 'node_modules')]);
 }, 120_000);
 
