@@ -4,7 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/app.ts';
-import { launchBrowser, openTab, screenshot, type Tab } from '../support/browser.ts';
+import { choosePasswordThroughLink, launchBrowser, openTab, screenshot, type Tab } from '../support/browser.ts';
 import { startWebhookReceiver } from '../support/webhook-receiver.ts';
 
 // The dashboard in a real headless Chromium, against the real server over TLS with a worker.
@@ -30,11 +30,7 @@ afterAll(async () => {
 /** The owner's one-time link opened in a fresh browser: choose a password, land on the gallery. */
 async function signInThroughLink(tab: Tab, email: string, role: 'owner' | 'member', password: string): Promise<void> {
   const link = await svc.app.services.members.createUser(team.teamId, { email, role });
-  await tab.page.goto(link.url);
-  await tab.page.getByLabel('New password').fill(password);
-  await tab.page.getByLabel('The same again').fill(password);
-  await tab.page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await tab.page.getByRole('heading', { name: 'Generations', exact: true }).waitFor();
+  await choosePasswordThroughLink(tab, link.url, password);
 }
 
 async function signIn(tab: Tab, email: string, password: string): Promise<void> {

@@ -6,7 +6,7 @@ import { extract } from 'tar-stream';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
-import { launchBrowser, openTab, screenshot, type Tab } from '../support/browser.ts';
+import { choosePasswordThroughLink, launchBrowser, openTab, screenshot, type Tab } from '../support/browser.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
 
 // The team's data in the dashboard, in a real headless Chromium against the real server with a
@@ -25,11 +25,7 @@ let member: Tab;
 
 async function signInThroughLink(tab: Tab, email: string, role: 'owner' | 'member', password: string): Promise<void> {
   const link = await svc.app.services.members.createUser(team.teamId, { email, role });
-  await tab.page.goto(link.url);
-  await tab.page.getByLabel('New password').fill(password);
-  await tab.page.getByLabel('The same again').fill(password);
-  await tab.page.getByRole('button', { name: 'Set password and sign in' }).click();
-  await tab.page.getByRole('heading', { name: 'Generations', exact: true }).waitFor();
+  await choosePasswordThroughLink(tab, link.url, password);
 }
 
 /** A text-to-image made with the team's key and waited for: it has ended when this answers. */

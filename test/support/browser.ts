@@ -60,6 +60,15 @@ export async function openTab(browser: Browser, origin: string, opts: { colorSch
   return { context, page, outside, problems, close: () => context.close() };
 }
 
+/** A welcome (one-time) link opened in `tab`: choose the password, land on the gallery. */
+export async function choosePasswordThroughLink(tab: Tab, url: string, password: string): Promise<void> {
+  await tab.page.goto(url);
+  await tab.page.getByLabel('New password').fill(password);
+  await tab.page.getByLabel('The same again').fill(password);
+  await tab.page.getByRole('button', { name: 'Set password and sign in' }).click();
+  await tab.page.getByRole('heading', { name: 'Generations', exact: true }).waitFor();
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   const file = path.join(SCREENSHOTS, `${name}.png`);
