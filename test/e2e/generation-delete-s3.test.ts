@@ -13,12 +13,7 @@ beforeAll(async () => {
   s3 = await startS3Server('adforge-media');
   png = await pngBytes(32, 32, '#aa2244');
   svc = await startTestService({
-    STORAGE: 's3',
-    S3_BUCKET: 'adforge-media',
-    S3_ENDPOINT: s3.endpoint,
-    S3_ACCESS_KEY_ID: 'S3RVER',
-    S3_SECRET_ACCESS_KEY: 'S3RVER',
-    S3_FORCE_PATH_STYLE: 'true',
+    ...s3.env,
   });
   gql = await graphqlClient(svc);
 });

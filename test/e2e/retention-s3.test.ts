@@ -13,12 +13,7 @@ beforeAll(async () => {
   png = await pngBytes(32, 32, '#44aa22');
   svc = await startTestService({
     RETENTION_DAYS: '30',
-    STORAGE: 's3',
-    S3_BUCKET: 'adforge-retention',
-    S3_ENDPOINT: s3.endpoint,
-    S3_ACCESS_KEY_ID: 'S3RVER',
-    S3_SECRET_ACCESS_KEY: 'S3RVER',
-    S3_FORCE_PATH_STYLE: 'true',
+    ...s3.env,
   });
 });
 afterAll(async () => {

@@ -14,12 +14,7 @@ beforeAll(async () => {
   png = await pngBytes(90, 60, '#22aa44');
   host = await startImageHost({ '/p.png': sendBytes(png, 'image/png') });
   svc = await startTestService({
-    STORAGE: 's3',
-    S3_BUCKET: 'adforge-media',
-    S3_ENDPOINT: s3.endpoint,
-    S3_ACCESS_KEY_ID: 'S3RVER',
-    S3_SECRET_ACCESS_KEY: 'S3RVER',
-    S3_FORCE_PATH_STYLE: 'true',
+    ...s3.env,
   });
 });
 afterAll(async () => {

@@ -19,12 +19,7 @@ let png: Buffer;
 beforeAll(async () => {
   s3 = await startS3Server('adforge-storage-usage');
   svc = await startTestService({
-    STORAGE: 's3',
-    S3_BUCKET: 'adforge-storage-usage',
-    S3_ENDPOINT: s3.endpoint,
-    S3_ACCESS_KEY_ID: 'S3RVER',
-    S3_SECRET_ACCESS_KEY: 'S3RVER',
-    S3_FORCE_PATH_STYLE: 'true',
+    ...s3.env,
     STORAGE_QUOTA_TIERS: 'pro=100KB',
   });
   agent = new Agent({ connect: { ca: await fs.readFile(path.join(svc.dataDir, 'tls', 'self-signed-cert.pem'), 'utf8') } });

@@ -23,9 +23,12 @@ export async function startS3Server(bucket: string) {
   const directory = await mkdtemp(path.join(tmpdir(), 'adforge-s3rver-'));
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: bucket }] });
   const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     bucket,
+    /** The settings that point the service at this server's bucket. */
+    env: { STORAGE: 's3', S3_BUCKET: bucket, S3_ENDPOINT: endpoint, S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER', S3_FORCE_PATH_STYLE: 'true' },
     close: async () => {
       await server.close();
       await rm(directory, { recursive: true, force: true });
