@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { gql, subscribe } from '../api/client.ts';
 import { GENERATIONS, GENERATIONS_UPDATED } from '../api/operations.ts';
 import { Media } from '../components/Media.tsx';
@@ -7,15 +7,15 @@ import { Pager } from '../components/Pager.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
 import { BulkDelete, DeleteGeneration, FilesExpired, PROCESSING_NOT_DELETABLE, SelectionBar } from './generation-delete.tsx';
 import { describe, typeLabel, type Generation } from './generation-types.ts';
+import { useListParams } from '../components/use-list-params.ts';
 
 const PAGE = 24;
 
 /** The team's generations, newest first; every card follows its generation live (graphql-ws). */
 export function Generations() {
-  const [params, setParams] = useSearchParams();
-  const type = params.get('type') ?? '';
-  const status = params.get('status') ?? '';
-  const offset = Number(params.get('offset') ?? 0) || 0;
+  const { filter, offset, setFilter: set, setOffset } = useListParams();
+  const type = filter('type');
+  const status = filter('status');
   const [page, setPage] = useState<{ items: Generation[]; totalCount: number } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
@@ -56,13 +56,6 @@ export function Generations() {
       }),
     [type, status, offset],
   );
-  const set = (k: string, v: string) => {
-    const next = new URLSearchParams(params);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    next.delete('offset');
-    setParams(next);
-  };
   return (
     <section>
       <div className="row wrap">
@@ -114,18 +107,11 @@ export function Generations() {
               <GenerationCard key={g.id} g={g} selected={selected.has(g.id)} onSelect={(on) => toggle(g.id, on)} onDeleted={() => afterDelete('Generation deleted.')} />
             ))}
           </ul>
-          <Pager offset={offset} shown={page.items.length} total={page.totalCount} pageSize={PAGE} onOffset={(o) => setParams(withOffset(params, o))} />
+          <Pager offset={offset} shown={page.items.length} total={page.totalCount} pageSize={PAGE} onOffset={setOffset} />
         </>
       )}
     </section>
   );
-}
-
-function withOffset(params: URLSearchParams, offset: number): URLSearchParams {
-  const next = new URLSearchParams(params);
-  if (offset > 0) next.set('offset', String(offset));
-  else next.delete('offset');
-  return next;
 }
 
 const IMAGE_TYPES = ['text-to-image', 'product-shots', 'image-edit'];

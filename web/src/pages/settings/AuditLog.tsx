@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'react';
-import { useSearchParams } from 'react-router';
 import { gql } from '../../api/client.ts';
 import { AUDIT_LOG } from '../../api/data-operations.ts';
 import { MEMBERS } from '../../api/operations.ts';
@@ -7,6 +6,7 @@ import { Pager } from '../../components/Pager.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../../components/ui.tsx';
 import { isOwner, useSession } from '../../session.tsx';
 import { AUDIT_ACTIONS } from '../../../../src/domain/audit-actions.ts';
+import { useListParams } from '../../components/use-list-params.ts';
 
 const PAGE = 50;
 
@@ -53,12 +53,11 @@ export function AuditLog() {
 }
 
 function AuditLogPage() {
-  const [params, setParams] = useSearchParams();
-  const action = params.get('action') ?? '';
-  const actor = params.get('actor') ?? '';
-  const since = params.get('since') ?? '';
-  const until = params.get('until') ?? '';
-  const offset = Number(params.get('offset') ?? 0) || 0;
+  const { filter, offset, setFilter: set, setOffset } = useListParams();
+  const action = filter('action');
+  const actor = filter('actor');
+  const since = filter('since');
+  const until = filter('until');
   const [page, setPage] = useState<{ items: Line[]; totalCount: number } | null>(null);
   const [members, setMembers] = useState<{ id: string; email: string }[]>([]);
   const [error, setError] = useState<unknown>(null);
@@ -72,13 +71,6 @@ function AuditLogPage() {
       setError,
     );
   }, [action, actor, since, until, offset]);
-  const set = (k: string, v: string) => {
-    const next = new URLSearchParams(params);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    next.delete('offset');
-    setParams(next);
-  };
   const filtered = action || actor || since || until;
   return (
     <section>
@@ -154,13 +146,7 @@ function AuditLogPage() {
               </tbody>
             </table>
           </div>
-          <Pager offset={offset} shown={page.items.length} total={page.totalCount} pageSize={PAGE} onOffset={(o) => {
-              const next = new URLSearchParams(params);
-              if (o > 0) next.set('offset', String(o));
-              else next.delete('offset');
-              setParams(next);
-            }}
-          />
+          <Pager offset={offset} shown={page.items.length} total={page.totalCount} pageSize={PAGE} onOffset={setOffset} />
         </>
       )}
     </section>
