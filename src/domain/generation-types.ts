@@ -27,6 +27,21 @@ export const GENERATION_OPERATIONS = [
 ] as const;
 export type GenerationOperation = (typeof GENERATION_OPERATIONS)[number];
 
+/** What each operation makes: where a video, image or voice path differs, it asks this. */
+export const OPERATION_KINDS: Readonly<Record<GenerationOperation, GenerationKind>> = {
+  'talking-avatar': 'video',
+  'ai-video': 'video',
+  'swap-avatar': 'video',
+  localize: 'video',
+  'video-edit': 'video',
+  'text-to-image': 'image',
+  'product-shots': 'image',
+  'image-edit': 'image',
+};
+
+/** True for the operations that make images (a route key or an operation name from the outside may be anything). */
+export const isImageOperation = (operation: string): boolean => OPERATION_KINDS[operation as GenerationOperation] === 'image';
+
 export const GENERATION_STATUSES = ['processing', 'completed', 'failed'] as const;
 export type GenerationStatus = (typeof GENERATION_STATUSES)[number];
 

@@ -12,7 +12,7 @@ import {
   textToImageInput,
   videoEditInput,
 } from '../../domain/generation-inputs.ts';
-import type { GenerationKind, GenerationOperation, GenerationType } from '../../domain/generation-types.ts';
+import { OPERATION_KINDS, type GenerationKind, type GenerationOperation, type GenerationType } from '../../domain/generation-types.ts';
 import { priceOf, scriptLength, talkingAvatarCreditsForAudio } from '../../domain/pricing.ts';
 import { findGeneration } from '../../repositories/generations.ts';
 import { findProduct } from '../../repositories/products.ts';
@@ -51,7 +51,7 @@ const noLinks = { productIds: [] as string[], avatarIds: [] as string[] };
 export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
   'talking-avatar': {
     operation: 'talking-avatar',
-    kind: 'video',
+    kind: OPERATION_KINDS['talking-avatar'],
     schema: talkingAvatarInput,
     async resolve(db, teamId, params) {
       const links = await requireAvatar(db, teamId, params.avatar_type, params.avatar_id);
@@ -74,7 +74,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
   },
   'ai-video': {
     operation: 'ai-video',
-    kind: 'video',
+    kind: OPERATION_KINDS['ai-video'],
     schema: aiVideoInput,
     async resolve(db, teamId, params) {
       const own = await ownBrandAndProducts(db, teamId, params.brand_id, params.product_ids);
@@ -85,7 +85,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
   },
   'swap-avatar': {
     operation: 'swap-avatar',
-    kind: 'video',
+    kind: OPERATION_KINDS['swap-avatar'],
     schema: swapAvatarInput,
     async resolve(db, teamId, params) {
       const links = params.avatar_id ? await requireAvatar(db, teamId, params.avatar_type, params.avatar_id) : noLinks;
@@ -94,7 +94,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
   },
   localize: {
     operation: 'localize',
-    kind: 'video',
+    kind: OPERATION_KINDS.localize,
     schema: localizeInput,
     async resolve(_db, _teamId, params) {
       return { type: 'localize', params, credits: priceOf('localize', params), ...noLinks };
@@ -102,7 +102,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
   },
   'video-edit': {
     operation: 'video-edit',
-    kind: 'video',
+    kind: OPERATION_KINDS['video-edit'],
     schema: videoEditInput,
     async resolve(db, teamId, params) {
       const template = await findCaptionTemplate(db, params.template_id);
@@ -124,7 +124,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
   },
   'text-to-image': {
     operation: 'text-to-image',
-    kind: 'image',
+    kind: OPERATION_KINDS['text-to-image'],
     schema: textToImageInput,
     async resolve(db, teamId, params) {
       const own = await ownBrandAndProducts(db, teamId, params.brand_id, params.product_ids);
@@ -137,7 +137,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
   },
   'product-shots': {
     operation: 'product-shots',
-    kind: 'image',
+    kind: OPERATION_KINDS['product-shots'],
     schema: productShotsInput,
     async resolve(db, teamId, params) {
       const product = await findProduct(db, teamId, params.product_id);
@@ -149,7 +149,7 @@ export const OPERATIONS: Record<GenerationOperation, OperationSpec> = {
   },
   'image-edit': {
     operation: 'image-edit',
-    kind: 'image',
+    kind: OPERATION_KINDS['image-edit'],
     schema: imageEditInput,
     async resolve(db, teamId, params) {
       const own = await ownBrandAndProducts(db, teamId, params.brand_id, params.product_ids);

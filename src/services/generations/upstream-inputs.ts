@@ -1,3 +1,4 @@
+import { isImageOperation } from '../../domain/generation-types.ts';
 import type { GenerationRow } from '../../db/types.ts';
 import { setGenerationInputBytes } from '../../repositories/storage-usage.ts';
 import { weaveImagePrompt, type PromptBrand } from '../../domain/reference-prompt.ts';
@@ -18,7 +19,6 @@ import { avatarImageKey, sourceGenerationKey, speechCopyKey, voiceoverAudioKey }
 // A provider's queue may hold a job for hours before it reads its inputs; a day covers that.
 const INPUT_LINK_TTL_SECONDS = 24 * 3600;
 
-const IMAGE_OPERATIONS = new Set(['text-to-image', 'image-edit', 'product-shots']);
 
 /**
  * What an upstream adapter reads besides the stored request: every image as a link the provider
@@ -84,7 +84,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
       const style = typeof p.style_id === 'string' ? await findStyleTemplate(db, p.style_id) : undefined;
       prompt = [style?.prompt, p.additional_prompt].filter((s) => typeof s === 'string' && s.trim()).join('. ');
     }
-    if (IMAGE_OPERATIONS.has(g.operation)) {
+    if (isImageOperation(g.operation)) {
       prompt = weaveImagePrompt(prompt, brand, products.map((r) => ({ name: r.name, description: r.description, category: r.category })), references.length);
     }
 

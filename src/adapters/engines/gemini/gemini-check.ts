@@ -1,3 +1,4 @@
+import { isImageOperation } from '../../../domain/generation-types.ts';
 import type { Dispatcher } from 'undici';
 import type { CheckResult } from '../../provider-check.ts';
 import { freeRead } from '../../net/free-read.ts';
@@ -11,7 +12,6 @@ import { googleWords, isKeyRefused } from './gemini-errors.ts';
  * answers a model it does not serve 404 NOT_FOUND.
  */
 
-const IMAGE_OPERATIONS = ['text-to-image', 'image-edit', 'product-shots'];
 
 /** The Gemini models a route key of ours may send work to (one of our models, an operation, or `*`). */
 export function geminiTargets(routeKey: string, imageModels: Readonly<Record<string, string>>): string[] {
@@ -21,7 +21,7 @@ export function geminiTargets(routeKey: string, imageModels: Readonly<Record<str
   const videos = Object.values(GEMINI_VIDEO_MODELS);
   const allImages = images(Object.keys(GEMINI_DEFAULT_IMAGE_MODELS));
   if (routeKey === 'ai-video') return videos;
-  if (IMAGE_OPERATIONS.includes(routeKey)) return allImages;
+  if (isImageOperation(routeKey)) return allImages;
   if (routeKey === '*') return [...new Set([...videos, ...allImages])];
   return [];
 }

@@ -1,3 +1,4 @@
+import { isImageOperation } from '../../../domain/generation-types.ts';
 /*
  * Our requests in the Gemini API's terms, and what each Gemini model can make. Held to the stored
  * contracts test/contracts/gemini/predict-long-running.json and generate-content.json (a unit test
@@ -42,7 +43,6 @@ export const VEO_MAX_REFERENCES = 3;
 // ---- Images -------------------------------------------------------------------------------------------------------
 
 // Images, edits and product shots are one generateContent call with the references inline.
-const IMAGE_OPERATIONS = ['text-to-image', 'image-edit', 'product-shots'];
 const RATIOS_10 = ['1:1', '2:3', '3:2', '3:4', '4:3', '4:5', '5:4', '9:16', '16:9', '21:9'];
 const RATIOS_14 = [...RATIOS_10, '1:4', '4:1', '1:8', '8:1'];
 
@@ -107,6 +107,6 @@ function imageRefusal(model: string, params: Record<string, unknown>, geminiMode
 export function geminiRefusal(operation: string, params: Record<string, unknown>, imageModels: Readonly<Record<string, string>> = GEMINI_DEFAULT_IMAGE_MODELS): string | undefined {
   const model = String(params.model);
   if (operation === 'ai-video' && GEMINI_VIDEO_MODELS[model]) return veoRefusal(model, params);
-  if (IMAGE_OPERATIONS.includes(operation) && GEMINI_DEFAULT_IMAGE_MODELS[model]) return imageRefusal(model, params, imageModels[model] ?? GEMINI_DEFAULT_IMAGE_MODELS[model]);
+  if (isImageOperation(operation) && GEMINI_DEFAULT_IMAGE_MODELS[model]) return imageRefusal(model, params, imageModels[model] ?? GEMINI_DEFAULT_IMAGE_MODELS[model]);
   return `${model} (${operation}) is not served by the Gemini engine of this version (it serves ${Object.keys(GEMINI_VIDEO_MODELS).join(', ')} videos and ${Object.keys(GEMINI_DEFAULT_IMAGE_MODELS).join(', ')} images)`;
 }

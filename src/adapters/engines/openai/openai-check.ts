@@ -1,3 +1,4 @@
+import { isImageOperation } from '../../../domain/generation-types.ts';
 import type { Dispatcher } from 'undici';
 import type { CheckResult } from '../../provider-check.ts';
 import { freeRead, keyNotProven } from '../../net/free-read.ts';
@@ -11,7 +12,6 @@ import { OPENAI_DEFAULT_IMAGE_MODELS, OPENAI_IMAGE_MODELS, OPENAI_VIDEO_MODELS }
  * OpenAI has announced one).
  */
 
-const IMAGE_OPERATIONS = ['text-to-image', 'image-edit', 'product-shots'];
 
 /** OpenAI's model names a route key of ours may send work to. */
 export function openaiTargets(routeKey: string, imageModels: Readonly<Record<string, string>>): string[] {
@@ -20,7 +20,7 @@ export function openaiTargets(routeKey: string, imageModels: Readonly<Record<str
   if ((OPENAI_VIDEO_MODELS as readonly string[]).includes(routeKey)) return [routeKey];
   if ((OPENAI_IMAGE_MODELS as readonly string[]).includes(routeKey)) return [imageModel(routeKey)];
   if (routeKey === 'ai-video') return [...OPENAI_VIDEO_MODELS];
-  if (IMAGE_OPERATIONS.includes(routeKey)) return images;
+  if (isImageOperation(routeKey)) return images;
   if (routeKey === '*') return [...images, ...OPENAI_VIDEO_MODELS];
   return [];
 }

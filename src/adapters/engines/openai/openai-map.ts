@@ -1,5 +1,5 @@
 import { parseAspectRatio } from '../../../domain/aspect-ratio.ts';
-import type { GenerationOperation, ImageResolution } from '../../../domain/generation-types.ts';
+import { isImageOperation, type GenerationOperation, type ImageResolution } from '../../../domain/generation-types.ts';
 
 /*
  * Our requests in the OpenAI API's terms, as its OpenAPI document (openai/openai-openapi) and its
@@ -68,7 +68,6 @@ export const imageLimitsOf = (openaiModel: string) => OPENAI_IMAGE_LIMITS[openai
 const LONG_SIDE: Readonly<Record<string, number>> = { '2k': 2048 };
 
 // A request with images (an edit, a product shot, a branded image) goes to /images/edits.
-const IMAGE_OPERATIONS = ['text-to-image', 'image-edit', 'product-shots'];
 
 export function openaiRefusal(operation: string, params: Record<string, unknown>, imageModels: Readonly<Record<string, string>> = OPENAI_DEFAULT_IMAGE_MODELS): string | undefined {
   const model = String(params.model);
@@ -79,7 +78,7 @@ export function openaiRefusal(operation: string, params: Record<string, unknown>
     if (!SORA_SIZES[model as keyof typeof SORA_SIZES].includes(soraSize(params))) return `hd: ${model} on OpenAI makes 720p only; ask sora-2-pro for hd (${videosRetiredNote(model)})`;
     return undefined;
   }
-  if (IMAGE_OPERATIONS.includes(operation) && (OPENAI_IMAGE_MODELS as readonly string[]).includes(model)) {
+  if (isImageOperation(operation) && (OPENAI_IMAGE_MODELS as readonly string[]).includes(model)) {
     const limits = imageLimitsOf(imageModels[model] ?? OPENAI_DEFAULT_IMAGE_MODELS[model]!);
     const resolution = String(params.resolution ?? '1k');
     if (!(limits.resolutions as readonly string[]).includes(resolution)) {
