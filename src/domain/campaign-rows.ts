@@ -1,42 +1,12 @@
 import type { z } from 'zod';
-import {
-  aiVideoInput,
-  imageEditInput,
-  localizeInput,
-  productShotsInput,
-  swapAvatarInput,
-  talkingAvatarInput,
-  textToImageInput,
-  videoEditInput,
-} from './generation-inputs.ts';
 import { inputFieldsOf, type InputField } from './input-fields.ts';
-import { textToSpeechInput } from './voiceover-inputs.ts';
+import { CAMPAIGN_OPERATIONS, OPERATION_TABLE, type CampaignType } from './operations.ts';
 
-/** The `type` column: each names the endpoint whose fields the row's other columns hold. */
-export const CAMPAIGN_TYPES = [
-  'talking-avatar',
-  'ai-video',
-  'swap-avatar',
-  'localize',
-  'video-edit',
-  'text-to-image',
-  'product-shots',
-  'image-edit',
-  'text-to-speech',
-] as const;
-export type CampaignType = (typeof CAMPAIGN_TYPES)[number];
+/** The `type` column: each names the operation (of the table) whose request fields the row's other columns hold. */
+export const CAMPAIGN_TYPES: readonly CampaignType[] = CAMPAIGN_OPERATIONS;
+export type { CampaignType };
 
-export const CAMPAIGN_SCHEMAS: Readonly<Record<CampaignType, z.ZodType>> = {
-  'talking-avatar': talkingAvatarInput,
-  'ai-video': aiVideoInput,
-  'swap-avatar': swapAvatarInput,
-  localize: localizeInput,
-  'video-edit': videoEditInput,
-  'text-to-image': textToImageInput,
-  'product-shots': productShotsInput,
-  'image-edit': imageEditInput,
-  'text-to-speech': textToSpeechInput,
-};
+export const CAMPAIGN_SCHEMAS = Object.fromEntries(CAMPAIGN_TYPES.map((t) => [t, OPERATION_TABLE[t].schema])) as Readonly<Record<CampaignType, z.ZodType>>;
 
 /** Columns that are not request fields. */
 export const ROW_KEY = 'row_key';

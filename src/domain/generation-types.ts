@@ -11,24 +11,17 @@ export const GENERATION_TYPES = [
 ] as const;
 export type GenerationType = (typeof GENERATION_TYPES)[number];
 
-/** Kept apart from the type: /videos/edit and /images/edit both answer type `edit`. */
 export type GenerationKind = 'video' | 'image';
 
-/** Which endpoint made it: unambiguous where `type` is not. */
-export const GENERATION_OPERATIONS = [
-  'talking-avatar',
-  'ai-video',
-  'swap-avatar',
-  'localize',
-  'video-edit',
-  'text-to-image',
-  'product-shots',
-  'image-edit',
-] as const;
-export type GenerationOperation = (typeof GENERATION_OPERATIONS)[number];
+/** Kept apart from the type: /videos/edit and /images/edit both answer type `edit`. Voiceovers are not generations. */
+export type OperationKind = GenerationKind | 'voice';
 
-/** What each operation makes: where a video, image or voice path differs, it asks this. */
-export const OPERATION_KINDS: Readonly<Record<GenerationOperation, GenerationKind>> = {
+/**
+ * Which endpoint made it (unambiguous where `type` is not), and what it makes. Only the names and
+ * kinds live here, where the engines read them without loading every input schema; everything else
+ * about an operation is its entry in the operation table (operations.ts), keyed by these names.
+ */
+export const OPERATION_KINDS = {
   'talking-avatar': 'video',
   'ai-video': 'video',
   'swap-avatar': 'video',
@@ -37,7 +30,9 @@ export const OPERATION_KINDS: Readonly<Record<GenerationOperation, GenerationKin
   'text-to-image': 'image',
   'product-shots': 'image',
   'image-edit': 'image',
-};
+} as const satisfies Record<string, GenerationKind>;
+export type GenerationOperation = keyof typeof OPERATION_KINDS;
+export const GENERATION_OPERATIONS = Object.keys(OPERATION_KINDS) as readonly GenerationOperation[];
 
 /** True for the operations that make images (a route key or an operation name from the outside may be anything). */
 export const isImageOperation = (operation: string): boolean => OPERATION_KINDS[operation as GenerationOperation] === 'image';

@@ -1,5 +1,4 @@
 import type {
-  GenerationOperation,
   ImageEffort,
   ImageModel,
   ImageResolution,
@@ -161,31 +160,16 @@ export function aiVideoCredits(p: AiVideoPriceParams): number {
   return Math.max(1, Math.ceil(numerator / 100 ** factors.length));
 }
 
-/** What each create endpoint is priced on; every key comes from that endpoint's normalised params. */
-export type PriceParams = {
-  /** The length of the script actually spoken: the request's, or the voiceover's text. */
-  'talking-avatar': { scriptLength: number };
-  'ai-video': AiVideoPriceParams;
-  'swap-avatar': { mode: keyof typeof SWAP_AVATAR_CREDITS_PER_SECOND; duration: number };
-  localize: { mode: keyof typeof LOCALIZE_CREDITS_PER_SECOND; duration: number };
-  'video-edit': object;
-  'text-to-image': ImagePriceParams;
-  'product-shots': ImagePriceParams;
-  'image-edit': ImagePriceParams;
-};
+// ---- Price text ----------------------------------------------------------------------------------------------------
+// The "Credit cost: ..." sentence of an endpoint's description, written from the same constants the
+// calculators use, so the documented price cannot drift from the charged one.
 
-const pricers: { [O in GenerationOperation]: (p: PriceParams[O]) => number } = {
-  'talking-avatar': (p) => talkingAvatarCredits(p.scriptLength),
-  'ai-video': aiVideoCredits,
-  'swap-avatar': (p) => swapAvatarCredits(p.mode, p.duration),
-  localize: (p) => localizeCredits(p.mode, p.duration),
-  'video-edit': () => VIDEO_EDIT_CREDITS,
-  'text-to-image': imageCredits,
-  'product-shots': imageCredits,
-  'image-edit': imageCredits,
-};
+const credits = (n: number): string => `${n} ${n === 1 ? 'credit' : 'credits'}`;
 
-/** The credits a create endpoint charges up front. */
-export function priceOf<O extends GenerationOperation>(operation: O, params: PriceParams[O]): number {
-  return pricers[operation](params);
-}
+export const talkingAvatarPriceText = (p: Readonly<Record<keyof typeof TALKING_AVATAR_PRICING, number>> = TALKING_AVATAR_PRICING): string =>
+  `Credit cost: ${credits(p.creditsPerBlock)} per ${p.blockCharacters} characters of script, minimum ${p.min}, maximum ${p.max}.`;
+
+export const swapAvatarPriceText = (perSecond: Readonly<Record<keyof typeof SWAP_AVATAR_CREDITS_PER_SECOND, number>> = SWAP_AVATAR_CREDITS_PER_SECOND): string =>
+  `Credit cost: ${credits(perSecond.standard)} per second in \`standard\` mode, ${perSecond.pro} per second in \`pro\` mode.`;
+
+export const flatPriceText = (n: number): string => `Credit cost: ${credits(n)}.`;

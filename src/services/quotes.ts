@@ -1,18 +1,20 @@
-import type { GenerationOperation } from '../domain/generation-types.ts';
+import { OPERATION_TABLE, type Operation, type VoiceOperation } from '../domain/operations.ts';
 import type { Principal } from './context.ts';
 import type { CreditService } from './credits.ts';
 import type { GenerationCreator } from './generations/create.ts';
 import type { VoiceoverService } from './voiceovers.ts';
 import type { AdLibraryScraper } from './ad-library/scrape.ts';
 
-/** What can be priced before it is made: every generation create, both voiceovers and a scrape. */
-export type Quotable = GenerationOperation | 'text-to-speech' | 'speech-to-speech' | 'ad-library-scrape';
+/** What can be priced before it is made: every operation of the table (the generations and the voiceovers) and a scrape. */
+export type Quotable = Operation | 'ad-library-scrape';
 
 /**
  * What a quote takes from the key's bucket: a speech-to-speech quote downloads its source (up to
  * 25 MiB) and probes it to price it, the work of a write; the others read the database only.
  */
 export const quoteRateCost = (what: Quotable): 'read' | 'write' => (what === 'speech-to-speech' ? 'write' : 'read');
+
+const isVoice = (what: Operation): what is VoiceOperation => OPERATION_TABLE[what].kind === 'voice';
 
 export interface Quote {
   credits: number;
@@ -36,7 +38,7 @@ export function createQuoteService(
       const price =
         what === 'ad-library-scrape'
           ? await scraper.price(body)
-          : what === 'text-to-speech' || what === 'speech-to-speech'
+          : isVoice(what)
             ? await voiceovers.price(what, body, p.teamId)
             : await creator.price(p, what, body);
       const { credits_remaining } = await credits.balance(p);

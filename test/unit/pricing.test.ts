@@ -10,7 +10,6 @@ import {
   imageCreditsPerImage,
   localizeCredits,
   LOCALIZE_CREDITS_PER_SECOND,
-  priceOf,
   scriptLength,
   speechToSpeechCredits,
   swapAvatarCredits,
@@ -18,6 +17,7 @@ import {
   TEXT_TO_SPEECH_CREDITS,
   VIDEO_EDIT_CREDITS,
 } from '../../src/domain/pricing.ts';
+import { priceOf } from '../../src/domain/operations.ts';
 
 describe('talking-avatar', () => {
   it.each([

@@ -1,5 +1,5 @@
-import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import { OPERATIONS } from '../../../services/generations/operations.ts';
+import { GENERATION_OPERATIONS } from '../../../domain/generation-types.ts';
+import { GENERATION_OPERATION_TABLE, graphqlQuoteName } from '../../../domain/operations.ts';
 import { builder } from '../builder.ts';
 import { Deleted } from './product.ts';
 import { principalOf } from '../context.ts';
@@ -10,20 +10,15 @@ import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { quoteField } from './quote.ts';
 import { enumNamesAcross, inputTypeFromZod } from './zod-inputs.ts';
 
-const MUTATIONS: ReadonlyArray<{ name: string; operation: GenerationOperation; input: string }> = [
-  { name: 'createTalkingAvatarVideo', operation: 'talking-avatar', input: 'TalkingAvatarInput' },
-  { name: 'createAiVideo', operation: 'ai-video', input: 'AiVideoInput' },
-  { name: 'createSwapAvatarVideo', operation: 'swap-avatar', input: 'SwapAvatarInput' },
-  { name: 'createLocalizedVideo', operation: 'localize', input: 'LocalizeInput' },
-  { name: 'createVideoEdit', operation: 'video-edit', input: 'VideoEditInput' },
-  { name: 'createTextToImage', operation: 'text-to-image', input: 'TextToImageInput' },
-  { name: 'createProductShots', operation: 'product-shots', input: 'ProductShotsInput' },
-  { name: 'createImageEdit', operation: 'image-edit', input: 'ImageEditInput' },
-];
+// One mutation per entry of the operation table, named there.
+const MUTATIONS = GENERATION_OPERATIONS.map((operation) => {
+  const e = GENERATION_OPERATION_TABLE[operation];
+  return { name: e.graphql.mutation, operation, input: e.graphql.input, quote: graphqlQuoteName(e), schema: e.schema };
+});
 
 // The inputs are the REST request schemas themselves (the spec's field names: one vocabulary for
 // both doors), so a field added to an endpoint appears here too.
-const enumNames = enumNamesAcross(MUTATIONS.map((m) => ({ name: m.input, schema: OPERATIONS[m.operation].schema })));
+const enumNames = enumNamesAcross(MUTATIONS.map((m) => ({ name: m.input, schema: m.schema })));
 
 interface Created {
   generation_id: string;
@@ -45,8 +40,8 @@ const CreatedGeneration = builder.objectRef<Created>('CreatedGeneration').implem
 });
 
 for (const m of MUTATIONS) {
-  const Input = inputTypeFromZod(m.input, OPERATIONS[m.operation].schema, { enumName: enumNames(m.input) });
-  quoteField(m.name.replace(/^create/, 'quote'), m.operation, Input);
+  const Input = inputTypeFromZod(m.input, m.schema, { enumName: enumNames(m.input) });
+  quoteField(m.quote, m.operation, Input);
   builder.mutationField(m.name, (t) =>
     t.field({
       type: CreatedGeneration,

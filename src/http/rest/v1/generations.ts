@@ -1,104 +1,30 @@
-import type { GenerationOperation } from '../../../domain/generation-types.ts';
+import { GENERATION_OPERATIONS } from '../../../domain/generation-types.ts';
 import { pageQuery } from '../../../domain/inputs.ts';
-import { OPERATIONS } from '../../../services/generations/operations.ts';
+import { GENERATION_OPERATION_TABLE, restDescription, restTag } from '../../../domain/operations.ts';
 import { generationListQuery } from '../../../services/generations/read.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
 import { captionTemplateSchema, generationCreated, generationSchema, generationSummarySchema, idParams, page, styleSchema } from './responses.ts';
 import { route } from './route.ts';
 
-/** The create endpoints of generations (their quotes mirror them under /quotes), with the spec's words and an example body. */
-export const CREATES: { path: string; operation: GenerationOperation; operationId: string; tag: string; summary: string; spec: string; example: Record<string, unknown> }[] = [
-  {
-    path: '/videos/talking-avatar',
-    operation: 'talking-avatar',
-    operationId: 'createTalkingAvatar',
-    tag: 'Videos',
-    summary: 'An avatar speaks a script or a voiceover',
-    spec: 'Generates a lip-synced talking avatar video. Either `script` + `voice_id` (new voiceover) or `voiceover_id` (existing) is required; when both are given, `voiceover_id` takes precedence. Credit cost: 20 credits per 250 characters of script, minimum 20, maximum 160.',
-    example: { avatar_id: '3f1c2a9e-7b4d-4e21-9a0f-5c6d7e8f9a0b', avatar_type: 'platform', script: 'Meet the trail shoe that grips wet rock.', voice_id: '21m00Tcm4TlvDq8ikWAM' },
-  },
-  {
-    path: '/videos/ai-video',
-    operation: 'ai-video',
-    operationId: 'createAiVideo',
-    tag: 'Videos',
-    summary: 'A video from a prompt (the model table decides ratios, durations and options)',
-    spec: 'Text-to-video.',
-    example: { model: 'veo-3.1-fast', prompt: 'A trail shoe splashing through a stream at dawn', aspect_ratio: '16:9', duration: 8 },
-  },
-  {
-    path: '/videos/swap-avatar',
-    operation: 'swap-avatar',
-    operationId: 'createSwapAvatar',
-    tag: 'Videos',
-    summary: 'Swap the person in a video for an avatar',
-    spec: 'Replaces the face in a video. Provide `avatar_id` + `avatar_type`, or `image_url`. Credit cost: 1 credit per second in `standard` mode, 2 per second in `pro` mode.',
-    example: { video_url: 'https://example.com/ad.mp4', duration: 10, width: 720, height: 1280, image_url: 'https://example.com/face.png', mode: 'standard' },
-  },
-  {
-    path: '/videos/localize',
-    operation: 'localize',
-    operationId: 'createLocalize',
-    tag: 'Videos',
-    summary: 'Dub a video into another language',
-    spec: 'Translates and dubs a video; lip movements are adjusted.',
-    example: { video_url: 'https://example.com/ad.mp4', output_language: 'es', width: 1280, height: 720, duration: 30, mode: 'speed' },
-  },
-  {
-    path: '/videos/edit',
-    operation: 'video-edit',
-    operationId: 'createVideoEdit',
-    tag: 'Videos',
-    summary: 'Caption a video with a template',
-    spec: 'Adds captions and effects using a caption template. Provide `video_url` or `generation_id`. Credit cost: 2 credits.',
-    example: { template_id: 'bold-pop', video_url: 'https://example.com/ad.mp4' },
-  },
-  {
-    path: '/images/text-to-image',
-    operation: 'text-to-image',
-    operationId: 'createTextToImage',
-    tag: 'Images',
-    summary: 'Images from a prompt',
-    spec: 'Images from a prompt; a brand or products bring their reference images (the answer type is then `image-edit`).',
-    example: { model: 'fast', prompt: 'A trail shoe on wet rock, morning light', aspect_ratio: '4:5', quantity: 2 },
-  },
-  {
-    path: '/images/product-shots',
-    operation: 'product-shots',
-    operationId: 'createProductShots',
-    tag: 'Images',
-    summary: 'Product shots in a style',
-    spec: 'Shared fields plus `product_id` (a product of the team), `style_id` (a style template) and an optional `additional_prompt` appended to the template prompt. A missing product or style yields 404.',
-    example: { model: 'fast', aspect_ratio: '1:1', product_id: '3f1c2a9e-7b4d-4e21-9a0f-5c6d7e8f9a0b', style_id: 'studio-white' },
-  },
-  {
-    path: '/images/edit',
-    operation: 'image-edit',
-    operationId: 'createImageEdit',
-    tag: 'Images',
-    summary: 'Edit images from references',
-    spec: 'Edits or combines reference images (at most 5 in all, from `reference_image_urls`, the brand and the products) as the prompt says.',
-    example: { model: 'fast', prompt: 'Make the light warmer', aspect_ratio: '1:1', reference_image_urls: ['https://example.com/shot.png'] },
-  },
-];
-
 export const generationRoutes = [
-  ...CREATES.map((c) =>
-    route({
+  // The create endpoints, one per entry of the operation table (their quotes mirror them under /quotes).
+  ...GENERATION_OPERATIONS.map((operation) => {
+    const c = GENERATION_OPERATION_TABLE[operation];
+    return route({
       method: 'POST',
       path: c.path,
       operationId: c.operationId,
-      tag: c.tag,
-      summary: c.summary,
-      description: `${c.spec} Asynchronous: answers at once with \`status: processing\`; poll \`GET /generations/{id}\` or wait for the webhook.`,
-      example: c.example,
-      body: OPERATIONS[c.operation].schema,
+      tag: restTag(c),
+      summary: c.openapi.summary,
+      description: restDescription(c),
+      example: c.openapi.example,
+      body: c.schema,
       idempotent: true,
       responses: { 202: { description: 'Accepted and charged', schema: generationCreated } },
       errors: ['validation_error', 'insufficient_credits', 'not_found', 'conflict'],
-      handler: async (s, req, reply) => sendOutcome(reply, await s.generationCreator.create(req.principal, c.operation, req.body, idempotencyOf(req))),
-    }),
-  ),
+      handler: async (s, req, reply) => sendOutcome(reply, await s.generationCreator.create(req.principal, operation, req.body, idempotencyOf(req))),
+    });
+  }),
   route({
     method: 'GET',
     path: '/generations',

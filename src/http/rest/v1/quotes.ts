@@ -1,10 +1,8 @@
-import { speechToSpeechInput, textToSpeechInput } from '../../../domain/voiceover-inputs.ts';
+import { OPERATION_TABLE, OPERATIONS, restName } from '../../../domain/operations.ts';
 import { scrapeInput } from '../../../services/ad-library/scrape.ts';
-import { OPERATIONS } from '../../../services/generations/operations.ts';
 import { quoteRateCost, type Quotable } from '../../../services/quotes.ts';
 import type { z } from 'zod';
 import type { ErrorCode } from '../../../domain/errors.ts';
-import { CREATES } from './generations.ts';
 import { quoteSchema } from './responses.ts';
 import { route } from './route.ts';
 import { voiceRoutes } from './voices.ts';
@@ -13,10 +11,15 @@ import { voiceRoutes } from './voices.ts';
 const exampleOf = (path: string) => voiceRoutes.find((r) => r.path === path)?.example;
 
 type Quoted = { path: string; what: Quotable; name: string; body: z.ZodType; errors: ErrorCode[]; example?: unknown };
+// A voiceover's quote fails as its create does: an unknown voice, and for speech-to-speech a source it cannot fetch.
+const VOICE_ERRORS: Record<'text-to-speech' | 'speech-to-speech', ErrorCode[]> = { 'text-to-speech': ['not_found'], 'speech-to-speech': ['not_found', 'external_service_error'] };
 const QUOTABLE: Quoted[] = [
-  ...CREATES.map((c): Quoted => ({ path: c.path, what: c.operation, name: c.operationId.replace(/^create/, ''), body: OPERATIONS[c.operation].schema, errors: ['not_found', 'conflict'], example: c.example })),
-  { path: '/voiceovers/text-to-speech', what: 'text-to-speech', name: 'TextToSpeech', body: textToSpeechInput, errors: ['not_found'], example: exampleOf('/voiceovers/text-to-speech') },
-  { path: '/voiceovers/speech-to-speech', what: 'speech-to-speech', name: 'SpeechToSpeech', body: speechToSpeechInput, errors: ['not_found', 'external_service_error'], example: exampleOf('/voiceovers/speech-to-speech') },
+  ...OPERATIONS.map((what): Quoted => {
+    const e = OPERATION_TABLE[what];
+    return e.kind === 'voice'
+      ? { path: e.path, what, name: restName(e), body: e.schema, errors: VOICE_ERRORS[what as keyof typeof VOICE_ERRORS], example: exampleOf(e.path) }
+      : { path: e.path, what, name: restName(e), body: e.schema, errors: ['not_found', 'conflict'], example: e.openapi.example };
+  }),
   { path: '/ad-library/scrape', what: 'ad-library-scrape', name: 'AdLibraryScrape', body: scrapeInput, errors: [] },
 ];
 
