@@ -1,14 +1,6 @@
 import type { z } from 'zod';
-import {
-  aiVideoInput,
-  imageEditInput,
-  localizeInput,
-  productShotsInput,
-  swapAvatarInput,
-  talkingAvatarInput,
-  textToImageInput,
-  videoEditInput,
-} from './generation-inputs.ts';
+import { imageEditInput, productShotsInput, textToImageInput } from './image-inputs.ts';
+import { aiVideoInput, localizeInput, swapAvatarInput, talkingAvatarInput, videoEditInput } from './video-inputs.ts';
 import { OPERATION_KINDS, type GenerationKind, type GenerationOperation, type GenerationType, type OperationKind } from './generation-types.ts';
 import {
   aiVideoCredits,
