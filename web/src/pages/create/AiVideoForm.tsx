@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { CREATE_AI_VIDEO, QUOTE_AI_VIDEO } from '../../api/operations.ts';
-import { aiVideoInput } from '../../../../src/domain/video-inputs.ts';
 import { VIDEO_MODELS, type VideoModel } from '../../../../src/domain/generation-types.ts';
 import { KLING_QUALITIES, VIDEO_MODEL_TABLE } from '../../../../src/domain/video-models.ts';
 import { appendLine, FileDrop } from '../../components/FileDrop.tsx';
 import { PriceAndSubmit } from './PriceAndSubmit.tsx';
+import { fromTable } from './from-table.ts';
 import { useCreate } from './use-create.ts';
 
 const COMMON_RATIOS = ['16:9', '9:16', '1:1', '4:5'];
@@ -52,7 +52,7 @@ export function AiVideoForm() {
     ...(spec.takesFrames && lastFrame.trim() ? { last_frame_image_url: lastFrame.trim() } : {}),
     ...(spec.maxReferenceImages > 0 && refs.length ? { reference_image_urls: refs } : {}),
   };
-  const create = useCreate({ schema: aiVideoInput, body, quote: QUOTE_AI_VIDEO, quoteField: 'quoteAiVideo', create: CREATE_AI_VIDEO, createField: 'createAiVideo' });
+  const create = useCreate({ ...fromTable('ai-video'), body, quote: QUOTE_AI_VIDEO, create: CREATE_AI_VIDEO });
   async function submit(e: FormEvent) {
     e.preventDefault();
     const created = await create.submit();

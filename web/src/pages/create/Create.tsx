@@ -1,4 +1,5 @@
 import { NavLink, useParams } from 'react-router';
+import { OPERATION_TABLE, type FormOperation } from '../../../../src/domain/operations.ts';
 import { AiVideoForm } from './AiVideoForm.tsx';
 import { FieldsForm, type FieldsFormConfig } from './FieldsForm.tsx';
 import { IMAGE_EDIT, LOCALIZE, PRODUCT_SHOTS, SWAP_AVATAR, TEXT_TO_SPEECH, VIDEO_EDIT } from './forms.ts';
@@ -7,18 +8,26 @@ import { TextToImageForm } from './TextToImageForm.tsx';
 
 const fields = (config: FieldsFormConfig) => () => <FieldsForm key={config.label} config={config} />;
 
-/** One form per generation type of the spec, and the voiceover. */
-const FORMS: Record<string, { label: string; form: () => React.JSX.Element }> = {
-  'text-to-image': { label: 'Text to image', form: TextToImageForm },
-  'product-shots': { label: 'Product shots', form: fields(PRODUCT_SHOTS) },
-  'image-edit': { label: 'Image edit', form: fields(IMAGE_EDIT) },
-  'talking-avatar': { label: 'Talking avatar', form: TalkingAvatarForm },
-  'ai-video': { label: 'AI video', form: AiVideoForm },
-  'swap-avatar': { label: 'Avatar swap', form: fields(SWAP_AVATAR) },
-  localize: { label: 'Localize', form: fields(LOCALIZE) },
-  captions: { label: 'Captions', form: fields(VIDEO_EDIT) },
-  voiceover: { label: 'Voiceover', form: fields(TEXT_TO_SPEECH) },
+/** One form per operation of the table that has one (every generation and the voiceover), in the order of the tabs. */
+const FORM_OF: { [O in FormOperation]: () => React.JSX.Element } = {
+  'text-to-image': TextToImageForm,
+  'product-shots': fields(PRODUCT_SHOTS),
+  'image-edit': fields(IMAGE_EDIT),
+  'talking-avatar': TalkingAvatarForm,
+  'ai-video': AiVideoForm,
+  'swap-avatar': fields(SWAP_AVATAR),
+  localize: fields(LOCALIZE),
+  'video-edit': fields(VIDEO_EDIT),
+  'text-to-speech': fields(TEXT_TO_SPEECH),
 };
+
+/** Each tab's path under /create/ and label, from the table. */
+const FORMS: Record<string, { label: string; form: () => React.JSX.Element }> = Object.fromEntries(
+  (Object.entries(FORM_OF) as [FormOperation, () => React.JSX.Element][]).flatMap(([op, form]) => {
+    const tab = OPERATION_TABLE[op].form;
+    return tab ? [[tab.tab, { label: tab.label, form }]] : [];
+  }),
+);
 
 export function Create() {
   const { type = 'text-to-image' } = useParams();

@@ -4,9 +4,10 @@ import { teamAvatars, type Avatar } from '../../api/avatars.ts';
 import { gql } from '../../api/client.ts';
 import { CREATE_TALKING_AVATAR, QUOTE_TALKING_AVATAR, VOICES } from '../../api/operations.ts';
 import { ErrorNote } from '../../components/ui.tsx';
-import { LIPSYNC_MODELS, talkingAvatarInput } from '../../../../src/domain/video-inputs.ts';
+import { LIPSYNC_MODELS } from '../../../../src/domain/video-inputs.ts';
 import { VOICE_ACCENTS } from '../../../../src/domain/voiceover-inputs.ts';
 import { PriceAndSubmit } from './PriceAndSubmit.tsx';
+import { fromTable } from './from-table.ts';
 import { useCreate } from './use-create.ts';
 
 interface Voice {
@@ -40,7 +41,7 @@ export function TalkingAvatarForm() {
     gql<{ voices: { items: Voice[] } }>(VOICES, { limit: 100, gender: gender || null, accent: accent || null }).then((d) => setVoices(d.voices.items), setLoadError);
   }, [gender, accent]);
   const body = { avatar_id: avatar?.id ?? '', avatar_type: avatar?.avatar_type ?? 'platform', script, voice_id: voiceId, lipsync_model: lipsync };
-  const create = useCreate({ schema: talkingAvatarInput, body, quote: QUOTE_TALKING_AVATAR, quoteField: 'quoteTalkingAvatarVideo', create: CREATE_TALKING_AVATAR, createField: 'createTalkingAvatarVideo' });
+  const create = useCreate({ ...fromTable('talking-avatar'), body, quote: QUOTE_TALKING_AVATAR, create: CREATE_TALKING_AVATAR });
   async function submit(e: FormEvent) {
     e.preventDefault();
     const created = await create.submit();

@@ -1,9 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router';
 import { CREATE_TEXT_TO_IMAGE, QUOTE_TEXT_TO_IMAGE } from '../../api/operations.ts';
-import { EFFORTS_BY_MODEL, textToImageInput } from '../../../../src/domain/image-inputs.ts';
+import { EFFORTS_BY_MODEL } from '../../../../src/domain/image-inputs.ts';
 import { IMAGE_MODELS, IMAGE_RESOLUTIONS, type ImageEffort, type ImageModel } from '../../../../src/domain/generation-types.ts';
 import { PriceAndSubmit } from './PriceAndSubmit.tsx';
+import { fromTable } from './from-table.ts';
 import { useCreate } from './use-create.ts';
 
 const RATIOS = ['1:1', '4:5', '9:16', '16:9', '3:2', '2:3'];
@@ -27,7 +28,7 @@ export function TextToImageForm() {
     ...(effort && efforts.includes(effort) ? { effort } : {}),
     ...(fast && model === 'gpt-2.5' ? { fast } : {}),
   };
-  const create = useCreate({ schema: textToImageInput, body, quote: QUOTE_TEXT_TO_IMAGE, quoteField: 'quoteTextToImage', create: CREATE_TEXT_TO_IMAGE, createField: 'createTextToImage' });
+  const create = useCreate({ ...fromTable('text-to-image'), body, quote: QUOTE_TEXT_TO_IMAGE, create: CREATE_TEXT_TO_IMAGE });
   async function submit(e: FormEvent) {
     e.preventDefault();
     const created = await create.submit();

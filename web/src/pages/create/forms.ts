@@ -17,11 +17,10 @@ import {
   STYLES_AND_TEMPLATES,
   VOICES,
 } from '../../api/operations.ts';
-import { IMAGE_MODELS, IMAGE_RESOLUTIONS } from '../../../../src/domain/generation-types.ts';
-import { imageEditInput, productShotsInput } from '../../../../src/domain/image-inputs.ts';
-import { LOCALIZE_MODES, localizeInput, SWAP_MODES, swapAvatarInput, videoEditInput } from '../../../../src/domain/video-inputs.ts';
-import { textToSpeechInput } from '../../../../src/domain/voiceover-inputs.ts';
+import { IMAGE_MODELS, IMAGE_RESOLUTIONS, isImageOperation } from '../../../../src/domain/generation-types.ts';
+import { LOCALIZE_MODES, SWAP_MODES } from '../../../../src/domain/video-inputs.ts';
 import type { FieldsFormConfig } from './FieldsForm.tsx';
+import { fromTable } from './from-table.ts';
 
 const products = async (): Promise<[string, string][]> => (await gql<{ products: { items: { id: string; name: string }[] } }>(PRODUCTS, { limit: 100 })).products.items.map((p) => [p.id, p.name]);
 const templates = async (which: 'styles' | 'captionTemplates'): Promise<[string, string][]> =>
@@ -30,7 +29,7 @@ const voices = async (): Promise<[string, string][]> =>
   (await gql<{ voices: { items: { id: string; name: string; accent: string; gender: string }[] } }>(VOICES, { limit: 100 })).voices.items.map((v) => [v.id, `${v.name} (${v.gender}, ${v.accent})`]);
 const finishedVideos = async (): Promise<[string, string][]> =>
   (await gql<{ generations: { items: { id: string; type: string; created_at: string }[] } }>(GENERATIONS, { limit: 100, status: 'completed' })).generations.items
-    .filter((g) => !['text-to-image', 'product-shots', 'image-edit'].includes(g.type))
+    .filter((g) => !isImageOperation(g.type))
     .map((g) => [g.id, `${g.type} · ${new Date(g.created_at).toLocaleString()}`]);
 
 const imageOptions = [
@@ -41,38 +40,32 @@ const imageOptions = [
 ] as const;
 
 export const PRODUCT_SHOTS: FieldsFormConfig = {
-  label: 'Product shots',
+  ...fromTable('product-shots'),
   fields: [
     { name: 'product_id', label: 'Product', kind: 'select', load: products, hint: 'Add products under Library > Products' },
     { name: 'style_id', label: 'Style', kind: 'select', load: () => templates('styles') },
     { name: 'additional_prompt', label: 'Extra direction', kind: 'textarea', optional: true },
     ...imageOptions,
   ],
-  schema: productShotsInput,
   quote: QUOTE_PRODUCT_SHOTS,
-  quoteField: 'quoteProductShots',
   create: CREATE_PRODUCT_SHOTS,
-  createField: 'createProductShots',
   submitLabel: 'Create product shots',
 };
 
 export const IMAGE_EDIT: FieldsFormConfig = {
-  label: 'Image edit',
+  ...fromTable('image-edit'),
   fields: [
     { name: 'prompt', label: 'What to change', kind: 'textarea' },
     { name: 'reference_image_urls', label: 'Image URLs (one per line)', kind: 'urls', upload: 'image' },
     ...imageOptions,
   ],
-  schema: imageEditInput,
   quote: QUOTE_IMAGE_EDIT,
-  quoteField: 'quoteImageEdit',
   create: CREATE_IMAGE_EDIT,
-  createField: 'createImageEdit',
   submitLabel: 'Edit image',
 };
 
 export const SWAP_AVATAR: FieldsFormConfig = {
-  label: 'Avatar swap',
+  ...fromTable('swap-avatar'),
   fields: [
     { name: 'video_url', label: 'Video URL', kind: 'url', upload: 'video' },
     { name: 'image_url', label: 'Face image URL', kind: 'url', upload: 'image' },
@@ -81,16 +74,13 @@ export const SWAP_AVATAR: FieldsFormConfig = {
     { name: 'width', label: 'Width', kind: 'number', initial: '1080' },
     { name: 'height', label: 'Height', kind: 'number', initial: '1920' },
   ],
-  schema: swapAvatarInput,
   quote: QUOTE_SWAP_AVATAR,
-  quoteField: 'quoteSwapAvatarVideo',
   create: CREATE_SWAP_AVATAR,
-  createField: 'createSwapAvatarVideo',
   submitLabel: 'Swap the face',
 };
 
 export const LOCALIZE: FieldsFormConfig = {
-  label: 'Localize',
+  ...fromTable('localize'),
   fields: [
     { name: 'video_url', label: 'Video URL', kind: 'url', upload: 'video' },
     { name: 'output_language', label: 'Language', kind: 'text', initial: 'es', placeholder: 'es, fr, de-DE' },
@@ -102,16 +92,13 @@ export const LOCALIZE: FieldsFormConfig = {
     { name: 'translate_audio_only', label: 'Translate the audio only', kind: 'checkbox' },
     { name: 'enable_dynamic_duration', label: 'Let the length change', kind: 'checkbox' },
   ],
-  schema: localizeInput,
   quote: QUOTE_LOCALIZE,
-  quoteField: 'quoteLocalizedVideo',
   create: CREATE_LOCALIZE,
-  createField: 'createLocalizedVideo',
   submitLabel: 'Localize video',
 };
 
 export const VIDEO_EDIT: FieldsFormConfig = {
-  label: 'Captions',
+  ...fromTable('video-edit'),
   fields: [
     { name: 'generation_id', label: 'One of your videos', kind: 'select', load: finishedVideos, optional: true },
     { name: 'video_url', label: 'or a video URL', kind: 'url', optional: true, upload: 'video' },
@@ -119,25 +106,19 @@ export const VIDEO_EDIT: FieldsFormConfig = {
     { name: 'language', label: 'Language', kind: 'text', initial: 'en' },
     { name: 'auto_approve', label: 'Approve automatically', kind: 'checkbox', initial: true },
   ],
-  schema: videoEditInput,
   quote: QUOTE_VIDEO_EDIT,
-  quoteField: 'quoteVideoEdit',
   create: CREATE_VIDEO_EDIT,
-  createField: 'createVideoEdit',
   submitLabel: 'Add captions',
 };
 
 export const TEXT_TO_SPEECH: FieldsFormConfig = {
-  label: 'Voiceover',
+  ...fromTable('text-to-speech'),
   fields: [
     { name: 'voice_id', label: 'Voice', kind: 'select', load: voices, hint: 'Hear every voice on the talking-avatar form' },
     { name: 'text', label: 'Text', kind: 'textarea' },
   ],
-  schema: textToSpeechInput,
   quote: QUOTE_TEXT_TO_SPEECH,
-  quoteField: 'quoteTextToSpeech',
   create: CREATE_TEXT_TO_SPEECH,
-  createField: 'createTextToSpeech',
   submitLabel: 'Make voiceover',
   inline: true,
 };
