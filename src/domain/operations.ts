@@ -258,6 +258,9 @@ export const OPERATION_TABLE: { readonly [O in Operation]: O extends GenerationO
 
 export const OPERATIONS = Object.keys(OPERATION_TABLE) as readonly Operation[];
 
+/** True for a voiceover: made and answered at once by the voiceover service, not a generation. */
+export const isVoiceOperation = (operation: Operation): operation is VoiceOperation => OPERATION_TABLE[operation].kind === 'voice';
+
 /** What the create endpoints price on; every key comes from that endpoint's normalised params. */
 export type PriceParams = { [O in GenerationOperation]: Parameters<(typeof generations)[O]['price']>[0] };
 

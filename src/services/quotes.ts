@@ -1,4 +1,4 @@
-import { OPERATION_TABLE, type Operation, type VoiceOperation } from '../domain/operations.ts';
+import { isVoiceOperation, type Operation } from '../domain/operations.ts';
 import type { Principal } from './context.ts';
 import type { CreditService } from './credits.ts';
 import type { GenerationCreator } from './generations/create.ts';
@@ -13,8 +13,6 @@ export type Quotable = Operation | 'ad-library-scrape';
  * 25 MiB) and probes it to price it, the work of a write; the others read the database only.
  */
 export const quoteRateCost = (what: Quotable): 'read' | 'write' => (what === 'speech-to-speech' ? 'write' : 'read');
-
-const isVoice = (what: Operation): what is VoiceOperation => OPERATION_TABLE[what].kind === 'voice';
 
 export interface Quote {
   credits: number;
@@ -38,7 +36,7 @@ export function createQuoteService(
       const price =
         what === 'ad-library-scrape'
           ? await scraper.price(body)
-          : isVoice(what)
+          : isVoiceOperation(what)
             ? await voiceovers.price(what, body, p.teamId)
             : await creator.price(p, what, body);
       const { credits_remaining } = await credits.balance(p);

@@ -6,6 +6,7 @@ import {
   CAMPAIGN_OPERATIONS,
   GENERATION_OPERATION_TABLE,
   graphqlQuoteName,
+  isVoiceOperation,
   OPERATION_TABLE,
   OPERATIONS,
   priceOf,
@@ -82,6 +83,7 @@ describe('the operation table', () => {
   });
 
   it('the voiceovers are of kind voice and not generations', () => {
+    expect(OPERATIONS.filter(isVoiceOperation)).toEqual([...VOICE_OPERATIONS]);
     for (const op of VOICE_OPERATIONS) {
       expect(OPERATION_TABLE[op].kind).toBe('voice');
       expect(isImageOperation(op)).toBe(false);

@@ -1,4 +1,4 @@
-import { OPERATION_TABLE, OPERATIONS, restName } from '../../../domain/operations.ts';
+import { GENERATION_OPERATION_TABLE, isVoiceOperation, OPERATION_TABLE, OPERATIONS, restName, type VoiceOperation } from '../../../domain/operations.ts';
 import { scrapeInput } from '../../../services/ad-library/scrape.ts';
 import { quoteRateCost, type Quotable } from '../../../services/quotes.ts';
 import type { z } from 'zod';
@@ -12,13 +12,14 @@ const exampleOf = (path: string) => voiceRoutes.find((r) => r.path === path)?.ex
 
 type Quoted = { path: string; what: Quotable; name: string; body: z.ZodType; errors: ErrorCode[]; example?: unknown };
 // A voiceover's quote fails as its create does: an unknown voice, and for speech-to-speech a source it cannot fetch.
-const VOICE_ERRORS: Record<'text-to-speech' | 'speech-to-speech', ErrorCode[]> = { 'text-to-speech': ['not_found'], 'speech-to-speech': ['not_found', 'external_service_error'] };
+const VOICE_ERRORS: Record<VoiceOperation, ErrorCode[]> = { 'text-to-speech': ['not_found'], 'speech-to-speech': ['not_found', 'external_service_error'] };
 const QUOTABLE: Quoted[] = [
   ...OPERATIONS.map((what): Quoted => {
     const e = OPERATION_TABLE[what];
-    return e.kind === 'voice'
-      ? { path: e.path, what, name: restName(e), body: e.schema, errors: VOICE_ERRORS[what as keyof typeof VOICE_ERRORS], example: exampleOf(e.path) }
-      : { path: e.path, what, name: restName(e), body: e.schema, errors: ['not_found', 'conflict'], example: e.openapi.example };
+    const quoted = { path: e.path, what, name: restName(e), body: e.schema };
+    return isVoiceOperation(what)
+      ? { ...quoted, errors: VOICE_ERRORS[what], example: exampleOf(e.path) }
+      : { ...quoted, errors: ['not_found', 'conflict'], example: GENERATION_OPERATION_TABLE[what].openapi.example };
   }),
   { path: '/ad-library/scrape', what: 'ad-library-scrape', name: 'AdLibraryScrape', body: scrapeInput, errors: [] },
 ];
