@@ -1,3 +1,4 @@
+import { AUDIT_ACTIONS } from '../../../domain/audit-actions.ts';
 import type { AuditLine } from '../../../services/audit.ts';
 import { builder } from '../builder.ts';
 import { ownerOf } from '../context.ts';
@@ -20,7 +21,7 @@ const AuditLineRef = builder.objectRef<AuditLine>('AuditLine').implement({
   description: "A line of the team's audit log: who changed the team's access or money, what, when and from where",
   fields: (t) => ({
     id: t.exposeID('id'),
-    action: t.exposeString('action', { description: 'One of a closed list, e.g. api_key.revoked, credits.topped_up, generations.bulk_deleted (see the README)' }),
+    action: t.exposeString('action', { description: `What was done, as area.event; the list is closed: ${AUDIT_ACTIONS.join(', ')}` }),
     detail: t.field({ type: 'JSON', description: 'What changed (ids, names, before and after); never a secret', resolve: (l) => l.detail }),
     actor: t.field({ type: AuditActorRef, resolve: (l) => l.actor }),
     ip: t.exposeString('ip', { nullable: true, description: 'The client address (behind TRUST_PROXY, the forwarded one); null outside a request' }),
