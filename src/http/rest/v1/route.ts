@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { Services } from '../../../app.ts';
+import type { Services } from '../../../service-factories.ts';
 import type { ErrorCode } from '../../../domain/errors.ts';
 import { REQUEST_COST } from '../../../domain/rate-limit.ts';
 
