@@ -4,7 +4,9 @@ import { OPERATIONS } from '../../../services/generations/operations.ts';
 import { generationListQuery } from '../../../services/generations/read.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
 import { captionTemplateSchema, generationCreated, generationSchema, generationSummarySchema, idParams, page, styleSchema } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
+
+const route = routeUsing('generationCreator', 'generationReader', 'generationCanceller', 'generationDeleter', 'templates');
 
 /** The create endpoints of generations (their quotes mirror them under /quotes), with the spec's words and an example body. */
 export const CREATES: { path: string; operation: GenerationOperation; operationId: string; tag: string; summary: string; spec: string; example: Record<string, unknown> }[] = [
