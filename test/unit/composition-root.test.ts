@@ -34,3 +34,16 @@ describe('the composition root', () => {
     await fastify.close();
   });
 });
+
+describe('GraphQL type modules', () => {
+  it('read services only through the accessor each makes with servicesFor, never the whole record or the app', async () => {
+    const fs = await import('node:fs/promises');
+    const dir = new URL('../../src/http/graphql/types/', import.meta.url);
+    const reaching: string[] = [];
+    for (const name of await fs.readdir(dir)) {
+      const text = await fs.readFile(new URL(name, dir), 'utf8');
+      if (/ctx\.(services|app)\b|sealServices|service-factories\.ts|\/app\.ts'/.test(text)) reaching.push(name);
+    }
+    expect(reaching).toEqual([]);
+  });
+});

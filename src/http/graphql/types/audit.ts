@@ -1,8 +1,10 @@
 import { AUDIT_ACTIONS } from '../../../domain/audit-actions.ts';
 import type { AuditLine } from '../../../services/audit.ts';
 import { builder } from '../builder.ts';
-import { ownerOf } from '../context.ts';
+import { ownerOf, servicesFor } from '../context.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
+
+const services = servicesFor('audit');
 
 const AuditActorRef = builder.objectRef<AuditLine['actor']>('AuditActor').implement({
   description: 'Who made a change, as they were named at the time: a person of the team, an API key, or the operator at the CLI',
@@ -45,7 +47,7 @@ builder.queryFields((t) => ({
       until: t.arg.string({ description: 'Lines written before this instant (ISO 8601)' }),
     },
     resolve: (_r, args, ctx) =>
-      ctx.app.services.audit.forOwner(ownerOf(ctx), {
+      services(ctx).audit.forOwner(ownerOf(ctx), {
         ...pageQuery(args),
         ...(args.action != null ? { action: args.action } : {}),
         ...(args.actor_kind != null ? { actor_kind: args.actor_kind } : {}),

@@ -2,7 +2,9 @@ import type { LedgerEntry } from '../../../services/credits.ts';
 import { errorTypes } from './errors.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
+
+const services = servicesFor('credits');
 
 const LedgerLineRef = builder.objectRef<LedgerEntry>('LedgerLine').implement({
   description: 'A line of the credit ledger, with the credits used after it',
@@ -26,7 +28,7 @@ builder.queryFields((t) => ({
     description: "The team's credit ledger, newest first (the same as GET /account/ledger)",
     args: { ...pageArgs(t), generation_id: t.arg.id(), kind: t.arg.string(), since: t.arg.string(), until: t.arg.string() },
     resolve: (_r, args, ctx) =>
-      ctx.app.services.credits.ledger(principalOf(ctx), {
+      services(ctx).credits.ledger(principalOf(ctx), {
         ...pageQuery(args),
         ...(args.generation_id != null ? { generation_id: String(args.generation_id) } : {}),
         ...(args.kind != null ? { kind: args.kind } : {}),

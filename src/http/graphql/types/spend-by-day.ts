@@ -1,6 +1,8 @@
 import { errorTypes } from './errors.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
+
+const services = servicesFor('credits');
 
 const SpendRef = builder.objectRef<{ day: string; kind: string; credits: number }>('SpendByDay').implement({
   description: 'Credits spent (debits less refunds) on one UTC day for one type of work',
@@ -17,6 +19,6 @@ builder.queryFields((t) => ({
     errors: errorTypes,
     description: 'Credits spent per day and type over the last `days` days (default 30, at most 366), oldest first',
     args: { days: t.arg.int() },
-    resolve: (_r, args, ctx) => ctx.app.services.credits.spending(principalOf(ctx), args.days == null ? {} : { days: args.days }),
+    resolve: (_r, args, ctx) => services(ctx).credits.spending(principalOf(ctx), args.days == null ? {} : { days: args.days }),
   }),
 }));

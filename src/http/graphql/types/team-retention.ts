@@ -2,7 +2,9 @@ import { AppError } from '../../../domain/errors.ts';
 import type { TeamRetention } from '../../../services/retention.ts';
 import { errorTypes } from './errors.ts';
 import { builder } from '../builder.ts';
-import { ownerOf } from '../context.ts';
+import { ownerOf, servicesFor } from '../context.ts';
+
+const services = servicesFor('retention');
 
 export const TeamRetentionRef = builder.objectRef<TeamRetention>('TeamRetention').implement({
   description: "How long the team's generated files are kept; a daily job removes older ones (the generation stays, with files_expired_at)",
@@ -22,7 +24,7 @@ builder.mutationFields((t) => ({
     resolve: (_r, args, ctx) => {
       const owner = ownerOf(ctx);
       if (args.days === undefined) throw new AppError('validation_error', "days: give a number of days, or null for the server's retention");
-      return ctx.app.services.retention.set(owner.teamId, { days: args.days }, { kind: 'user', userId: owner.userId, client: owner.client });
+      return services(ctx).retention.set(owner.teamId, { days: args.days }, { kind: 'user', userId: owner.userId, client: owner.client });
     },
   }),
 }));

@@ -1,8 +1,10 @@
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
 import { CreditBalanceRef } from './credit-balance.ts';
 import { TeamRetentionRef } from './team-retention.ts';
 import { TeamStorageRef } from './team-storage.ts';
+
+const services = servicesFor('retention', 'storageUsage', 'teams');
 
 const TeamRef = builder.objectRef<{ id: string; name: string; tier: string; credits_used: number; credits_limit: number }>('Team').implement({
   fields: (t) => ({
@@ -17,8 +19,8 @@ const TeamRef = builder.objectRef<{ id: string; name: string; tier: string; cred
         credits_remaining: team.credits_limit - team.credits_used,
       }),
     }),
-    retention: t.field({ type: TeamRetentionRef, resolve: (team, _a, ctx) => ctx.app.services.retention.get(team.id) }),
-    storage: t.field({ type: TeamStorageRef, resolve: (team, _a, ctx) => ctx.app.services.storageUsage.get(team.id) }),
+    retention: t.field({ type: TeamRetentionRef, resolve: (team, _a, ctx) => services(ctx).retention.get(team.id) }),
+    storage: t.field({ type: TeamStorageRef, resolve: (team, _a, ctx) => services(ctx).storageUsage.get(team.id) }),
   }),
 });
 
@@ -26,6 +28,6 @@ builder.queryFields((t) => ({
   team: t.field({
     type: TeamRef,
     description: "The calling key's team",
-    resolve: (_r, _a, ctx) => ctx.app.services.teams.getTeam(principalOf(ctx).teamId),
+    resolve: (_r, _a, ctx) => services(ctx).teams.getTeam(principalOf(ctx).teamId),
   }),
 }));
