@@ -26,7 +26,7 @@ import { listBreakers } from './repositories/engine-breakers.ts';
 
 /**
  * The composition root: the database, storage, engines, the ad source, the event bus, every
- * service and every runner are built here once from the config; the HTTP server, the worker and the CLI take what it built.
+ * service (from the one table of src/service-factories.ts) and every runner are built here once from the config; the HTTP server, the worker and the CLI take what it built.
  */
 export interface App extends Deps {
   database: Database;
@@ -43,7 +43,6 @@ export interface App extends Deps {
   tracing: Tracing;
   close: () => Promise<void>;
 }
-
 
 function buildRunners(deps: Deps, services: Services, engines: EngineRegistry, events: EventBus) {
   const { config } = deps;
