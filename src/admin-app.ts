@@ -1,24 +1,19 @@
 import type { Config } from './config.ts';
 import { openDatabase } from './db/connect.ts';
 import { migrateIfBehind } from './db/migrate.ts';
-import { createBrandService } from './services/brands.ts';
-import { createCreditService } from './services/credits.ts';
-import { createTeamService } from './services/teams.ts';
-import { createMemberService } from './services/members.ts';
-import { createAuditService } from './services/audit.ts';
+import { buildServices, type Services } from './service-factories.ts';
+
+/** The services the admin CLI's team, key, brand, credits and audit commands call. */
+const ADMIN_SERVICES = ['teams', 'brands', 'credits', 'members', 'audit'] as const;
 
 /**
- * The composition root of the admin CLI's team, key, brand and credits commands: the database and
- * the services they call, nothing else. No engines, storage, speech, event bus or worker
- * modules are loaded, so a command answers in a few hundred milliseconds (bench/RESULTS.md).
- * A revocation still reaches every server at once: the teams service sends the NOTIFY.
+ * The admin CLI's entry to the composition root (src/service-factories.ts): the database, and
+ * only the services its team, key, brand, credits and audit commands call. No engines, storage,
+ * speech, event bus or worker modules are loaded, so a command answers in a few hundred
+ * milliseconds (bench/RESULTS.md). A revocation still reaches every server at once: the teams
+ * service sends the NOTIFY.
  */
-export interface AdminApp {
-  teams: ReturnType<typeof createTeamService>;
-  brands: ReturnType<typeof createBrandService>;
-  credits: ReturnType<typeof createCreditService>;
-  members: ReturnType<typeof createMemberService>;
-  audit: ReturnType<typeof createAuditService>;
+export interface AdminApp extends Pick<Services, (typeof ADMIN_SERVICES)[number]> {
   close: () => Promise<void>;
 }
 
@@ -27,8 +22,7 @@ export async function openAdminApp(config: Readonly<Config>, log: (line: string)
   const database = await openDatabase(config, log, 2);
   try {
     await migrateIfBehind(database.pool, log);
-    const { db } = database;
-    return { teams: createTeamService({ db }), brands: createBrandService({ db }), credits: createCreditService({ db }), members: createMemberService({ db, config }), audit: createAuditService({ db, config }), close: database.close };
+    return { ...(await buildServices({ db: database.db, config }, ADMIN_SERVICES)), close: database.close };
   } catch (e) {
     await database.close().catch(() => {});
     throw e;

@@ -5,54 +5,19 @@ import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import type { EngineRegistry } from './adapters/engines/registry.ts';
 import { buildEngines } from './adapters/engines/from-config.ts';
-import { createSpeechEngine } from './adapters/engines/speech/select.ts';
 import { createPgEventBus, type EventBus } from './events/pg-events.ts';
 import type { JobContext } from '../tasks/task-context.ts';
-import { createAdLibraryReader } from './services/ad-library/read.ts';
 import { createScrapeRunner } from './services/ad-library/runner.ts';
-import { createAdLibraryScraper } from './services/ad-library/scrape.ts';
-import { createAuthService } from './services/auth.ts';
-import { createKeyCache } from './services/key-cache.ts';
-import { createAvatarService } from './services/avatars.ts';
 import { filesSigningSecret, seedPlatformAvatars } from './services/bootstrap.ts';
-import { createBrandService } from './services/brands.ts';
-import { createCampaignService } from './services/campaigns/campaigns.ts';
-import { createRowChecker } from './services/campaigns/check.ts';
 import { createCampaignRunner } from './services/campaigns/runner.ts';
 import type { Deps } from './services/context.ts';
-import { createQuoteService } from './services/quotes.ts';
-import { createRateLimiter } from './services/rate-limiter.ts';
-import { createGenerationCanceller } from './services/generations/cancel.ts';
-import { createCreditService } from './services/credits.ts';
-import { createGenerationCreator } from './services/generations/create.ts';
-import { createGenerationDeleter } from './services/generations/delete.ts';
-import { createGenerationLifecycle } from './services/generations/lifecycle.ts';
-import { createGenerationReader } from './services/generations/read.ts';
 import { createGenerationRunner } from './services/generations/runner.ts';
 import { createUpstreamCore } from './services/generations/upstream.ts';
-import { createMaintenanceService } from './services/maintenance.ts';
-import { createRetentionService } from './services/retention.ts';
-import { createStorageUsage } from './services/storage-usage.ts';
 import { largestTeamStorage, storageTotals } from './repositories/storage-usage.ts';
-import { createEngineStatus } from './services/engine-status.ts';
-import { createProductService } from './services/products.ts';
 import { createImageFetcher } from './services/remote-images.ts';
-import { createUploadService, withUploadedImages } from './services/uploads.ts';
-import { createTeamService } from './services/teams.ts';
-import { createTeamKeyService } from './services/team-keys.ts';
-import { createTeamDeleter } from './services/team-deletion.ts';
-import { createTeamExporter } from './services/team-export.ts';
-import { createTeamExports } from './services/team-exports.ts';
-import { createKeyUsage } from './services/key-usage.ts';
-import { createSessionService } from './services/sessions.ts';
-import { createMemberService } from './services/members.ts';
-import { createAuditService } from './services/audit.ts';
-import { createTemplateService } from './services/templates.ts';
-import { createVoiceoverService } from './services/voiceovers.ts';
-import { createVoiceService, seedVoices } from './services/voices.ts';
-import { createWebhookService } from './services/webhooks.ts';
-import { createWorkerLiveness } from './services/worker-liveness.ts';
-import { createReadiness } from './services/readiness.ts';
+import { buildServices, SERVICE_NAMES, type Services } from './service-factories.ts';
+import { withUploadedImages } from './services/uploads.ts';
+import { seedVoices } from './services/voices.ts';
 import { createStorage } from './adapters/storage/from-config.ts';
 import { createMetrics, type Metrics } from './observability/metrics.ts';
 import { startTracing, type Tracing } from './observability/tracing.ts';
@@ -61,7 +26,7 @@ import { listBreakers } from './repositories/engine-breakers.ts';
 
 /**
  * The composition root: the database, storage, engines, the ad source, the event bus, every
- * service and every runner are built here once from the config; the HTTP server, the worker and the CLI take what it built.
+ * service (from the one table of src/service-factories.ts) and every runner are built here once from the config; the HTTP server, the worker and the CLI take what it built.
  */
 export interface App extends Deps {
   database: Database;
@@ -78,60 +43,6 @@ export interface App extends Deps {
   tracing: Tracing;
   close: () => Promise<void>;
 }
-
-function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool']) {
-  const speech = createSpeechEngine(deps.config);
-  const voices = createVoiceService(deps, speech);
-  const voiceovers = createVoiceoverService(deps, voices, speech);
-  const lifecycle = createGenerationLifecycle(deps);
-  const keyCache = createKeyCache();
-  const credits = createCreditService(deps);
-  const generationCreator = createGenerationCreator({ ...deps, engines });
-  const adLibraryScraper = createAdLibraryScraper(deps);
-  const keyUsage = createKeyUsage(deps);
-  const teams = createTeamService(deps, keyCache);
-  const generationDeleter = createGenerationDeleter({ ...deps, engines });
-  return {
-    speech,
-    voices,
-    voiceovers,
-    adLibrary: createAdLibraryReader(deps),
-    adLibraryScraper,
-    campaigns: createCampaignService(deps, createRowChecker(deps.db, voices, engines)),
-    auth: createAuthService(deps, keyCache, keyUsage),
-    teams,
-    teamKeys: createTeamKeyService(deps, teams, keyUsage),
-    keyUsage,
-    sessions: createSessionService(deps),
-    members: createMemberService(deps),
-    audit: createAuditService(deps),
-    keyCache,
-    rateLimiter: deps.config.rateLimitStore === 'memory' ? createRateLimiter({ store: 'memory' }) : createRateLimiter({ store: 'postgres', db: deps.db }),
-    credits,
-    products: createProductService(deps),
-    brands: createBrandService(deps),
-    avatars: createAvatarService(deps),
-    generationCreator,
-    generationCanceller: createGenerationCanceller(deps, lifecycle),
-    generationDeleter,
-    retention: createRetentionService(deps, generationDeleter),
-    quotes: createQuoteService(generationCreator, voiceovers, adLibraryScraper, credits),
-    generationReader: createGenerationReader(deps),
-    templates: createTemplateService(deps),
-    webhooks: createWebhookService(deps),
-    lifecycle,
-    maintenance: createMaintenanceService(deps, lifecycle),
-    workerLiveness: createWorkerLiveness(deps),
-    readiness: createReadiness(deps, pool),
-    engineStatus: createEngineStatus(deps, engines),
-    uploads: createUploadService(deps),
-    storageUsage: createStorageUsage(deps),
-    teamExporter: createTeamExporter(deps),
-    teamExports: createTeamExports(deps, createTeamExporter(deps)),
-    teamDeleter: createTeamDeleter(deps, { keyCache, canceller: createGenerationCanceller(deps, lifecycle), deleter: createGenerationDeleter({ ...deps, engines }) }),
-  };
-}
-export type Services = ReturnType<typeof buildServices>;
 
 function buildRunners(deps: Deps, services: Services, engines: EngineRegistry, events: EventBus) {
   const { config } = deps;
@@ -180,7 +91,7 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
       await seedPlatformAvatars(deps);
       await seedVoices(deps);
     }
-    const services = buildServices(deps, engines, database.pool);
+    const services: Services = await buildServices({ deps, db, config, engines, pool: database.pool }, SERVICE_NAMES);
     const events = createPgEventBus({
       connectionString: database.url,
       log,

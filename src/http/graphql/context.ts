@@ -4,14 +4,45 @@ import { canManage } from '../../domain/dashboard-users.ts';
 import { sessionSecretOf } from '../dashboard/session-cookie.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { EventBus } from '../../events/pg-events.ts';
-import type { Principal } from '../../services/context.ts';
+import type { Deps, Principal } from '../../services/context.ts';
+import type { Services } from '../../service-factories.ts';
 import type { DashboardPrincipal, SessionView } from '../../services/sessions.ts';
 import type { Credentials, GraphQLAuth } from './caller.ts';
 import type { LiveConnection, LiveSubscriptions } from './live-subscriptions.ts';
 import { createLoaders, type Loaders } from './loaders.ts';
 
+/** What resolvers can be given: every service, and the storage that signs the links of files. */
+export type ResolverServices = Services & Pick<Deps, 'storage'>;
+
+declare const sealed: unique symbol;
+/** The resolver services, sealed: a type module reads the ones it named through its servicesFor accessor. */
+export interface SealedServices {
+  readonly [sealed]: true;
+}
+
+export const sealServices = (services: ResolverServices): SealedServices => services as unknown as SealedServices;
+
+/**
+ * A type module's accessor to the services its resolvers call, named once at the top of the
+ * module: `services(ctx)` is that Pick of the record (made once per process), so the compiler
+ * refuses a resolver that reaches for another.
+ */
+export function servicesFor<K extends keyof ResolverServices>(...names: K[]): (ctx: GraphQLContext) => Pick<ResolverServices, K> {
+  const picked = new WeakMap<SealedServices, Pick<ResolverServices, K>>();
+  return (ctx) => {
+    let some = picked.get(ctx.services);
+    if (!some) {
+      const all = ctx.services as unknown as ResolverServices;
+      some = Object.fromEntries(names.map((n) => [n, all[n]])) as Pick<ResolverServices, K>;
+      picked.set(ctx.services, some);
+    }
+    return some;
+  };
+}
+
 export interface GraphQLContext {
-  app: App;
+  /** Read through servicesFor, never whole. */
+  services: SealedServices;
   /** The caller, checked once per request (HTTP) or connection (WebSocket). */
   auth: GraphQLAuth;
   /** The HTTP reply (not over WebSocket): where RateLimit-* go. */
@@ -53,6 +84,7 @@ export async function authenticate(app: App, c: Credentials): Promise<GraphQLAut
 
 export async function buildContext(
   app: App,
+  services: SealedServices,
   events: EventBus,
   credentials: Credentials,
   reply?: FastifyReply,
@@ -65,7 +97,7 @@ export async function buildContext(
     auth.principal = { ...auth.principal, client };
     if (auth.session) auth.session = { ...auth.session, client };
   }
-  return { app, events, auth, reply, credentials, ...extra, loaders: createLoaders(app, 'principal' in auth ? auth.principal : undefined) };
+  return { services, events, auth, reply, credentials, ...extra, loaders: createLoaders(app.services, 'principal' in auth ? auth.principal : undefined) };
 }
 
 /**

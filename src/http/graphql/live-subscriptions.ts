@@ -1,4 +1,4 @@
-import type { App } from '../../app.ts';
+import type { Services } from '../../service-factories.ts';
 import { AppError } from '../../domain/errors.ts';
 import { REQUEST_COST } from '../../domain/rate-limit.ts';
 import { KEY_REVOCATIONS_CHANNEL, SESSION_ENDS_CHANNEL } from '../../events/channels.ts';
@@ -46,7 +46,7 @@ export const CREDENTIAL_ENDED_CLOSE = 4401;
  * `sweepMs`, for a notice lost while the event bus reconnected and for sessions that expire.
  * It also holds the caps: a subscription past one is refused before it starts.
  */
-export function createLiveSubscriptions(app: App, events: EventBus, authenticate: (c: Credentials) => Promise<GraphQLAuth>, opts: { limits: SubscriptionLimits; sweepMs?: number }) {
+export function createLiveSubscriptions(services: Pick<Services, 'keyCache' | 'rateLimiter'>, events: EventBus, authenticate: (c: Credentials) => Promise<GraphQLAuth>, opts: { limits: SubscriptionLimits; sweepMs?: number }) {
   const leases = new Set<Lease>();
   const counts = new Map<unknown, number>();
   const bump = (k: unknown, by: number) => {
@@ -103,7 +103,7 @@ export function createLiveSubscriptions(app: App, events: EventBus, authenticate
       void (async () => {
         for await (const { key_id } of keys) {
           // This node's key cache may still hold the key for up to a second: ask the database.
-          app.services.keyCache.forgetKey(key_id);
+          services.keyCache.forgetKey(key_id);
           void recheck([...leases].filter((l) => l.keyId === key_id));
         }
       })();
@@ -162,7 +162,7 @@ export function createLiveSubscriptions(app: App, events: EventBus, authenticate
       leases.add(l);
       for (const k of keysOf(l)) bump(k, 1);
       try {
-        const { headers, refusal } = await app.services.rateLimiter.draw(auth.bucket, auth.rate, REQUEST_COST.read);
+        const { headers, refusal } = await services.rateLimiter.draw(auth.bucket, auth.rate, REQUEST_COST.read);
         reply?.headers(headers);
         if (refusal) throw new AppError(refusal.code, refusal.message, headers);
       } catch (e) {

@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
-import type { App } from '../../app.ts';
 import type { AdLibraryAdRow, AdLibraryBrandRow, AdLibraryMediaItem, AvatarRow, BrandRow, ProductRow, VoiceoverRow, WebhookDeliveryRow } from '../../db/types.ts';
 import type { Page } from '../../domain/inputs.ts';
 import type { PageOf } from '../../repositories/paging.ts';
 import type { Principal } from '../../services/context.ts';
+import type { Services } from '../../service-factories.ts';
 import type { UpstreamAttempt } from '../../services/generations/views.ts';
 
 const byId = <T extends { id: string }>(rows: T[], ids: readonly string[]) => {
@@ -20,9 +20,8 @@ const NO_TEAM: Principal = { teamId: '00000000-0000-0000-0000-000000000000', key
  * brands costs one query per relation, whatever the page size. The services' batch reads do the
  * work and the team scoping; this only groups keys and hands rows back in order.
  */
-export function createLoaders(app: App, principal: Principal | undefined) {
+export function createLoaders(services: Pick<Services, 'adLibrary' | 'products' | 'brands' | 'voiceovers' | 'avatars' | 'generationReader'>, principal: Principal | undefined) {
   const p = principal ?? NO_TEAM;
-  const { services } = app;
   const adLibraryAdMedia = new DataLoader<string, AdLibraryMediaItem[] | null>(async (ids) =>
     byId(await services.adLibrary.adMediaByIds(ids), ids).map((r) => r?.media ?? null),
   );

@@ -23,7 +23,7 @@ interface RequestWork {
  * answers 429 with Retry-After and a `rate_limited` error for every operation, nothing executed.
  * Subscribing is charged where subscriptions are counted (live-subscriptions.ts), not here.
  */
-export function rateLimitPlugin(): Plugin<GraphQLContext & { reply?: FastifyReply; request?: Request }> {
+export function rateLimitPlugin(rateLimiter: Pick<RateLimiter, 'draw'>): Plugin<GraphQLContext & { reply?: FastifyReply; request?: Request }> {
   const requests = new WeakMap<Request, RequestWork>();
   return {
     onRequestParse({ request }) {
@@ -37,7 +37,7 @@ export function rateLimitPlugin(): Plugin<GraphQLContext & { reply?: FastifyRepl
       const ctx = args.contextValue;
       if (!('principal' in ctx.auth)) return; // the fields answer the 401/403 themselves
       const { bucket, rate } = ctx.auth;
-      const draw = (cost: number) => ctx.app.services.rateLimiter.draw(bucket, rate, cost);
+      const draw = (cost: number) => rateLimiter.draw(bucket, rate, cost);
       const work = ctx.request && requests.get(ctx.request);
       // Every operation of one HTTP request waits on the same draw, made for all of them.
       const { headers, refusal } = await (work ? (work.draw ??= draw(requestCost(args.schema, work.operations))) : draw(operationCost(args.schema, args.document, args.operationName)));

@@ -1,7 +1,12 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.ts';
 import './types/errors.ts';
-import './types/account.ts';
+import './types/credit-balance.ts';
+import './types/team-retention.ts';
+import './types/team-storage.ts';
+import './types/team.ts';
+import './types/ledger-line.ts';
+import './types/spend-by-day.ts';
 import './types/product.ts';
 import './types/brand.ts';
 import './types/avatar.ts';

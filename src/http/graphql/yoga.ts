@@ -12,7 +12,7 @@ import { isDatabaseUnavailable } from '../../domain/database-unavailable.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import type { Credentials } from './caller.ts';
 import { GRAPHQL_LIMITS } from './limits.ts';
-import { authenticate, buildContext, type GraphQLContext } from './context.ts';
+import { authenticate, buildContext, sealServices, type GraphQLContext } from './context.ts';
 import { createLiveSubscriptions, type LiveConnection, type LiveSubscriptions } from './live-subscriptions.ts';
 import { metricsPlugin } from './metrics-plugin.ts';
 import { fastifyTrustProxy } from '../trust-proxy.ts';
@@ -51,7 +51,8 @@ function mask(error: unknown, message: string, isDev?: boolean): Error {
 export const WEBSOCKET_MAX_PAYLOAD = 64 * 1024;
 
 export function createGraphqlHandler(app: App, events: EventBus) {
-  const live = createLiveSubscriptions(app, events, (c) => authenticate(app, c), { limits: app.config.subscriptions });
+  const services = sealServices({ ...app.services, storage: app.storage });
+  const live = createLiveSubscriptions(app.services, events, (c) => authenticate(app, c), { limits: app.config.subscriptions });
   const yoga = createYoga<{ req?: FastifyRequest; reply?: FastifyReply; credentials?: Credentials; connection?: LiveConnection }, GraphQLContext>({
     schema: graphqlSchema(),
     graphqlEndpoint: GRAPHQL_PATH,
@@ -63,11 +64,11 @@ export function createGraphqlHandler(app: App, events: EventBus) {
     // Pages of any site may call GraphQL with an API key, never with the browser's credentials:
     // Yoga's default would allow credentials for whatever origin asks.
     cors: { origin: '*', credentials: false },
-    context: (init) => buildContext(app, events, init.credentials ?? credentialsOf(init.request.headers), init.reply, { connection: init.connection, live }),
+    context: (init) => buildContext(app, services, events, init.credentials ?? credentialsOf(init.request.headers), init.reply, { connection: init.connection, live }),
     plugins: [
       errorCodesPlugin(),
       metricsPlugin(app.metrics),
-      rateLimitPlugin(),
+      rateLimitPlugin(app.services.rateLimiter),
       EnvelopArmorPlugin({
         maxDepth: { n: GRAPHQL_LIMITS.maxDepth },
         maxAliases: { n: GRAPHQL_LIMITS.maxAliases },

@@ -5,11 +5,13 @@ import { adListItemView, brandView, type AdLibraryAd, type AdLibraryAdListItem, 
 import { paginated } from '../../../services/paging.ts';
 import { builder } from '../builder.ts';
 import { QuoteRef } from './quote.ts';
-import { liveSubscription, principalOf, type GraphQLContext } from '../context.ts';
+import { liveSubscription, principalOf, servicesFor, type GraphQLContext } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { notFoundAsNull } from './visibility.ts';
+
+const services = servicesFor('storage', 'adLibrary', 'adLibraryScraper', 'quotes');
 
 /**
  * The competitor ad library: shared by every team (any valid key reads every brand, ad and scrape
@@ -24,7 +26,7 @@ const SCRAPE_RECHECK_MS = 15_000;
 async function listedBrand(ctx: GraphQLContext, id: string | null): Promise<AdLibraryBrand | null> {
   if (!id) return null;
   const row = await ctx.loaders.adLibraryBrand.load(id);
-  return row && brandView(ctx.app.storage, row);
+  return row && brandView(services(ctx).storage, row);
 }
 
 interface MediaItem {
@@ -42,7 +44,7 @@ const AdLibraryMediaRef = builder.objectRef<MediaItem>('AdLibraryMedia').impleme
     r2_url: t.string({
       nullable: true,
       description: 'Signed link to our stored copy, valid 1 hour (signed anew on each read); null when the file could not be copied',
-      resolve: (m, _a, ctx) => (m.key ? ctx.app.storage.signedUrl(m.key) : null),
+      resolve: (m, _a, ctx) => (m.key ? services(ctx).storage.signedUrl(m.key) : null),
     }),
   }),
 });
@@ -155,7 +157,7 @@ const ScrapeStartedRef = builder.objectRef<Started>('ScrapeStarted').implement({
     job: t.field({
       type: ScrapeJobRef,
       nullable: true,
-      resolve: (s, _a, ctx) => (s.job_id ? notFoundAsNull(() => ctx.app.services.adLibrary.job(s.job_id)) : null),
+      resolve: (s, _a, ctx) => (s.job_id ? notFoundAsNull(() => services(ctx).adLibrary.job(s.job_id)) : null),
     }),
     brand: t.field({
       type: AdLibraryBrandRef,
@@ -173,7 +175,7 @@ builder.queryFields((t) => ({
     args: pageArgs(t),
     resolve: (_r, args, ctx) => {
       principalOf(ctx);
-      return ctx.app.services.adLibrary.brands(pageQuery(args));
+      return services(ctx).adLibrary.brands(pageQuery(args));
     },
   }),
   adLibraryBrand: t.field({
@@ -182,7 +184,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_r, { id }, ctx) => {
       principalOf(ctx);
-      return notFoundAsNull(() => ctx.app.services.adLibrary.brand(String(id)));
+      return notFoundAsNull(() => services(ctx).adLibrary.brand(String(id)));
     },
   }),
   adLibraryAds: t.field({
@@ -192,7 +194,7 @@ builder.queryFields((t) => ({
     args: { brand_id: t.arg.id({ required: true }), ...pageArgs(t) },
     resolve: (_r, args, ctx) => {
       principalOf(ctx);
-      return notFoundAsNull(() => ctx.app.services.adLibrary.brandAds(String(args.brand_id), pageQuery(args)));
+      return notFoundAsNull(() => services(ctx).adLibrary.brandAds(String(args.brand_id), pageQuery(args)));
     },
   }),
   adLibraryAd: t.field({
@@ -202,7 +204,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_r, { id }, ctx) => {
       principalOf(ctx);
-      return notFoundAsNull(() => ctx.app.services.adLibrary.ad(String(id)));
+      return notFoundAsNull(() => services(ctx).adLibrary.ad(String(id)));
     },
   }),
   scrapeJob: t.field({
@@ -212,7 +214,7 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_r, { id }, ctx) => {
       principalOf(ctx);
-      return notFoundAsNull(() => ctx.app.services.adLibrary.job(String(id)));
+      return notFoundAsNull(() => services(ctx).adLibrary.job(String(id)));
     },
   }),
 }));
@@ -229,7 +231,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_r, { url, idempotencyKey }, ctx) =>
       unwrapOutcome<Started>(
-        await ctx.app.services.adLibraryScraper.scrape(principalOf(ctx), { url }, idempotencyFor('scrapeAdLibrary', idempotencyKey)),
+        await services(ctx).adLibraryScraper.scrape(principalOf(ctx), { url }, idempotencyFor('scrapeAdLibrary', idempotencyKey)),
       ),
   }),
 }));
@@ -240,7 +242,7 @@ builder.queryFields((t) => ({
     errors: errorTypes,
     description: 'What scrapeAdLibrary(url) would charge now: 0 for a page scraped recently or being scraped',
     args: { url: t.arg.string({ required: true }) },
-    resolve: (_r, { url }, ctx) => ctx.app.services.quotes.quote(principalOf(ctx), 'ad-library-scrape', { url }),
+    resolve: (_r, { url }, ctx) => services(ctx).quotes.quote(principalOf(ctx), 'ad-library-scrape', { url }),
   }),
 }));
 
@@ -257,13 +259,13 @@ builder.subscriptionFields((t) => ({
         try {
           // Listening before the first read: an end between the two is still seen.
           await events.ready;
-          let current = await ctx.app.services.adLibrary.job(id);
+          let current = await services(ctx).adLibrary.job(id);
           yield current;
           const next = eventsOrTicks(events, SCRAPE_RECHECK_MS);
           while (current.status === 'processing') {
             const why = await next();
             if (why === 'closed') return;
-            const read = await ctx.app.services.adLibrary.job(id);
+            const read = await services(ctx).adLibrary.job(id);
             if (why === 'tick' && JSON.stringify(read) === JSON.stringify(current)) continue;
             current = read;
             yield current;

@@ -1,7 +1,10 @@
+import { AUDIT_ACTIONS } from '../../../domain/audit-actions.ts';
 import type { AuditLine } from '../../../services/audit.ts';
 import { builder } from '../builder.ts';
-import { ownerOf } from '../context.ts';
+import { ownerOf, servicesFor } from '../context.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
+
+const services = servicesFor('audit');
 
 const AuditActorRef = builder.objectRef<AuditLine['actor']>('AuditActor').implement({
   description: 'Who made a change, as they were named at the time: a person of the team, an API key, or the operator at the CLI',
@@ -20,7 +23,7 @@ const AuditLineRef = builder.objectRef<AuditLine>('AuditLine').implement({
   description: "A line of the team's audit log: who changed the team's access or money, what, when and from where",
   fields: (t) => ({
     id: t.exposeID('id'),
-    action: t.exposeString('action', { description: 'One of a closed list, e.g. api_key.revoked, credits.topped_up, generations.bulk_deleted (see the README)' }),
+    action: t.exposeString('action', { description: `What was done, as area.event; the list is closed: ${AUDIT_ACTIONS.join(', ')}` }),
     detail: t.field({ type: 'JSON', description: 'What changed (ids, names, before and after); never a secret', resolve: (l) => l.detail }),
     actor: t.field({ type: AuditActorRef, resolve: (l) => l.actor }),
     ip: t.exposeString('ip', { nullable: true, description: 'The client address (behind TRUST_PROXY, the forwarded one); null outside a request' }),
@@ -44,7 +47,7 @@ builder.queryFields((t) => ({
       until: t.arg.string({ description: 'Lines written before this instant (ISO 8601)' }),
     },
     resolve: (_r, args, ctx) =>
-      ctx.app.services.audit.forOwner(ownerOf(ctx), {
+      services(ctx).audit.forOwner(ownerOf(ctx), {
         ...pageQuery(args),
         ...(args.action != null ? { action: args.action } : {}),
         ...(args.actor_kind != null ? { actor_kind: args.actor_kind } : {}),

@@ -1,9 +1,11 @@
 import type { CustomAvatar, PlatformAvatar } from '../../../services/avatars.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { Deleted } from './product.ts';
+
+const services = servicesFor('avatars');
 
 type AnyAvatar = PlatformAvatar | CustomAvatar;
 
@@ -37,12 +39,12 @@ builder.queryFields((t) => ({
     description: 'The platform avatars',
     resolve: async (_r, _a, ctx) => {
       principalOf(ctx);
-      return (await ctx.app.services.avatars.listPlatform()).data;
+      return (await services(ctx).avatars.listPlatform()).data;
     },
   }),
   customAvatars: t.field({
     type: [AvatarRef],
-    resolve: async (_r, _a, ctx) => (await ctx.app.services.avatars.listCustom(principalOf(ctx))).data,
+    resolve: async (_r, _a, ctx) => (await services(ctx).avatars.listCustom(principalOf(ctx))).data,
   }),
 }));
 
@@ -53,7 +55,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CustomAvatarInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: async (_r, { input, idempotencyKey }, ctx) =>
       unwrapOutcome<CustomAvatar>(
-        await ctx.app.services.avatars.createCustom(principalOf(ctx), input, idempotencyFor('createCustomAvatar', idempotencyKey)),
+        await services(ctx).avatars.createCustom(principalOf(ctx), input, idempotencyFor('createCustomAvatar', idempotencyKey)),
       ),
   }),
   deleteCustomAvatar: t.field({
@@ -61,7 +63,7 @@ builder.mutationFields((t) => ({
     errors: errorTypes,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, { id }, ctx) => {
-      await ctx.app.services.avatars.removeCustom(principalOf(ctx), String(id));
+      await services(ctx).avatars.removeCustom(principalOf(ctx), String(id));
       return { id: String(id) };
     },
   }),

@@ -1,10 +1,12 @@
 import type { Brand } from '../../../services/brands.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
 import { Deleted } from './product.ts';
 import { errorTypes } from './errors.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { notFoundAsNull } from './visibility.ts';
+
+const services = servicesFor('brands');
 
 const optionalText = ['website_url', 'brand_voice', 'target_audience', 'brand_color_primary', 'brand_color_accent', 'logo_url', 'reference_image_url'] as const;
 
@@ -34,13 +36,13 @@ builder.queryFields((t) => ({
   brands: t.field({
     type: BrandPage,
     args: pageArgs(t),
-    resolve: (_r, args, ctx) => ctx.app.services.brands.list(principalOf(ctx), pageQuery(args)),
+    resolve: (_r, args, ctx) => services(ctx).brands.list(principalOf(ctx), pageQuery(args)),
   }),
   brand: t.field({
     type: BrandRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => notFoundAsNull(() => ctx.app.services.brands.get(principalOf(ctx), String(id))),
+    resolve: (_r, { id }, ctx) => notFoundAsNull(() => services(ctx).brands.get(principalOf(ctx), String(id))),
   }),
 }));
 
@@ -50,13 +52,13 @@ builder.mutationFields((t) => ({
     type: BrandRef,
     errors: errorTypes,
     args: { input: t.arg({ type: BrandInput, required: true }) },
-    resolve: (_r, { input }, ctx) => ctx.app.services.brands.create(principalOf(ctx).teamId, input),
+    resolve: (_r, { input }, ctx) => services(ctx).brands.create(principalOf(ctx).teamId, input),
   }),
   updateBrand: t.field({
     type: BrandRef,
     errors: errorTypes,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: BrandUpdateInput, required: true }) },
-    resolve: (_r, { id, input }, ctx) => ctx.app.services.brands.update(principalOf(ctx), String(id), input),
+    resolve: (_r, { id, input }, ctx) => services(ctx).brands.update(principalOf(ctx), String(id), input),
   }),
   deleteBrand: t.field({
     type: Deleted,
@@ -64,7 +66,7 @@ builder.mutationFields((t) => ({
     description: 'conflict while a generation being made uses it',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, { id }, ctx) => {
-      await ctx.app.services.brands.remove(principalOf(ctx), String(id));
+      await services(ctx).brands.remove(principalOf(ctx), String(id));
       return { id: String(id) };
     },
   }),

@@ -3,10 +3,12 @@ import type { CampaignCounts } from '../../../repositories/campaigns.ts';
 import type { Campaign, CampaignRowView } from '../../../services/campaigns/campaigns.ts';
 import type { CheckedRow } from '../../../services/campaigns/check.ts';
 import { builder } from '../builder.ts';
-import { liveSubscription, principalOf } from '../context.ts';
+import { liveSubscription, principalOf, servicesFor } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { notFoundAsNull } from './visibility.ts';
+
+const services = servicesFor('campaigns');
 
 const CampaignCountsRef = builder.objectRef<CampaignCounts>('CampaignCounts').implement({
   fields: (t) => ({
@@ -49,7 +51,7 @@ export const CampaignRef = builder.objectRef<Campaign>('Campaign').implement({
     rows: t.field({
       type: CampaignRowPage,
       args: pageArgs(t),
-      resolve: (c, args, ctx) => ctx.app.services.campaigns.rows(principalOf(ctx), c.id, pageQuery(args)),
+      resolve: (c, args, ctx) => services(ctx).campaigns.rows(principalOf(ctx), c.id, pageQuery(args)),
     }),
   }),
 });
@@ -93,13 +95,13 @@ builder.queryFields((t) => ({
     type: CampaignRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => notFoundAsNull(() => ctx.app.services.campaigns.get(principalOf(ctx), String(id))),
+    resolve: (_r, { id }, ctx) => notFoundAsNull(() => services(ctx).campaigns.get(principalOf(ctx), String(id))),
   }),
   checkCampaignRows: t.field({
     type: [CheckedRowRef],
     description: 'Checks and prices rows exactly as their endpoints would; stores nothing, charges nothing (at most 500 per call)',
     args: { rows: t.arg({ type: [CampaignRowInput], required: true }) },
-    resolve: (_r, { rows }, ctx) => ctx.app.services.campaigns.check(principalOf(ctx), rowsOf(rows)),
+    resolve: (_r, { rows }, ctx) => services(ctx).campaigns.check(principalOf(ctx), rowsOf(rows)),
   }),
 }));
 
@@ -109,21 +111,21 @@ builder.mutationFields((t) => ({
     errors: errorTypes,
     description: "The team's campaign of this name, made if new: the same name continues the same campaign",
     args: { name: t.arg.string({ required: true }) },
-    resolve: (_r, { name }, ctx) => ctx.app.services.campaigns.open(principalOf(ctx), name),
+    resolve: (_r, { name }, ctx) => services(ctx).campaigns.open(principalOf(ctx), name),
   }),
   addCampaignRows: t.field({
     type: AddedRowsRef,
     errors: errorTypes,
     description: 'Stores rows (at most 500 per call); any invalid row refuses the whole call; submitted rows are kept as they are',
     args: { campaign_id: t.arg.id({ required: true }), rows: t.arg({ type: [CampaignRowInput], required: true }) },
-    resolve: (_r, { campaign_id, rows }, ctx) => ctx.app.services.campaigns.addRows(principalOf(ctx), String(campaign_id), rowsOf(rows)),
+    resolve: (_r, { campaign_id, rows }, ctx) => services(ctx).campaigns.addRows(principalOf(ctx), String(campaign_id), rowsOf(rows)),
   }),
   startCampaign: t.field({
     type: CampaignRef,
     errors: errorTypes,
     description: 'Submits the pending rows in the background; refused (insufficient_credits) when the balance cannot pay for all of them',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => ctx.app.services.campaigns.start(principalOf(ctx), String(id)),
+    resolve: (_r, { id }, ctx) => services(ctx).campaigns.start(principalOf(ctx), String(id)),
   }),
 }));
 
@@ -135,15 +137,15 @@ builder.subscriptionFields((t) => ({
     subscribe: (_r, { id }, ctx) =>
       liveSubscription(ctx, (onEnd) => (async function* () {
         const p = principalOf(ctx);
-        let current = await ctx.app.services.campaigns.get(p, String(id));
+        let current = await services(ctx).campaigns.get(p, String(id));
         const ticks = campaignTicks(ctx.events, { teamId: p.teamId, campaignId: current.id });
         onEnd(() => ticks.close());
         try {
           await ticks.ready;
-          current = await ctx.app.services.campaigns.get(p, current.id);
+          current = await services(ctx).campaigns.get(p, current.id);
           yield current;
           while (!current.finished && (await ticks.next())) {
-            const next = await ctx.app.services.campaigns.get(p, current.id);
+            const next = await services(ctx).campaigns.get(p, current.id);
             if (JSON.stringify(next) !== JSON.stringify(current)) yield next;
             current = next;
           }

@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { ownerOf, sessionOf } from '../context.ts';
+import { ownerOf, servicesFor, sessionOf } from '../context.ts';
 import type { MemberView, SignInLink } from '../../../services/members.ts';
 import type { SessionView } from '../../../services/sessions.ts';
 import type { TeamKeyView } from '../../../services/team-keys.ts';
@@ -7,6 +7,8 @@ import { errorTypes } from './errors.ts';
 import { WebhookDeliveryRef } from './generation.ts';
 import { pageArgs, pageQuery } from './paging.ts';
 import { WebhookDeliveryPageRef } from './webhooks.ts';
+
+const services = servicesFor('teamKeys', 'webhooks', 'members');
 
 // The dashboard's own part of the schema: a signed-in person's view of their team, its keys and
 // its members. An API key is refused here (forbidden): two doors, two credentials.
@@ -83,14 +85,14 @@ builder.queryFields((t) => ({
   apiKeys: t.field({
     type: [ApiKeyRef],
     description: "The team's API keys, newest first, revoked ones included (owners)",
-    resolve: (_r, _a, ctx) => ctx.app.services.teamKeys.list(ownerOf(ctx)),
+    resolve: (_r, _a, ctx) => services(ctx).teamKeys.list(ownerOf(ctx)),
   }),
   apiKeyDeliveries: t.field({
     type: WebhookDeliveryPageRef,
     description: "A key's webhook attempts, newest first (owners)",
     args: { key_id: t.arg.id({ required: true }), ...pageArgs(t), generation_id: t.arg.id(), outcome: t.arg.string({ description: 'succeeded or failed' }) },
     resolve: async (_r, args, ctx) =>
-      ctx.app.services.webhooks.list(await ctx.app.services.teamKeys.asKey(ownerOf(ctx), String(args.key_id)), {
+      services(ctx).webhooks.list(await services(ctx).teamKeys.asKey(ownerOf(ctx), String(args.key_id)), {
         ...pageQuery(args),
         ...(args.generation_id != null ? { generation_id: String(args.generation_id) } : {}),
         ...(args.outcome != null ? { outcome: args.outcome } : {}),
@@ -99,7 +101,7 @@ builder.queryFields((t) => ({
   members: t.field({
     type: [MemberRef],
     description: "The team's people (any signed-in member sees who is in the team)",
-    resolve: (_r, _a, ctx) => ctx.app.services.members.list(sessionOf(ctx)),
+    resolve: (_r, _a, ctx) => services(ctx).members.list(sessionOf(ctx)),
   }),
 }));
 
@@ -108,66 +110,66 @@ builder.mutationFields((t) => ({
     type: CreatedApiKeyRef,
     errors: errorTypes,
     args: { name: t.arg.string(), webhook_url: t.arg.string() },
-    resolve: (_r, args, ctx) => ctx.app.services.teamKeys.create(ownerOf(ctx), { name: args.name ?? '', webhook_url: args.webhook_url ?? null }),
+    resolve: (_r, args, ctx) => services(ctx).teamKeys.create(ownerOf(ctx), { name: args.name ?? '', webhook_url: args.webhook_url ?? null }),
   }),
   renameApiKey: t.field({
     type: ApiKeyRef,
     errors: errorTypes,
     args: { id: t.arg.id({ required: true }), name: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => ctx.app.services.teamKeys.rename(ownerOf(ctx), String(args.id), { name: args.name }),
+    resolve: (_r, args, ctx) => services(ctx).teamKeys.rename(ownerOf(ctx), String(args.id), { name: args.name }),
   }),
   revokeApiKey: t.field({
     type: ApiKeyRef,
     errors: errorTypes,
     description: 'At once and on every node: the key answers 401 from then on',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, args, ctx) => ctx.app.services.teamKeys.revoke(ownerOf(ctx), String(args.id)),
+    resolve: (_r, args, ctx) => services(ctx).teamKeys.revoke(ownerOf(ctx), String(args.id)),
   }),
   setApiKeyWebhook: t.field({
     type: ApiKeyRef,
     errors: errorTypes,
     description: 'Sets (or with null clears) where this key\'s webhooks go',
     args: { id: t.arg.id({ required: true }), url: t.arg.string() },
-    resolve: (_r, args, ctx) => ctx.app.services.teamKeys.setWebhook(ownerOf(ctx), String(args.id), args.url ?? null),
+    resolve: (_r, args, ctx) => services(ctx).teamKeys.setWebhook(ownerOf(ctx), String(args.id), args.url ?? null),
   }),
   rotateApiKeyWebhookSecret: t.field({
     type: RotatedSecretRef,
     errors: errorTypes,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, args, ctx) => ctx.app.services.teamKeys.rotateWebhookSecret(ownerOf(ctx), String(args.id)),
+    resolve: (_r, args, ctx) => services(ctx).teamKeys.rotateWebhookSecret(ownerOf(ctx), String(args.id)),
   }),
   sendApiKeyTestWebhook: t.field({
     type: WebhookDeliveryRef,
     errors: errorTypes,
     description: "A signed webhook.test event to this key's webhook URL",
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, args, ctx) => ctx.app.services.webhooks.sendTest(await ctx.app.services.teamKeys.asKey(ownerOf(ctx), String(args.id))),
+    resolve: async (_r, args, ctx) => services(ctx).webhooks.sendTest(await services(ctx).teamKeys.asKey(ownerOf(ctx), String(args.id))),
   }),
   redeliverApiKeyWebhook: t.field({
     type: WebhookDeliveryRef,
     errors: errorTypes,
     args: { key_id: t.arg.id({ required: true }), delivery_id: t.arg.id({ required: true }) },
     resolve: async (_r, args, ctx) =>
-      ctx.app.services.webhooks.redeliver(await ctx.app.services.teamKeys.asKey(ownerOf(ctx), String(args.key_id)), String(args.delivery_id)),
+      services(ctx).webhooks.redeliver(await services(ctx).teamKeys.asKey(ownerOf(ctx), String(args.key_id)), String(args.delivery_id)),
   }),
   inviteMember: t.field({
     type: SignInLinkRef,
     errors: errorTypes,
     description: 'A person of the team and their one-time link (no mail is sent: pass the link on)',
     args: { email: t.arg.string({ required: true }), role: t.arg({ type: RoleEnum, required: true }) },
-    resolve: (_r, args, ctx) => ctx.app.services.members.invite(ownerOf(ctx), { email: args.email, role: args.role }),
+    resolve: (_r, args, ctx) => services(ctx).members.invite(ownerOf(ctx), { email: args.email, role: args.role }),
   }),
   setMemberRole: t.field({
     type: MemberRef,
     errors: errorTypes,
     args: { id: t.arg.id({ required: true }), role: t.arg({ type: RoleEnum, required: true }) },
-    resolve: (_r, args, ctx) => ctx.app.services.members.setRole(ownerOf(ctx), String(args.id), { role: args.role }),
+    resolve: (_r, args, ctx) => services(ctx).members.setRole(ownerOf(ctx), String(args.id), { role: args.role }),
   }),
   removeMember: t.field({
     type: MemberRef,
     errors: errorTypes,
     description: 'The person and every session of theirs',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, args, ctx) => ctx.app.services.members.remove(ownerOf(ctx), String(args.id)),
+    resolve: (_r, args, ctx) => services(ctx).members.remove(ownerOf(ctx), String(args.id)),
   }),
 }));

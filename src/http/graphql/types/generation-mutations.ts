@@ -2,13 +2,15 @@ import { GENERATION_OPERATIONS } from '../../../domain/generation-types.ts';
 import { GENERATION_OPERATION_TABLE, graphqlQuoteName } from '../../../domain/operations.ts';
 import { builder } from '../builder.ts';
 import { Deleted } from './product.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import type { GenerationsDeleted } from '../../../services/generations/delete.ts';
 import { GenerationRef, GenerationStatusEnum, GenerationTypeFilter } from './generation.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { quoteField } from './quote.ts';
 import { enumNamesAcross, inputTypeFromZod } from './zod-inputs.ts';
+
+const services = servicesFor('generationReader', 'generationCreator', 'generationCanceller', 'generationDeleter');
 
 // One mutation per entry of the operation table, named there.
 const MUTATIONS = GENERATION_OPERATIONS.map((operation) => {
@@ -34,7 +36,7 @@ const CreatedGeneration = builder.objectRef<Created>('CreatedGeneration').implem
     status: t.exposeString('status'),
     generation: t.field({
       type: GenerationRef,
-      resolve: (c, _a, ctx) => ctx.app.services.generationReader.get(principalOf(ctx), c.generation_id),
+      resolve: (c, _a, ctx) => services(ctx).generationReader.get(principalOf(ctx), c.generation_id),
     }),
   }),
 });
@@ -49,7 +51,7 @@ for (const m of MUTATIONS) {
       args: { input: t.arg({ type: Input as never, required: true }), idempotencyKey: t.arg.string() },
       resolve: async (_r, { input, idempotencyKey }, ctx) =>
         unwrapOutcome<Created>(
-          await ctx.app.services.generationCreator.create(principalOf(ctx), m.operation, input, idempotencyFor(m.name, idempotencyKey)),
+          await services(ctx).generationCreator.create(principalOf(ctx), m.operation, input, idempotencyFor(m.name, idempotencyKey)),
         ),
     }),
   );
@@ -61,7 +63,7 @@ builder.mutationField('cancelGeneration', (t) =>
     errors: errorTypes,
     description: 'A processing generation fails with error "cancelled" and is refunded (the same as POST /generations/{id}/cancel)',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => ctx.app.services.generationCanceller.cancel(principalOf(ctx), String(id)),
+    resolve: (_r, { id }, ctx) => services(ctx).generationCanceller.cancel(principalOf(ctx), String(id)),
   }),
 );
 
@@ -73,7 +75,7 @@ builder.mutationField('deleteGeneration', (t) =>
       'Deletes a generation that has ended, with its files (the same as DELETE /generations/{id}); a processing one is a conflict: cancel it first. The ledger keeps its lines.',
     args: { id: t.arg.id({ required: true }), idempotencyKey: t.arg.string() },
     resolve: async (_r, { id, idempotencyKey }, ctx) => {
-      unwrapOutcome(await ctx.app.services.generationDeleter.remove(principalOf(ctx), String(id), idempotencyFor('deleteGeneration', idempotencyKey)));
+      unwrapOutcome(await services(ctx).generationDeleter.remove(principalOf(ctx), String(id), idempotencyFor('deleteGeneration', idempotencyKey)));
       return { id: String(id).toLowerCase() };
     },
   }),
@@ -104,7 +106,7 @@ builder.mutationField('deleteGenerations', (t) =>
     description: 'Deletes many generations of the team: either `ids` (at most 100) or a `filter`. Processing ones are never deleted: they are skipped and counted.',
     args: { ids: t.arg.idList(), filter: t.arg({ type: GenerationDeleteFilter }) },
     resolve: (_r, { ids, filter }, ctx) =>
-      ctx.app.services.generationDeleter.removeMany(principalOf(ctx), {
+      services(ctx).generationDeleter.removeMany(principalOf(ctx), {
         ...(ids ? { ids: ids.map(String) } : {}),
         ...(filter
           ? {

@@ -6,13 +6,15 @@ import type { GenerationDetail, UpstreamAttempt } from '../../../services/genera
 import { productView } from '../../../services/products.ts';
 import { voiceoverView } from '../../../services/voiceovers.ts';
 import { builder } from '../builder.ts';
-import { ownerOf, principalOf, type GraphQLContext } from '../context.ts';
+import { ownerOf, principalOf, servicesFor, type GraphQLContext } from '../context.ts';
 import { AvatarRef } from './avatar.ts';
 import { BrandRef } from './brand.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { ProductRef } from './product.ts';
 import { notFoundAsNull } from './visibility.ts';
 import { VoiceoverRef } from './voice.ts';
+
+const services = servicesFor('storage', 'generationReader');
 
 type Details = Record<string, unknown> & { __type: string; __kind: string };
 
@@ -37,7 +39,7 @@ const TalkingAvatarDetails = builder.objectRef<Details>('TalkingAvatarDetails').
         const id = d.voiceover_id;
         if (typeof id !== 'string') return null;
         const row = await ctx.loaders.voiceover.load(id);
-        return row && voiceoverView(ctx.app.storage, row);
+        return row && voiceoverView(services(ctx).storage, row);
       },
     }),
     template: str(t, 'template'),
@@ -156,7 +158,7 @@ export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').i
         const id = g.details.avatar_id;
         if (typeof id !== 'string' || g.details.avatar_type === 'product') return null;
         const row = await ctx.loaders.avatar.load(id);
-        return row ? avatarView(ctx.app.storage, row) : null;
+        return row ? avatarView(services(ctx).storage, row) : null;
       },
     }),
     products: t.field({
@@ -164,7 +166,7 @@ export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').i
       resolve: async (g, _a, ctx) => {
         const ids = await ctx.loaders.productIdsOfGeneration.load(g.id);
         const rows = await ctx.loaders.product.loadMany(ids);
-        return Promise.all(rows.filter((r) => r && !(r instanceof Error)).map((r) => productView(ctx.app.storage, r as ProductRow)));
+        return Promise.all(rows.filter((r) => r && !(r instanceof Error)).map((r) => productView(services(ctx).storage, r as ProductRow)));
       },
     }),
     webhook_deliveries: t.field({
@@ -203,7 +205,7 @@ builder.queryFields((t) => ({
     type: GenerationPage,
     args: { ...pageArgs(t), type: t.arg({ type: GenerationTypeFilter }), status: t.arg({ type: GenerationStatusEnum }) },
     resolve: (_r, args, ctx) =>
-      ctx.app.services.generationReader.listDetailed(principalOf(ctx), {
+      services(ctx).generationReader.listDetailed(principalOf(ctx), {
         ...pageQuery(args),
         ...(args.type ? { type: args.type } : {}),
         ...(args.status ? { status: args.status } : {}),
@@ -213,6 +215,6 @@ builder.queryFields((t) => ({
     type: GenerationRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => notFoundAsNull(() => ctx.app.services.generationReader.get(principalOf(ctx), String(id))),
+    resolve: (_r, { id }, ctx) => notFoundAsNull(() => services(ctx).generationReader.get(principalOf(ctx), String(id))),
   }),
 }));

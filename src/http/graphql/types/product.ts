@@ -1,10 +1,12 @@
 import type { Product } from '../../../services/products.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { notFoundAsNull } from './visibility.ts';
+
+const services = servicesFor('products');
 
 export const ProductRef = builder.objectRef<Product>('Product').implement({
   fields: (t) => ({
@@ -40,13 +42,13 @@ builder.queryFields((t) => ({
   products: t.field({
     type: ProductPage,
     args: pageArgs(t),
-    resolve: (_r, args, ctx) => ctx.app.services.products.list(principalOf(ctx), pageQuery(args)),
+    resolve: (_r, args, ctx) => services(ctx).products.list(principalOf(ctx), pageQuery(args)),
   }),
   product: t.field({
     type: ProductRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => notFoundAsNull(() => ctx.app.services.products.get(principalOf(ctx), String(id))),
+    resolve: (_r, { id }, ctx) => notFoundAsNull(() => services(ctx).products.get(principalOf(ctx), String(id))),
   }),
 }));
 
@@ -56,14 +58,14 @@ builder.mutationFields((t) => ({
     errors: errorTypes,
     args: { input: t.arg({ type: ProductInput, required: true }), idempotencyKey: t.arg.string() },
     resolve: async (_r, { input, idempotencyKey }, ctx) =>
-      unwrapOutcome<Product>(await ctx.app.services.products.create(principalOf(ctx), input, idempotencyFor('createProduct', idempotencyKey))),
+      unwrapOutcome<Product>(await services(ctx).products.create(principalOf(ctx), input, idempotencyFor('createProduct', idempotencyKey))),
   }),
   deleteProduct: t.field({
     type: Deleted,
     errors: errorTypes,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, { id }, ctx) => {
-      await ctx.app.services.products.remove(principalOf(ctx), String(id));
+      await services(ctx).products.remove(principalOf(ctx), String(id));
       return { id: String(id) };
     },
   }),

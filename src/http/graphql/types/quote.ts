@@ -1,7 +1,9 @@
 import { quoteRateCost, type Quote, type Quotable } from '../../../services/quotes.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
 import { errorTypes } from './errors.ts';
+
+const services = servicesFor('quotes');
 
 export const QuoteRef = builder.objectRef<Quote>('Quote').implement({
   description: 'What a create would charge now, before paying; nothing stored or charged',
@@ -21,7 +23,7 @@ export function quoteField(name: string, what: Quotable, input: unknown, prepare
       // What it takes from the key's bucket (rate-limit-plugin.ts): a quote that downloads media is a write.
       extensions: { rateCost: quoteRateCost(what) },
       args: { input: t.arg({ type: input as never, required: true }) },
-      resolve: (_r, args, ctx) => ctx.app.services.quotes.quote(principalOf(ctx), what, prepare(args.input)),
+      resolve: (_r, args, ctx) => services(ctx).quotes.quote(principalOf(ctx), what, prepare(args.input)),
     }),
   );
 }

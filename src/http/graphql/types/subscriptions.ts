@@ -1,8 +1,10 @@
 import { subscribeGenerationEvents } from '../../../events/generation-events.ts';
 import type { GenerationDetail } from '../../../services/generations/views.ts';
 import { builder } from '../builder.ts';
-import { liveSubscription, principalOf } from '../context.ts';
+import { liveSubscription, principalOf, servicesFor } from '../context.ts';
 import { GenerationRef } from './generation.ts';
+
+const services = servicesFor('generationReader');
 
 // The bus hands the same event object to every subscription it matches, and those are all of the
 // event's team: one read serves them all (a thousand open subscriptions cost one read, not a thousand).
@@ -33,12 +35,12 @@ builder.subscriptionType({
           onEnd(() => events.return());
           try {
             await events.ready;
-            let current = await ctx.app.services.generationReader.get(p, String(id));
+            let current = await services(ctx).generationReader.get(p, String(id));
             yield current;
             while (current.status === 'processing') {
               const next = await events.next();
               if (next.done) return;
-              current = await ctx.app.services.generationReader.get(p, String(id));
+              current = await services(ctx).generationReader.get(p, String(id));
               yield current;
             }
           } finally {
@@ -56,7 +58,7 @@ builder.subscriptionType({
           const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId });
           onEnd(() => events.return());
           try {
-            for await (const e of events) yield await readOnce(e, () => ctx.app.services.generationReader.get(p, e.id));
+            for await (const e of events) yield await readOnce(e, () => services(ctx).generationReader.get(p, e.id));
           } finally {
             await events.return();
           }

@@ -1,9 +1,11 @@
 import { builder } from '../builder.ts';
-import { ownerOf } from '../context.ts';
+import { ownerOf, servicesFor } from '../context.ts';
 import type { TeamDeleted } from '../../../services/team-deletion.ts';
 import type { TeamExportDownload, TeamExportView } from '../../../services/team-exports.ts';
 import { errorTypes } from './errors.ts';
 import { notFoundAsNull } from './visibility.ts';
+
+const services = servicesFor('teamExports', 'teamDeleter');
 
 // An owner's export of their team and its deletion (the dashboard's Settings). Sessions only.
 
@@ -49,14 +51,14 @@ builder.queryFields((t) => ({
   teamExports: t.field({
     type: [TeamExportRef],
     description: "The team's last 20 exports, newest first (owners)",
-    resolve: (_r, _a, ctx) => ctx.app.services.teamExports.list(ownerOf(ctx)),
+    resolve: (_r, _a, ctx) => services(ctx).teamExports.list(ownerOf(ctx)),
   }),
   teamExport: t.field({
     type: TeamExportRef,
     nullable: true,
     description: 'One export (owners); null when it is not this team\'s',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, args, ctx) => notFoundAsNull(() => ctx.app.services.teamExports.get(ownerOf(ctx), String(args.id))),
+    resolve: (_r, args, ctx) => notFoundAsNull(() => services(ctx).teamExports.get(ownerOf(ctx), String(args.id))),
   }),
 }));
 
@@ -65,14 +67,14 @@ builder.mutationFields((t) => ({
     type: TeamExportRef,
     errors: errorTypes,
     description: 'Starts an export of everything of the team (owners); one at a time. Follow it with teamExport, then downloadTeamExport',
-    resolve: (_r, _a, ctx) => ctx.app.services.teamExports.start(ownerOf(ctx)),
+    resolve: (_r, _a, ctx) => services(ctx).teamExports.start(ownerOf(ctx)),
   }),
   downloadTeamExport: t.field({
     type: TeamExportDownloadRef,
     errors: errorTypes,
     description: 'The completed archive\'s signed link (15 minutes), handed out once: a second call is a conflict; the archive is deleted once the link expires',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, args, ctx) => ctx.app.services.teamExports.download(ownerOf(ctx), String(args.id)),
+    resolve: (_r, args, ctx) => services(ctx).teamExports.download(ownerOf(ctx), String(args.id)),
   }),
   deleteTeam: t.field({
     type: TeamDeletionRef,
@@ -80,6 +82,6 @@ builder.mutationFields((t) => ({
     description:
       "Deletes the team for good (owners): every key and session ends at once, processing generations are cancelled, every row and file is deleted. confirm_name must be the team's name, typed exactly",
     args: { confirm_name: t.arg.string({ required: true }) },
-    resolve: (_r, args, ctx) => ctx.app.services.teamDeleter.removeAsOwner(ownerOf(ctx), args.confirm_name),
+    resolve: (_r, args, ctx) => services(ctx).teamDeleter.removeAsOwner(ownerOf(ctx), args.confirm_name),
   }),
 }));

@@ -1,7 +1,9 @@
 import type { CaptionTemplateRow, StyleTemplateRow } from '../../../db/types.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
+
+const services = servicesFor('templates');
 
 type Style = Omit<StyleTemplateRow, 'created_at'>;
 type Caption = Omit<CaptionTemplateRow, 'created_at'>;
@@ -39,7 +41,7 @@ builder.queryFields((t) => ({
     args: pageArgs(t),
     resolve: (_r, args, ctx) => {
       principalOf(ctx);
-      return ctx.app.services.templates.listStyles(pageQuery(args));
+      return services(ctx).templates.listStyles(pageQuery(args));
     },
   }),
   captionTemplates: t.field({
@@ -47,7 +49,7 @@ builder.queryFields((t) => ({
     args: pageArgs(t),
     resolve: (_r, args, ctx) => {
       principalOf(ctx);
-      return ctx.app.services.templates.listCaptionTemplates(pageQuery(args));
+      return services(ctx).templates.listCaptionTemplates(pageQuery(args));
     },
   }),
 }));

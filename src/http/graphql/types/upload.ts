@@ -1,10 +1,12 @@
 import type { PresignedUpload, Upload } from '../../../services/uploads.ts';
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { notFoundAsNull } from './visibility.ts';
+
+const services = servicesFor('uploads');
 
 // The bytes of an upload go to POST /api/v1/uploads (GraphQL is JSON); here the team's uploads are
 // read, and with S3 storage a presigned upload is asked for and completed.
@@ -39,13 +41,13 @@ builder.queryFields((t) => ({
     type: UploadPage,
     description: "The team's uploads, newest first",
     args: pageArgs(t),
-    resolve: (_r, args, ctx) => ctx.app.services.uploads.list(principalOf(ctx), pageQuery(args)),
+    resolve: (_r, args, ctx) => services(ctx).uploads.list(principalOf(ctx), pageQuery(args)),
   }),
   upload: t.field({
     type: UploadRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => notFoundAsNull(() => ctx.app.services.uploads.get(principalOf(ctx), String(id))),
+    resolve: (_r, { id }, ctx) => notFoundAsNull(() => services(ctx).uploads.get(principalOf(ctx), String(id))),
   }),
 }));
 
@@ -57,7 +59,7 @@ builder.mutationFields((t) => ({
     args: { contentType: t.arg.string({ required: true }), size: t.arg.int({ required: true }), idempotencyKey: t.arg.string() },
     resolve: async (_r, { contentType, size, idempotencyKey }, ctx) =>
       unwrapOutcome<PresignedUpload>(
-        await ctx.app.services.uploads.presign(principalOf(ctx), { content_type: contentType, size }, idempotencyFor('createPresignedUpload', idempotencyKey)),
+        await services(ctx).uploads.presign(principalOf(ctx), { content_type: contentType, size }, idempotencyFor('createPresignedUpload', idempotencyKey)),
       ),
   }),
   completeUpload: t.field({
@@ -65,6 +67,6 @@ builder.mutationFields((t) => ({
     errors: errorTypes,
     description: "Checks a presigned upload's bytes (size and type); a mismatch deletes it (validation_error)",
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => ctx.app.services.uploads.complete(principalOf(ctx), String(id)),
+    resolve: (_r, { id }, ctx) => services(ctx).uploads.complete(principalOf(ctx), String(id)),
   }),
 }));

@@ -3,12 +3,14 @@ import type { Voice } from '../../../services/voices.ts';
 import { speechToSpeechInput, textToSpeechInput } from '../../../domain/voiceover-inputs.ts';
 import { builder } from '../builder.ts';
 import { quoteField } from './quote.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
 import { notFoundAsNull } from './visibility.ts';
 import { enumNamesAcross, inputTypeFromZod } from './zod-inputs.ts';
+
+const services = servicesFor('voices', 'voiceovers');
 
 export const VoiceRef = builder.objectRef<Voice>('Voice').implement({
   description: 'A catalogue voice; its id is the `voice_id` of voiceovers and talking avatars',
@@ -72,14 +74,14 @@ builder.queryFields((t) => ({
       principalOf(ctx);
       const query: Record<string, string> = pageQuery(args);
       for (const f of FILTERS) if (typeof args[f] === 'string') query[f] = args[f];
-      return ctx.app.services.voices.list(query);
+      return services(ctx).voices.list(query);
     },
   }),
   voiceover: t.field({
     type: VoiceoverRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => notFoundAsNull(() => ctx.app.services.voiceovers.get(principalOf(ctx), String(id))),
+    resolve: (_r, { id }, ctx) => notFoundAsNull(() => services(ctx).voiceovers.get(principalOf(ctx), String(id))),
   }),
 }));
 
@@ -93,7 +95,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: TextToSpeechInput as never, required: true }), idempotencyKey: t.arg.string() },
     resolve: async (_r, { input, idempotencyKey }, ctx) =>
       unwrapOutcome<Voiceover>(
-        await ctx.app.services.voiceovers.textToSpeech(principalOf(ctx), compact(input), idempotencyFor('createTextToSpeech', idempotencyKey)),
+        await services(ctx).voiceovers.textToSpeech(principalOf(ctx), compact(input), idempotencyFor('createTextToSpeech', idempotencyKey)),
       ),
   }),
   createSpeechToSpeech: t.field({
@@ -102,7 +104,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: SpeechToSpeechInput as never, required: true }), idempotencyKey: t.arg.string() },
     resolve: async (_r, { input, idempotencyKey }, ctx) =>
       unwrapOutcome<Voiceover>(
-        await ctx.app.services.voiceovers.speechToSpeech(principalOf(ctx), compact(input), idempotencyFor('createSpeechToSpeech', idempotencyKey)),
+        await services(ctx).voiceovers.speechToSpeech(principalOf(ctx), compact(input), idempotencyFor('createSpeechToSpeech', idempotencyKey)),
       ),
   }),
 }));

@@ -1,8 +1,10 @@
 import { builder } from '../builder.ts';
-import { principalOf } from '../context.ts';
+import { principalOf, servicesFor } from '../context.ts';
 import { errorTypes } from './errors.ts';
 import { WebhookDeliveryRef } from './generation.ts';
 import { pageArgs, pageOf, pageQuery } from './paging.ts';
+
+const services = servicesFor('webhooks');
 
 export const WebhookDeliveryPageRef = pageOf('WebhookDeliveryPage', WebhookDeliveryRef);
 
@@ -13,7 +15,7 @@ builder.queryFields((t) => ({
     description: "The calling key's webhook attempts, newest first (the same as GET /webhooks/deliveries)",
     args: { ...pageArgs(t), generation_id: t.arg.id(), outcome: t.arg.string({ description: 'succeeded or failed' }) },
     resolve: (_r, args, ctx) =>
-      ctx.app.services.webhooks.list(principalOf(ctx), {
+      services(ctx).webhooks.list(principalOf(ctx), {
         ...pageQuery(args),
         ...(args.generation_id != null ? { generation_id: String(args.generation_id) } : {}),
         ...(args.outcome != null ? { outcome: args.outcome } : {}),
@@ -27,12 +29,12 @@ builder.mutationFields((t) => ({
     errors: errorTypes,
     description: 'A recorded attempt sent again: same body and event id, new timestamp and signature',
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => ctx.app.services.webhooks.redeliver(principalOf(ctx), String(id)),
+    resolve: (_r, { id }, ctx) => services(ctx).webhooks.redeliver(principalOf(ctx), String(id)),
   }),
   sendTestWebhook: t.field({
     type: WebhookDeliveryRef,
     errors: errorTypes,
     description: "A signed webhook.test event to the calling key's webhook URL",
-    resolve: (_r, _a, ctx) => ctx.app.services.webhooks.sendTest(principalOf(ctx)),
+    resolve: (_r, _a, ctx) => services(ctx).webhooks.sendTest(principalOf(ctx)),
   }),
 }));

@@ -1,7 +1,9 @@
 import { ledgerQuery } from '../../../services/credits.ts';
 import { creditBalanceSchema, ledgerLineSchema, page } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
 import { z } from 'zod';
+
+const route = routeUsing('credits', 'storageUsage');
 
 const storageUsageSchema = z
   .object({

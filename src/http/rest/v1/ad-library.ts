@@ -2,7 +2,9 @@ import { pageQuery } from '../../../domain/inputs.ts';
 import { scrapeInput } from '../../../services/ad-library/scrape.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
 import { adLibraryBrandSchema, adListItemSchema, adSchema, idParams, page, scrapeExisting, scrapeJobSchema, scrapeStarted } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
+
+const route = routeUsing('adLibrary', 'adLibraryScraper');
 
 const tag = 'Ad library';
 

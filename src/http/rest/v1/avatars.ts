@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { customAvatarCreate } from '../../../domain/inputs.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
 import { customAvatarSchema, idParams, platformAvatarSchema } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
+
+const route = routeUsing('avatars');
 
 const tag = 'Avatars';
 

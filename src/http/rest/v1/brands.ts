@@ -1,6 +1,8 @@
 import { pageQuery } from '../../../domain/inputs.ts';
 import { brandSchema, idParams, page } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
+
+const route = routeUsing('brands');
 
 const tag = 'Brands';
 

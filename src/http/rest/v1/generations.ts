@@ -4,7 +4,9 @@ import { GENERATION_OPERATION_TABLE, restDescription, restTag } from '../../../d
 import { generationListQuery } from '../../../services/generations/read.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
 import { captionTemplateSchema, generationCreated, generationSchema, generationSummarySchema, idParams, page, styleSchema } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
+
+const route = routeUsing('generationCreator', 'generationReader', 'generationCanceller', 'generationDeleter', 'templates');
 
 export const generationRoutes = [
   // The create endpoints, one per entry of the operation table (their quotes mirror them under /quotes).

@@ -2,7 +2,9 @@ import { productCreate, pageQuery } from '../../../domain/inputs.ts';
 import type { Product } from '../../../services/products.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
 import { idParams, page, productCreated, productSchema } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
+
+const route = routeUsing('products');
 
 // The spec's create response names the image field image_path.
 const asCreated = ({ image_url, ...rest }: Product) => ({ ...rest, image_path: image_url });

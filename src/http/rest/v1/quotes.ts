@@ -4,8 +4,10 @@ import { quoteRateCost, type Quotable } from '../../../services/quotes.ts';
 import type { z } from 'zod';
 import type { ErrorCode } from '../../../domain/errors.ts';
 import { quoteSchema } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
 import { voiceRoutes } from './voices.ts';
+
+const route = routeUsing('quotes');
 
 // POST /quotes/<a create's path>: exactly that create's body, checked and priced, nothing stored.
 const exampleOf = (path: string) => voiceRoutes.find((r) => r.path === path)?.example;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { Services } from '../../../app.ts';
+import type { Services } from '../../../service-factories.ts';
 import type { ErrorCode } from '../../../domain/errors.ts';
 import { REQUEST_COST } from '../../../domain/rate-limit.ts';
 
@@ -30,27 +30,40 @@ export interface RouteDoc {
   otherBodies?: Record<string, { schema: Record<string, unknown>; description?: string }>;
 }
 
-export interface Route extends RouteDoc {
-  handler: (services: Services, request: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply) => unknown;
+export interface Route<K extends keyof Services = keyof Services> extends RouteDoc {
+  /** The services its handler is given, and so the only ones it can call. */
+  uses: readonly K[];
+  handler: (services: Pick<Services, K>, request: FastifyRequest<{ Params: Record<string, string> }>, reply: FastifyReply) => unknown;
   /** A route that reads other bodies than JSON: its own scope, given its parsers and its body limit here. */
-  bodies?: (scope: FastifyInstance, services: Services) => { bodyLimit: number };
+  bodies?: (scope: FastifyInstance, services: Pick<Services, K>) => { bodyLimit: number };
 }
 
-/** A route of /api/v1: its document and its handler in one place, so the two cannot drift. */
-export const route = (r: Route): Route => r;
+/**
+ * The `route` of a module whose handlers call these services and no other: a route of /api/v1,
+ * its document and its handler in one place, so the two cannot drift.
+ */
+export function routeUsing<K extends keyof Services>(...uses: K[]) {
+  return (r: Omit<Route<K>, 'uses'>): Route<K> => ({ ...r, uses });
+}
 
-/** Registers routes, their handlers given the services. */
-export function mount(scope: FastifyInstance, services: Services, routes: readonly Route[]): void {
-  for (const r of routes) {
-    const cost = REQUEST_COST[r.cost ?? (r.method === 'GET' ? 'read' : 'write')];
-    if (r.bodies) {
-      const bodies = r.bodies;
-      scope.register(async (own) => {
-        const { bodyLimit } = bodies(own, services);
-        own.route<{ Params: Record<string, string> }>({ method: r.method, url: r.path, bodyLimit, config: { cost }, handler: (request, reply) => r.handler(services, request, reply) });
-      });
-      continue;
-    }
-    scope.route<{ Params: Record<string, string> }>({ method: r.method, url: r.path, config: { cost }, handler: (request, reply) => r.handler(services, request, reply) });
+const pick = <K extends keyof Services>(services: Services, keys: readonly K[]): Pick<Services, K> =>
+  Object.fromEntries(keys.map((k) => [k, services[k]])) as Pick<Services, K>;
+
+function mountOne<K extends keyof Services>(scope: FastifyInstance, services: Services, r: Route<K>): void {
+  const given = pick(services, r.uses);
+  const cost = REQUEST_COST[r.cost ?? (r.method === 'GET' ? 'read' : 'write')];
+  if (r.bodies) {
+    const bodies = r.bodies;
+    scope.register(async (own) => {
+      const { bodyLimit } = bodies(own, given);
+      own.route<{ Params: Record<string, string> }>({ method: r.method, url: r.path, bodyLimit, config: { cost }, handler: (request, reply) => r.handler(given, request, reply) });
+    });
+    return;
   }
+  scope.route<{ Params: Record<string, string> }>({ method: r.method, url: r.path, config: { cost }, handler: (request, reply) => r.handler(given, request, reply) });
+}
+
+/** Registers routes, each handler given only the services its module uses. */
+export function mount(scope: FastifyInstance, services: Services, routes: readonly Route[]): void {
+  for (const r of routes) mountOne(scope, services, r);
 }

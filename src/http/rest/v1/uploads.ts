@@ -5,7 +5,9 @@ import { pageQuery } from '../../../domain/inputs.ts';
 import { presignRequest } from '../../../services/uploads.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
 import { idParams, page } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
+
+const route = routeUsing('uploads');
 
 const tag = 'Uploads';
 

@@ -1,7 +1,9 @@
 import { speechToSpeechInput, textToSpeechInput, voicesQuery } from '../../../domain/voiceover-inputs.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
 import { page, voiceoverSchema, voiceSchema } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
+
+const route = routeUsing('voices', 'voiceovers');
 
 const tag = 'Voiceovers';
 

@@ -1,6 +1,8 @@
 import { deliveriesQuery } from '../../../services/webhooks.ts';
 import { idParams, page, webhookDeliverySchema } from './responses.ts';
-import { route } from './route.ts';
+import { routeUsing } from './route.ts';
+
+const route = routeUsing('webhooks');
 
 const tag = 'Webhooks';
 
