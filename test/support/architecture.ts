@@ -103,8 +103,8 @@ function ruleFor(layer: string, file: string, imp: Import): string | undefined {
       if (isTransport(t) || t.startsWith('src/adapters/') || t === 'src/app.ts') return 'a repository imports only db, domain, event channels and other repositories';
       return undefined;
     case 'db':
-      if (isLocal(t) && !t.startsWith('src/db/') && !t.startsWith('src/domain/') && !t.startsWith('src/adapters/net/') && t !== 'src/config.ts') {
-        return 'the database module imports only db, domain, config and network helpers';
+      if (isLocal(t) && !t.startsWith('src/db/') && !t.startsWith('src/domain/') && t !== 'src/config.ts') {
+        return 'the database module imports only db, domain and config';
       }
       return undefined;
     case 'adapters':

@@ -46,6 +46,7 @@ describe('the check fails on each kind of planted violation', () => {
     ['metrics that read a repository', { 'src/observability/x.ts': "import type { JobCounts } from '../repositories/jobs.ts';\n" }, 'src/observability/x.ts: observability imports only its own files and the domain'],
     ['tracing that imports a service', { 'src/observability/x.ts': "import { createTeamService } from '../services/teams.ts';\n" }, 'src/observability/x.ts: observability imports only its own files and the domain'],
     ['observability that imports a transport', { 'src/observability/x.ts': "import { startHttpServer } from '../http/server.ts';\n" }, 'src/observability/x.ts: observability imports only its own files and the domain'],
+    ['the database module that imports an adapter', { 'src/db/x.ts': "import { freeRead } from '../adapters/net/free-read.ts';\n" }, 'src/db/x.ts: the database module imports only db, domain and config'],
     ['an adapter that imports a service', { 'src/adapters/x/y.ts': "import { createTeamService } from '../../services/teams.ts';\n" }, 'src/adapters/x/y.ts: an outbound adapter never imports'],
   ])('%s', (_what, files, expected) => {
     const found = plant(files);
