@@ -116,4 +116,3 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
     },
   };
 }
-export type AvatarService = ReturnType<typeof createAvatarService>;

@@ -102,4 +102,3 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
     },
   };
 }
-export type ProductService = ReturnType<typeof createProductService>;
