@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../domain/errors.ts';
 import { customAvatarCreate } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { AvatarRow } from '../db/types.ts';
@@ -12,8 +11,8 @@ import {
   listPlatformAvatars,
 } from '../repositories/avatars.ts';
 import type { Deps, Principal } from './context.ts';
-import { isForeignKeyViolation, requireUuid } from './ids.ts';
-import { storeThenInsert } from './stored-image.ts';
+import { requireUuid } from './ids.ts';
+import { deleteThenUnstore, storeThenInsert } from './stored-image.ts';
 import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
 
 export interface PlatformAvatar {
@@ -102,17 +101,11 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
     },
 
     async removeCustom(p: Principal, id: unknown): Promise<void> {
-      let row: AvatarRow | undefined;
-      try {
-        row = await deleteCustomAvatar(db, p.teamId, requireUuid(id));
-      } catch (e) {
-        if (isForeignKeyViolation(e)) {
-          throw new AppError('conflict', 'Custom avatar is used by one or more video generations');
-        }
-        throw e;
-      }
-      if (!row) throw new AppError('not_found', 'Custom avatar not found');
-      await storage.delete(row.image_key).catch((e: unknown) => log.warn({ err: e, image_key: row.image_key }, 'orphaned avatar image'));
+      await deleteThenUnstore({ storage, log }, () => deleteCustomAvatar(db, p.teamId, requireUuid(id)), {
+        inUse: 'Custom avatar is used by one or more video generations',
+        notFound: 'Custom avatar not found',
+        what: 'avatar',
+      });
     },
   };
 }

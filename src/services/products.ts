@@ -6,9 +6,9 @@ import type { Storage } from '../adapters/storage/storage.ts';
 import type { ProductRow } from '../db/types.ts';
 import { deleteProduct, findProduct, findProductsByIds, insertProduct, listProducts } from '../repositories/products.ts';
 import type { Deps, Principal } from './context.ts';
-import { isForeignKeyViolation, requireUuid } from './ids.ts';
+import { requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
-import { storeThenInsert } from './stored-image.ts';
+import { deleteThenUnstore, storeThenInsert } from './stored-image.ts';
 import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
 
 export interface Product {
@@ -88,17 +88,11 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
     },
 
     async remove(p: Principal, id: unknown): Promise<void> {
-      let row: ProductRow | undefined;
-      try {
-        row = await deleteProduct(db, p.teamId, requireUuid(id));
-      } catch (e) {
-        if (isForeignKeyViolation(e)) {
-          throw new AppError('conflict', 'Product has associated generations; delete those first');
-        }
-        throw e;
-      }
-      if (!row) throw new AppError('not_found', 'Product not found');
-      await storage.delete(row.image_key).catch((e: unknown) => log.warn({ err: e, image_key: row.image_key }, 'orphaned product image'));
+      await deleteThenUnstore({ storage, log }, () => deleteProduct(db, p.teamId, requireUuid(id)), {
+        inUse: 'Product has associated generations; delete those first',
+        notFound: 'Product not found',
+        what: 'product',
+      });
     },
   };
 }
