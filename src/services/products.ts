@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.ts';
 import { pageQuery, productCreate } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
@@ -8,8 +7,8 @@ import { deleteProduct, findProduct, findProductsByIds, insertProduct, listProdu
 import type { Deps, Principal } from './context.ts';
 import { requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
-import { deleteThenUnstore, storeThenInsert } from './stored-image.ts';
-import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
+import { createWithImage, deleteThenUnstore } from './stored-image.ts';
+import type { IdempotencyRequest, RecordedOutcome } from './idempotency.ts';
 
 export interface Product {
   id: string;
@@ -59,32 +58,22 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
     /** The image is fetched and stored before the row exists; the row and the idempotent response commit together. */
     async create(p: Principal, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const input = parseInput(productCreate, body);
-      const image = await fetchImage(input.image_url, 'image_url', p.teamId);
-      const id = randomUUID();
-      const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
-      return storeThenInsert(
-        storage,
-        `products/${p.teamId}/${id}`,
-        image,
-        (imageKey, imageBytes) =>
-          runIdempotent(db, scope, requestHash(body), async (trx) => {
-            const row = await insertProduct(trx, {
-              id,
-              team_id: p.teamId,
-              name: input.name,
-              description: input.description,
-              category: input.category,
-              image_key: imageKey,
-              image_bytes: imageBytes,
-              image_source_url: input.image_url,
-              price: input.price ?? null,
-              currency: input.currency,
-              link: input.link ?? null,
-            });
-            return { status: 201, body: await view(row) };
-          }),
-        (outcome) => !outcome.replayed,
-      );
+      return createWithImage({ db, storage, fetchImage }, p, { body, idem, imageUrl: input.image_url, folder: 'products' }, async (trx, { id, imageKey, imageBytes }) => {
+        const row = await insertProduct(trx, {
+          id,
+          team_id: p.teamId,
+          name: input.name,
+          description: input.description,
+          category: input.category,
+          image_key: imageKey,
+          image_bytes: imageBytes,
+          image_source_url: input.image_url,
+          price: input.price ?? null,
+          currency: input.currency,
+          link: input.link ?? null,
+        });
+        return { status: 201, body: await view(row) };
+      });
     },
 
     async remove(p: Principal, id: unknown): Promise<void> {
