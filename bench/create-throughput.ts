@@ -21,7 +21,7 @@ import { digestApiKey } from '../src/domain/api-keys.ts';
 import { startHttpServer, type HttpServer } from '../src/http/server.ts';
 import { loadTls } from '../src/http/tls.ts';
 import { createLogger } from '../src/log.ts';
-import { freePort } from '../src/adapters/net/ports.ts';
+import { freePort } from '../src/db/ports.ts';
 import { createAuthService } from '../src/services/auth.ts';
 import { httpLoad, type LoadJob } from './http-load.ts';
 import { createLegacyCreator } from './legacy-create.ts';

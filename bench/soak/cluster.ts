@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort } from '../../src/adapters/net/ports.ts';
+import { freePort } from '../../src/db/ports.ts';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '../../src/db/embedded.ts';
 import { spawnCli, type LongRunning } from '../../test/support/cli-run.ts';
 

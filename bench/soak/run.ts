@@ -77,7 +77,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
       METRICS_PORT: '0',
     };
     const nodes = createNodes(env);
-    const { freePort } = await import('../../src/adapters/net/ports.ts');
+    const { freePort } = await import('../../src/db/ports.ts');
     nodes.add('api-1', 'serve', await freePort());
     nodes.add('api-2', 'serve', await freePort());
     nodes.add('worker-1', 'worker');

@@ -7,7 +7,7 @@ import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { startHttpServer, type HttpServer } from '../../src/http/server.ts';
 import { loadTls } from '../../src/http/tls.ts';
 import { createLogger } from '../../src/log.ts';
-import { freePort } from '../../src/adapters/net/ports.ts';
+import { freePort } from '../../src/db/ports.ts';
 
 export interface BenchService {
   app: App;

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
-import { freePort, portIsFree } from '../adapters/net/ports.ts';
+import { freePort, portIsFree } from './ports.ts';
 import { initdb, packagedBinaries, startServer, type RunningServer, type ServerOptions } from './postgres-server.ts';
 import { exists, postgresUser, reachableBinaries, reachableDataDir, runningAsRoot } from './postgres-user.ts';
 

@@ -59,6 +59,13 @@ const queryInt = (min: number, max: number, dflt: number) =>
     // As a document states a query integer (the text of one is what arrives).
     .meta({ type: 'integer', minimum: min, maximum: max, default: dflt, pattern: undefined });
 
+/** A query's point in time: an ISO 8601 date-time with its offset, read as a Date. */
+export const instant = z.iso
+  .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' })
+  .refine((s) => s.length <= 64, 'must be at most 64 characters')
+  .meta({ maxLength: 64 })
+  .transform((s) => new Date(s));
+
 export const pageQuery = z.object({
   limit: queryInt(1, 100, 20),
   offset: queryInt(0, 1_000_000_000, 0),

@@ -15,8 +15,6 @@ export const STANDARD_WEBHOOK_HEADERS = {
   signature: 'webhook-signature',
 } as const;
 
-export type WebhookEvent = 'generation.completed' | 'generation.failed';
-
 export interface GenerationCompletedBody {
   event: 'generation.completed';
   generation_id: string;

@@ -26,8 +26,3 @@ export function subscribeGenerationEvents(
       isGenerationEvent(p) && p.team_id === teamId && (generationId === undefined || p.id === generationId),
   );
 }
-
-/** For tests and code outside a transaction; inside one, use notifyGenerationChanged so it commits with the row. */
-export function publishGenerationEvent(bus: EventBus, event: GenerationEvent): Promise<void> {
-  return bus.publish(GENERATION_EVENTS_CHANNEL, { id: event.id, team_id: event.team_id, status: event.status });
-}

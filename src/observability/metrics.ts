@@ -1,14 +1,17 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type pg from 'pg';
-import type { JobCounts } from '../repositories/jobs.ts';
+
+/** One task's jobs as the queue gauges show them; the caller reads them (repositories/jobs.ts jobCountsByTask). */
+type JobCounts = { task: string; queued: number; running: number; failed: number; oldest_queued_seconds: number };
 
 /**
  * Every Prometheus metric of a process, in its own registry (several apps in one test process
  * never share one). Counters count what this process did; gauges read the shared state (the job
- * queue, the pool) when scraped, so every process reports the same queue.
+ * queue, the pool) when scraped, so every process reports the same queue. It imports no layer:
+ * the caller hands it the functions that read the shared state.
  */
 export function createMetrics(sources: {
-  pool: pg.Pool;
+  /** The pool's counts (a pg Pool). */
+  pool: { totalCount: number; idleCount: number; waitingCount: number };
   jobCounts: () => Promise<JobCounts[]>;
   breakers: () => Promise<{ provider: string; open: boolean }[]>;
   /** Subscriptions open on this process's event bus. */

@@ -16,20 +16,12 @@ export interface AuditInsert {
   user_agent: string | null;
 }
 
-export interface AuditRow {
+/** A line as read: what was written, with the person's email and the key's hint and name as they are now. */
+export interface AuditRow extends AuditInsert {
   id: string;
-  team_id: string;
-  action: string;
-  detail: Record<string, unknown>;
-  actor_kind: 'user' | 'api_key' | 'operator';
-  actor_user_id: string | null;
   actor_email: string | null;
-  actor_key_id: string | null;
   actor_key_hint: string | null;
   actor_key_name: string | null;
-  actor_name: string | null;
-  ip: string | null;
-  user_agent: string | null;
   created_at: Date;
 }
 

@@ -63,10 +63,6 @@ export async function useSignInLink(db: Db, digest: Buffer): Promise<string | un
   return row?.user_id;
 }
 
-export async function recordSignInFailure(db: Db, f: { email: string; ip: string }): Promise<void> {
-  await db.insertInto('sign_in_failures').values(f).execute();
-}
-
 /** Failures in the window for this address and this client, and when the oldest of each leaves it. */
 export async function countSignInFailures(
   db: Db,

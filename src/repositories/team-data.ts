@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { GenerationRow } from '../db/types.ts';
+import type { LedgerLine } from './ledger.ts';
 
 // A team's data as a whole: what its export reads and what its deletion removes. Tables added
 // after this file (uploads, team_exports, teams.deleted_at) are reached through SQL text, so the
@@ -112,20 +113,9 @@ export async function teamGenerationsAfter(db: Db, teamId: string, afterId: stri
   return q.orderBy('id').limit(limit).execute();
 }
 
-export interface LedgerExportLine {
-  id: string;
-  kind: string;
-  amount: number;
-  subject_type: string | null;
-  subject_id: string | null;
-  note: string | null;
-  created_at: Date;
-  used_after: number;
-}
-
-/** The ledger oldest first, each line with the credits used after it (as GET /account/ledger shows it). */
-export async function ledgerLinesAfter(db: Db, teamId: string, afterId: number, limit: number): Promise<LedgerExportLine[]> {
-  const { rows } = await sql<LedgerExportLine>`
+/** The ledger oldest first, each line with the credits used after it (the lines GET /account/ledger shows). */
+export async function ledgerLinesAfter(db: Db, teamId: string, afterId: number, limit: number): Promise<LedgerLine[]> {
+  const { rows } = await sql<LedgerLine>`
     select * from (
       select id::text, kind, amount, subject_type, subject_id, note, created_at, (sum(amount) over (order by id))::int as used_after
       from credit_ledger where team_id = ${teamId}

@@ -141,4 +141,3 @@ export function createAuditService({ db, config }: Pick<Deps, 'db'> & { config: 
     purge: (now = new Date()): Promise<number> => purgeAuditLines(db, new Date(now.getTime() - config.auditRetentionDays * 86_400_000)),
   };
 }
-export type AuditService = ReturnType<typeof createAuditService>;

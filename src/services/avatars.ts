@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { AppError } from '../domain/errors.ts';
 import { customAvatarCreate } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { AvatarRow } from '../db/types.ts';
@@ -12,9 +10,9 @@ import {
   listPlatformAvatars,
 } from '../repositories/avatars.ts';
 import type { Deps, Principal } from './context.ts';
-import { isForeignKeyViolation, requireUuid } from './ids.ts';
-import { storeThenInsert } from './stored-image.ts';
-import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
+import { requireUuid } from './ids.ts';
+import { createWithImage, deleteThenUnstore } from './stored-image.ts';
+import type { IdempotencyRequest, RecordedOutcome } from './idempotency.ts';
 
 export interface PlatformAvatar {
   id: string;
@@ -74,46 +72,29 @@ export function createAvatarService({ db, storage, fetchImage, log }: Pick<Deps,
 
     async createCustom(p: Principal, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const input = parseInput(customAvatarCreate, body);
-      const image = await fetchImage(input.image_url, 'image_url', p.teamId);
-      const id = randomUUID();
-      const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
-      return storeThenInsert(
-        storage,
-        `avatars/${p.teamId}/${id}`,
-        image,
-        (imageKey, imageBytes) =>
-          runIdempotent(db, scope, requestHash(body), async (trx) => {
-            const row = await insertAvatar(trx, {
-              id,
-              team_id: p.teamId,
-              avatar_type: 'custom',
-              name: input.name,
-              description: input.description ?? null,
-              gender: input.gender ?? null,
-              age_group: input.age_group ?? null,
-              image_key: imageKey,
-              image_bytes: imageBytes,
-              image_source_url: input.image_url,
-            });
-            return { status: 201, body: await customView(row) };
-          }),
-        (outcome) => !outcome.replayed,
-      );
+      return createWithImage({ db, storage, fetchImage }, p, { body, idem, imageUrl: input.image_url, folder: 'avatars' }, async (trx, { id, imageKey, imageBytes }) => {
+        const row = await insertAvatar(trx, {
+          id,
+          team_id: p.teamId,
+          avatar_type: 'custom',
+          name: input.name,
+          description: input.description ?? null,
+          gender: input.gender ?? null,
+          age_group: input.age_group ?? null,
+          image_key: imageKey,
+          image_bytes: imageBytes,
+          image_source_url: input.image_url,
+        });
+        return { status: 201, body: await customView(row) };
+      });
     },
 
     async removeCustom(p: Principal, id: unknown): Promise<void> {
-      let row: AvatarRow | undefined;
-      try {
-        row = await deleteCustomAvatar(db, p.teamId, requireUuid(id));
-      } catch (e) {
-        if (isForeignKeyViolation(e)) {
-          throw new AppError('conflict', 'Custom avatar is used by one or more video generations');
-        }
-        throw e;
-      }
-      if (!row) throw new AppError('not_found', 'Custom avatar not found');
-      await storage.delete(row.image_key).catch((e: unknown) => log.warn({ err: e, image_key: row.image_key }, 'orphaned avatar image'));
+      await deleteThenUnstore({ storage, log }, () => deleteCustomAvatar(db, p.teamId, requireUuid(id)), {
+        inUse: 'Custom avatar is used by one or more video generations',
+        notFound: 'Custom avatar not found',
+        what: 'avatar',
+      });
     },
   };
 }
-export type AvatarService = ReturnType<typeof createAvatarService>;

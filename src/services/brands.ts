@@ -76,4 +76,3 @@ export function createBrandService({ db }: Pick<Deps, 'db'>) {
     },
   };
 }
-export type BrandService = ReturnType<typeof createBrandService>;

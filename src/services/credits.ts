@@ -1,6 +1,6 @@
 import { AppError } from '../domain/errors.ts';
 import { z } from 'zod';
-import { creditsLimit, pageQuery, uuid } from '../domain/inputs.ts';
+import { creditsLimit, instant, pageQuery, uuid } from '../domain/inputs.ts';
 import { paginated, type Paginated } from './paging.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { Team } from '../db/types.ts';
@@ -30,12 +30,6 @@ export function balanceOf(team: Pick<Team, 'credits_used' | 'credits_limit'>): C
     credits_remaining: team.credits_limit - team.credits_used,
   };
 }
-
-const instant = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' })
-  .refine((s) => s.length <= 64, 'must be at most 64 characters')
-  .meta({ maxLength: 64 })
-  .transform((s) => new Date(s));
 
 export const ledgerQuery = pageQuery.extend({
   generation_id: uuid.optional(),

@@ -117,4 +117,3 @@ export function createMemberService({ db, config }: Pick<Deps, 'db' | 'config'>)
     },
   };
 }
-export type MemberService = ReturnType<typeof createMemberService>;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { AppError } from '../domain/errors.ts';
 import { pageQuery, productCreate } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
@@ -6,10 +5,10 @@ import type { Storage } from '../adapters/storage/storage.ts';
 import type { ProductRow } from '../db/types.ts';
 import { deleteProduct, findProduct, findProductsByIds, insertProduct, listProducts } from '../repositories/products.ts';
 import type { Deps, Principal } from './context.ts';
-import { isForeignKeyViolation, requireUuid } from './ids.ts';
+import { requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
-import { storeThenInsert } from './stored-image.ts';
-import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
+import { createWithImage, deleteThenUnstore } from './stored-image.ts';
+import type { IdempotencyRequest, RecordedOutcome } from './idempotency.ts';
 
 export interface Product {
   id: string;
@@ -59,47 +58,30 @@ export function createProductService({ db, storage, fetchImage, log }: Pick<Deps
     /** The image is fetched and stored before the row exists; the row and the idempotent response commit together. */
     async create(p: Principal, body: unknown, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
       const input = parseInput(productCreate, body);
-      const image = await fetchImage(input.image_url, 'image_url', p.teamId);
-      const id = randomUUID();
-      const scope = idem ? { teamId: p.teamId, ...idem } : undefined;
-      return storeThenInsert(
-        storage,
-        `products/${p.teamId}/${id}`,
-        image,
-        (imageKey, imageBytes) =>
-          runIdempotent(db, scope, requestHash(body), async (trx) => {
-            const row = await insertProduct(trx, {
-              id,
-              team_id: p.teamId,
-              name: input.name,
-              description: input.description,
-              category: input.category,
-              image_key: imageKey,
-              image_bytes: imageBytes,
-              image_source_url: input.image_url,
-              price: input.price ?? null,
-              currency: input.currency,
-              link: input.link ?? null,
-            });
-            return { status: 201, body: await view(row) };
-          }),
-        (outcome) => !outcome.replayed,
-      );
+      return createWithImage({ db, storage, fetchImage }, p, { body, idem, imageUrl: input.image_url, folder: 'products' }, async (trx, { id, imageKey, imageBytes }) => {
+        const row = await insertProduct(trx, {
+          id,
+          team_id: p.teamId,
+          name: input.name,
+          description: input.description,
+          category: input.category,
+          image_key: imageKey,
+          image_bytes: imageBytes,
+          image_source_url: input.image_url,
+          price: input.price ?? null,
+          currency: input.currency,
+          link: input.link ?? null,
+        });
+        return { status: 201, body: await view(row) };
+      });
     },
 
     async remove(p: Principal, id: unknown): Promise<void> {
-      let row: ProductRow | undefined;
-      try {
-        row = await deleteProduct(db, p.teamId, requireUuid(id));
-      } catch (e) {
-        if (isForeignKeyViolation(e)) {
-          throw new AppError('conflict', 'Product has associated generations; delete those first');
-        }
-        throw e;
-      }
-      if (!row) throw new AppError('not_found', 'Product not found');
-      await storage.delete(row.image_key).catch((e: unknown) => log.warn({ err: e, image_key: row.image_key }, 'orphaned product image'));
+      await deleteThenUnstore({ storage, log }, () => deleteProduct(db, p.teamId, requireUuid(id)), {
+        inUse: 'Product has associated generations; delete those first',
+        notFound: 'Product not found',
+        what: 'product',
+      });
     },
   };
 }
-export type ProductService = ReturnType<typeof createProductService>;

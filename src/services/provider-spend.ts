@@ -145,4 +145,3 @@ export function createProviderSpend(deps: SpendDeps) {
     },
   };
 }
-export type ProviderSpend = ReturnType<typeof createProviderSpend>;

@@ -3,8 +3,6 @@ import { AppError } from '../domain/errors.ts';
 import { bucketDecision, bucketHeaders, takeTokens, type BucketDecision, type BucketRule, type BucketState } from '../domain/rate-limit.ts';
 import { drawFromBucket } from '../repositories/rate-buckets.ts';
 
-export type RateLimitStore = 'postgres' | 'memory';
-
 /**
  * Each API key's token bucket (DESIGN decision 5). `postgres` (the default): one bucket per key in
  * the database, drawn in one statement, so the limit holds across every API node. `memory`: the

@@ -60,4 +60,3 @@ export function createReadiness({ config, log }: Pick<Deps, 'config' | 'log'>, p
     },
   };
 }
-export type ReadinessService = ReturnType<typeof createReadiness>;

@@ -96,7 +96,6 @@ export function createStorageUsage({ db, config, storage }: Pick<Deps, 'db' | 'c
     teamIds: () => liveTeamIds(db),
   };
 }
-export type StorageUsageService = ReturnType<typeof createStorageUsage>;
 
 /**
  * Refuses (403 forbidden, naming the quota) when the team's tier has a quota and storing `upload`

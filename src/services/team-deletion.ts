@@ -171,4 +171,3 @@ export function createTeamDeleter(
   };
   return deleter;
 }
-export type TeamDeleter = ReturnType<typeof createTeamDeleter>;

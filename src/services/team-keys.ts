@@ -117,4 +117,3 @@ export function createTeamKeyService({ db }: Pick<Deps, 'db'>, teams: TeamServic
     },
   };
 }
-export type TeamKeyService = ReturnType<typeof createTeamKeyService>;

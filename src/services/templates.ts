@@ -19,4 +19,3 @@ export function createTemplateService({ db }: Pick<Deps, 'db'>) {
     },
   };
 }
-export type TemplateService = ReturnType<typeof createTemplateService>;

@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { sql } from 'kysely';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +126,19 @@ describe('POST /products', () => {
       expect(res.body.error.message).toMatch(message);
     }
     expect(host.hits.length).toBe(hitsBefore);
+  });
+
+  it('answers a repeated Idempotency-Key with the stored product, storing no second row and keeping no second file', async () => {
+    const files = async () => (await fs.readdir(path.join(svc.dataDir, 'files', 'products'), { recursive: true })).length;
+    const headers = { 'idempotency-key': 'mug-once' };
+    const first = await svc.api('POST', '/api/v1/products', { key: a.key, body: mug(), headers });
+    expect(first.status).toBe(201);
+    const [rows, stored] = [await productCount(), await files()];
+    const again = await svc.api('POST', '/api/v1/products', { key: a.key, body: mug(), headers });
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.id).toBe(first.body.id);
+    expect([await productCount(), await files()]).toEqual([rows, stored]);
   });
 
   it('normalises a lower-case ISO 4217 code and accepts price 0', async () => {

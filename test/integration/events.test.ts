@@ -3,11 +3,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDb, createPool, type Db } from '../../src/db/pool.ts';
 import { GENERATION_EVENTS_CHANNEL } from '../../src/events/channels.ts';
-import {
-  publishGenerationEvent,
-  subscribeGenerationEvents,
-  type GenerationEvent,
-} from '../../src/events/generation-events.ts';
+import { subscribeGenerationEvents, type GenerationEvent } from '../../src/events/generation-events.ts';
 import { createPgEventBus, type EventBus, type EventBusOptions, type EventSubscription } from '../../src/events/pg-events.ts';
 import { notifyGenerationChanged } from '../../src/repositories/notifications.ts';
 import { cloneTemplateDatabase } from '../support/database.ts';
@@ -133,20 +129,23 @@ describe('generation events', () => {
     const other = subscribeGenerationEvents(b, { teamId: 'team_b' });
     await Promise.all([team.ready, one.ready, other.ready]);
 
-    await publishGenerationEvent(a, ev('gen_1'));
-    await publishGenerationEvent(a, ev('gen_x', 'team_b'));
+    // Sent as the services send them: notifyGenerationChanged, which stamps when it was sent.
+    const notify = (e: GenerationEvent) => notifyGenerationChanged(db, e);
+    const received = (...args: Parameters<typeof ev>) => ({ ...ev(...args), at: expect.any(Number) });
+    await notify(ev('gen_1'));
+    await notify(ev('gen_x', 'team_b'));
     // Same id, other team: a generation-id filter never crosses teams.
-    await publishGenerationEvent(a, ev('gen_2', 'team_b'));
-    await publishGenerationEvent(a, ev('gen_2', 'team_a', 'failed'));
+    await notify(ev('gen_2', 'team_b'));
+    await notify(ev('gen_2', 'team_a', 'failed'));
     await a.publish(GENERATION_EVENTS_CHANNEL, { id: 'gen_malformed' });
-    await publishGenerationEvent(a, ev('gen_3'));
+    await notify(ev('gen_3'));
 
-    expect(await nextValue(team)).toEqual(ev('gen_1'));
-    expect(await nextValue(team)).toEqual(ev('gen_2', 'team_a', 'failed'));
-    expect(await nextValue(team)).toEqual(ev('gen_3'));
-    expect(await nextValue(one)).toEqual(ev('gen_2', 'team_a', 'failed'));
-    expect(await nextValue(other)).toEqual(ev('gen_x', 'team_b'));
-    expect(await nextValue(other)).toEqual(ev('gen_2', 'team_b'));
+    expect(await nextValue(team)).toEqual(received('gen_1'));
+    expect(await nextValue(team)).toEqual(received('gen_2', 'team_a', 'failed'));
+    expect(await nextValue(team)).toEqual(received('gen_3'));
+    expect(await nextValue(one)).toEqual(received('gen_2', 'team_a', 'failed'));
+    expect(await nextValue(other)).toEqual(received('gen_x', 'team_b'));
+    expect(await nextValue(other)).toEqual(received('gen_2', 'team_b'));
   });
 });
 

@@ -3,7 +3,7 @@ import { VOICES } from '../../src/domain/catalogue/voices.ts';
 import { EngineError } from '../../src/adapters/engines/engine.ts';
 import { createElevenLabsSpeechEngine, type ElevenLabsEngineOptions } from '../../src/adapters/engines/speech/elevenlabs.ts';
 import { createElevenLabsProbe, elevenLabsTargets, type ElevenLabsProbeOptions } from '../../src/adapters/engines/speech/elevenlabs-probe.ts';
-import { freePort } from '../../src/adapters/net/ports.ts';
+import { freePort } from '../support/net.ts';
 import { STS_SECONDS, TTS_SECONDS, startElevenLabsFake, type ElevenLabsFake, type FakeFailure } from '../support/elevenlabs-fake.ts';
 import { wavSeconds } from '../support/wav.ts';
 

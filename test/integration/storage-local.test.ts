@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/domain/errors.ts';
@@ -68,6 +69,17 @@ describe('local storage', () => {
     await storage.delete(key);
     expect(await storage.get(key)).toBeNull();
     await expect(storage.delete(key)).resolves.toBeUndefined();
+  });
+
+  it('stores a stream of the announced size, and refuses one of another size without leaving its bytes', async () => {
+    await storage.putStream!('exports/a.zip', Readable.from([Buffer.from('abc'), Buffer.from('de')]), 5, 'application/zip');
+    expect(await storage.get('exports/a.zip')).toEqual({ bytes: Buffer.from('abcde'), contentType: 'application/zip' });
+    await expect(storage.putStream!('exports/b.zip', Readable.from([Buffer.from('abc')]), 5, 'application/zip')).rejects.toMatchObject({
+      code: 'validation_error',
+      message: 'stored 3 bytes where 5 were announced',
+    });
+    expect(await storage.get('exports/b.zip')).toBeNull();
+    expect(await readdir(path.join(root, '.tmp')).catch(() => [])).toEqual([]);
   });
 
   it('keeps the content type the caller gave, whatever the extension says', async () => {

@@ -1,1 +1,1 @@
-export { freePort } from '../../src/adapters/net/ports.ts';
+export { freePort } from '../../src/db/ports.ts';

@@ -43,6 +43,10 @@ describe('the check fails on each kind of planted violation', () => {
     ['a task that calls a repository', { 'tasks/x.ts': "import { purgeRateLimitHits } from '../src/repositories/rate-limits.ts';\n" }, 'tasks/x.ts: a task imports only services, job contracts, domain, observability and other tasks'],
     ['a task that imports a transport', { 'tasks/x.ts': "import { startHttpServer } from '../src/http/server.ts';\n" }, 'tasks/x.ts: a task imports only services'],
     ['a task that reaches the database', { 'tasks/x.ts': "import type { Db } from '../src/db/pool.ts';\n" }, 'tasks/x.ts: a task imports only services'],
+    ['metrics that read a repository', { 'src/observability/x.ts': "import type { JobCounts } from '../repositories/jobs.ts';\n" }, 'src/observability/x.ts: observability imports only its own files and the domain'],
+    ['tracing that imports a service', { 'src/observability/x.ts': "import { createTeamService } from '../services/teams.ts';\n" }, 'src/observability/x.ts: observability imports only its own files and the domain'],
+    ['observability that imports a transport', { 'src/observability/x.ts': "import { startHttpServer } from '../http/server.ts';\n" }, 'src/observability/x.ts: observability imports only its own files and the domain'],
+    ['the database module that imports an adapter', { 'src/db/x.ts': "import { freeRead } from '../adapters/net/free-read.ts';\n" }, 'src/db/x.ts: the database module imports only db, domain and config'],
     ['an adapter that imports a service', { 'src/adapters/x/y.ts': "import { createTeamService } from '../../services/teams.ts';\n" }, 'src/adapters/x/y.ts: an outbound adapter never imports'],
   ])('%s', (_what, files, expected) => {
     const found = plant(files);
@@ -58,6 +62,7 @@ describe('the check fails on each kind of planted violation', () => {
         'src/http/x.ts': "import type { ProductRow } from '../db/types.ts';\nimport { createProductService } from '../services/products.ts';\n",
         'src/repositories/x.ts': "import { sql } from 'kysely';\nexport const q = (db: any) => sql`select 1`.execute(db);\n",
         'src/domain/x.ts': "import { z } from 'zod';\nimport { createHash } from 'node:crypto';\n",
+        'src/observability/x.ts': "import { Counter } from 'prom-client';\nimport { AppError } from '../domain/errors.ts';\nimport { startTracing } from './tracing.ts';\n",
         'src/services/x.ts': "// db.selectFrom('teams') in a comment is not SQL\nimport { findTeam } from '../repositories/teams.ts';\n",
       }),
     ).toEqual([]);

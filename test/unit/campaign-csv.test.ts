@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { columnLetter, openCsv, sniffDelimiter, sniffText, toDataRow, type DataRow } from '../../src/cli/campaign/csv-read.ts';
+import { columnLetter, csvParseOptions, headerProblem, sniffDelimiter, sniffText, toDataRow, type DataRow } from '../../src/domain/campaign-csv.ts';
+import { openCsv } from '../../src/cli/campaign/csv-read.ts';
 import { CliError } from '../../src/cli/campaign/errors.ts';
 import type { CampaignRowResult } from '../../src/cli/campaign/server-calls.ts';
 import { mergeResults, resultColumnNames, writeResults, type ResultsSummary } from '../../src/cli/campaign/results.ts';
@@ -178,6 +179,25 @@ describe('delimiter sniffing', () => {
   it('toDataRow converts decimal commas only in number columns', () => {
     const row = toDataRow(['type', 'prompt', 'duration', 'voice_settings.stability'], ['ai-video', '1,5', '4,0', '0,25'], 2, true);
     expect(row.cells).toEqual({ type: 'ai-video', prompt: '1,5', duration: '4.0', 'voice_settings.stability': '0.25' });
+  });
+});
+
+describe('the reading the dashboard shares (whole text in memory, no file)', () => {
+  it('parses a European export with its sep= line as the CLI does: the header is row 1, its cells by column name', () => {
+    const text = 'sep=;\r\nType;Prompt;Duration\r\nai-video;"a mug; steaming";4,5\r\n';
+    const format = sniffText(text);
+    expect(format).toEqual({ delimiter: ';', eol: 'windows', sepLine: true });
+    const [header, ...data] = parse(text, csvParseOptions(format)) as string[][];
+    expect(header).toEqual(['Type', 'Prompt', 'Duration']);
+    expect(headerProblem(header!)).toBeUndefined();
+    expect(toDataRow(['type', 'prompt', 'duration'], data[0]!, 2, true).cells).toEqual({ type: 'ai-video', prompt: 'a mug; steaming', duration: '4.5' });
+  });
+
+  it('names what is wrong with a header, without a file name (the caller adds one)', () => {
+    expect(headerProblem(['kind', 'prompt'])).toBe('the header (row 1) has no "type" column (found: "kind", "prompt")');
+    expect(headerProblem([])).toBe('the header (row 1) has no "type" column (found: nothing)');
+    expect(headerProblem(['type', 'Prompt', ' prompt'])).toBe('the header names column "prompt" twice (columns B and C)');
+    expect(headerProblem(['Type', '', 'prompt', ''])).toBeUndefined();
   });
 });
 

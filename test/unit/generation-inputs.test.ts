@@ -1,19 +1,9 @@
 import type { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/domain/errors.ts';
-import {
-  aiVideoInput,
-  checkReferenceImageTotal,
-  GENERATION_MAX,
-  imageEditInput,
-  imageSize,
-  localizeInput,
-  productShotsInput,
-  swapAvatarInput,
-  talkingAvatarInput,
-  textToImageInput,
-  videoEditInput,
-} from '../../src/domain/generation-inputs.ts';
+import { GENERATION_MAX } from '../../src/domain/generation-fields.ts';
+import { checkReferenceImageTotal, imageEditInput, imageSize, productShotsInput, textToImageInput } from '../../src/domain/image-inputs.ts';
+import { aiVideoInput, localizeInput, swapAvatarInput, talkingAvatarInput, videoEditInput } from '../../src/domain/video-inputs.ts';
 import { VIDEO_MODELS } from '../../src/domain/generation-types.ts';
 import type { VideoModel } from '../../src/domain/generation-types.ts';
 import { parseInput } from '../../src/domain/validate.ts';

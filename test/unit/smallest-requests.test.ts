@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { aiVideoInput, localizeInput, swapAvatarInput, talkingAvatarInput, textToImageInput, videoEditInput, imageEditInput } from '../../src/domain/generation-inputs.ts';
+import { imageEditInput, textToImageInput } from '../../src/domain/image-inputs.ts';
+import { aiVideoInput, localizeInput, swapAvatarInput, talkingAvatarInput, videoEditInput } from '../../src/domain/video-inputs.ts';
 import { GENERATION_OPERATIONS, IMAGE_MODELS, VIDEO_MODELS } from '../../src/domain/generation-types.ts';
 import { spendCandidates } from '../../src/domain/smallest-requests.ts';
 

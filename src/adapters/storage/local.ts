@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { AppError } from '../../domain/errors.ts';
 import { type LinkCheck, nowInSeconds, signLink, verifyLink } from './signing.ts';
 import { assertValidKey, isValidKey, resolveLinkTtl, type Storage, type StoredObject } from './storage.ts';
@@ -63,13 +64,18 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
   };
   const sidecarPath = (file: string): string => path.join(path.dirname(file), `.${path.basename(file)}.meta.json`);
 
-  async function writeAtomically(target: string, bytes: Buffer | string): Promise<void> {
+  /** Writes a temp file and renames it into place; with `size`, content of another length is refused and never lands. */
+  async function writeAtomically(target: string, content: Buffer | string | Readable, size?: number): Promise<void> {
     await mkdir(tempDir, { recursive: true });
     const temp = path.join(tempDir, `${randomUUID()}.tmp`);
     try {
       const handle = await open(temp, 'wx');
       try {
-        await handle.writeFile(bytes);
+        await handle.writeFile(content);
+        if (size !== undefined) {
+          const written = (await handle.stat()).size;
+          if (written !== size) throw new AppError('validation_error', `stored ${written} bytes where ${size} were announced`);
+        }
         await handle.sync();
       } finally {
         await handle.close();
@@ -106,24 +112,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
     async putStream(key, stream, size, contentType) {
       const file = dataPath(key);
       await writeAtomically(sidecarPath(file), JSON.stringify({ contentType } satisfies ContentTypeSidecar));
-      await mkdir(tempDir, { recursive: true });
-      const temp = path.join(tempDir, `${randomUUID()}.tmp`);
-      try {
-        const handle = await open(temp, 'wx');
-        try {
-          await handle.writeFile(stream);
-          const written = (await handle.stat()).size;
-          if (written !== size) throw new AppError('validation_error', `stored ${written} bytes where ${size} were announced`);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        await mkdir(path.dirname(file), { recursive: true });
-        await rename(temp, file);
-      } catch (e) {
-        await rm(temp, { force: true });
-        throw e;
-      }
+      await writeAtomically(file, stream, size);
     },
 
     async get(key): Promise<StoredObject | null> {

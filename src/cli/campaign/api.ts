@@ -3,17 +3,11 @@ import tls from 'node:tls';
 import { createClient, type Client } from 'graphql-ws';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
+import { ApiError, operationBody, readAnswer, websocketUrl } from '../../domain/graphql-client.ts';
 import { CliError, EXIT_USAGE } from './errors.ts';
 
-/** An error the server answered with: a GraphQL error's `extensions.code`, or an `AppError` result. */
-export class ApiError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = 'ApiError';
-    this.code = code;
-  }
-}
+// The client's errors and a mutation's result, as the dashboard's client reads them too.
+export { ApiError, unwrap } from '../../domain/graphql-client.ts';
 
 /**
  * The GraphQL endpoint of `--api-url`: the service's base URL (`https://host:8443`), its REST base
@@ -81,8 +75,6 @@ function networkError(endpoint: URL, e: unknown): ApiError {
   return new ApiError('network_error', `cannot reach ${endpoint.origin}: ${detail}${code && !detail.includes(code) ? ` (${code})` : ''}`);
 }
 
-type GraphqlErrors = { message: string; extensions?: { code?: string } }[];
-
 export interface ApiClient {
   endpoint: URL;
   /** One GraphQL operation over HTTPS; network failures and 5xx gateways are retried a few times, a 429 after its Retry-After. */
@@ -115,12 +107,8 @@ export function createApiClient(opts: { endpoint: URL; key: string; ca: string[]
       return { retry: err.code !== 'tls_error', error: err };
     }
     const text = await res.body.text();
-    let parsed: { data?: T; errors?: GraphqlErrors } | undefined;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON: reported below
-    }
+    // Not JSON: reported below.
+    const parsed = readAnswer<T>(text);
     // The key's rate limit: wait as long as the server says, then send the same operation again.
     if (res.statusCode === 429) {
       const seconds = Number(res.headers['retry-after']);
@@ -139,7 +127,7 @@ export function createApiClient(opts: { endpoint: URL; key: string; ca: string[]
   }
 
   async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-    const body = JSON.stringify({ query, variables });
+    const body = operationBody(query, variables);
     let waits = 0;
     for (let attempt = 0; ; ) {
       const r = await once<T>(body);
@@ -166,13 +154,11 @@ export function createApiClient(opts: { endpoint: URL; key: string; ca: string[]
         super(address, protocols, ca ? { ca } : {});
       }
     }
-    const wsUrl = new URL(endpoint.href);
-    wsUrl.protocol = endpoint.protocol === 'https:' ? 'wss:' : 'ws:';
     // A ping every 10 s; a pong missing for 5 s means a dead connection (graphql-ws leaves that check to the client).
     let pongWait: NodeJS.Timeout | undefined;
     let socket: WebSocket | undefined;
     const client = createClient({
-      url: wsUrl.href,
+      url: websocketUrl(endpoint),
       webSocketImpl: TrustingWebSocket,
       connectionParams: { authorization: `Bearer ${key}` },
       retryAttempts: 0,
@@ -249,8 +235,3 @@ function subscriptionError(e: unknown): Error {
   return new Error(String(e));
 }
 
-/** A mutation's union result: `AppError` becomes an ApiError, a success gives its `data`. */
-export function unwrap<T>(result: { __typename: string; data?: T; code?: string; message?: string }): T {
-  if (result.__typename === 'AppError') throw new ApiError(result.code ?? 'error', result.message ?? 'refused');
-  return result.data as T;
-}

@@ -3,7 +3,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import { columnName, type CsvFile, type DataRow } from './csv-read.ts';
+import { columnName } from '../../domain/campaign-rows.ts';
+import type { DataRow } from '../../domain/campaign-csv.ts';
+import type { CsvFile } from './csv-read.ts';
 import type { CampaignRowResult } from './server-calls.ts';
 
 /** What each input row gains in the results file, after the input's own columns. */

@@ -57,4 +57,3 @@ export function createAdLibraryReader({ db, storage }: Pick<Deps, 'db' | 'storag
     },
   };
 }
-export type AdLibraryReader = ReturnType<typeof createAdLibraryReader>;

@@ -13,24 +13,12 @@ export interface AdLibraryBrand {
   created_at: string;
 }
 
-interface AdFields {
-  id: string;
-  brand_id: string;
-  ad_archive_id: string;
-  is_active: boolean;
+/** An ad's own fields as answered: the row's, its dates as ISO text, without its media (each view has its own) and our bookkeeping. */
+type AdFields = Omit<AdLibraryAdRow, 'start_date' | 'end_date' | 'created_at' | 'updated_at' | 'media' | 'media_expired_at'> & {
   start_date: string;
   end_date: string | null;
-  body_text: string;
-  title: string;
-  cta_text: string;
-  cta_type: string;
-  link_url: string;
-  display_format: string;
-  publisher_platforms: string[];
-  thumbnail_url: string;
-  eu_total_reach: number;
   created_at: string;
-}
+};
 /** In lists media items carry the source's URL; the single-ad read gives our stored copy. */
 export interface AdLibraryAdListItem extends AdFields {
   media: { type: 'image' | 'video'; url: string }[];

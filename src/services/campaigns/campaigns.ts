@@ -176,4 +176,3 @@ export function createCampaignService({ db, storage, config }: Pick<Deps, 'db' |
     },
   };
 }
-export type CampaignService = ReturnType<typeof createCampaignService>;

@@ -5,7 +5,7 @@ import { isUpstreamEngine } from '../../adapters/engines/upstream.ts';
 import type { Database } from '../../db/types.ts';
 import { AppError } from '../../domain/errors.ts';
 import { GENERATION_STATUSES } from '../../domain/generation-types.ts';
-import { uuid } from '../../domain/inputs.ts';
+import { instant, uuid } from '../../domain/inputs.ts';
 import { parseInput } from '../../domain/validate.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { deleteStoredFilesJob } from '../../jobs/delete-stored-files.ts';
@@ -26,12 +26,6 @@ const BATCH = 100;
 const FILES_JOB_DELAY_MS = 5 * 60_000;
 const FILE_DELETES_AT_ONCE = 8;
 const PROVIDER_CANCEL_TIMEOUT_MS = 10_000;
-
-const instant = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z' })
-  .refine((s) => s.length <= 64, 'must be at most 64 characters')
-  .meta({ maxLength: 64 })
-  .transform((s) => new Date(s));
 
 export const generationDeleteFilter = z.object({
   type: z.enum(['talking-avatar', 'ai-video', 'image'], { message: 'must be talking-avatar, ai-video or image' }).optional(),

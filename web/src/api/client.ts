@@ -1,15 +1,9 @@
 import { createClient, type Client } from 'graphql-ws';
+import { ApiError, operationBody, readAnswer, websocketUrl } from '../../../src/domain/graphql-client.ts';
 
-/** An answer in the spec's error shape, or a GraphQL error with its code: shown in words, never as JSON. */
-export class ApiError extends Error {
-  readonly code: string;
-  readonly retryAfter: number | undefined;
-  constructor(code: string, message: string, retryAfter?: number) {
-    super(message);
-    this.code = code;
-    this.retryAfter = retryAfter;
-  }
-}
+// An answer in the spec's error shape, or a GraphQL error with its code, is an ApiError: shown in
+// words, never as JSON. It and a mutation's result are read as the campaign CLI reads them.
+export { ApiError, unwrap } from '../../../src/domain/graphql-client.ts';
 
 export interface SessionView {
   user: { id: string; email: string; role: 'owner' | 'member' };
@@ -80,25 +74,16 @@ function forget(): void {
   for (const f of onSignedOut) f();
 }
 
-interface GraphQLResponse<T> {
-  data?: T | null;
-  errors?: { message: string; extensions?: { code?: string } }[];
-}
-
 /** A query or mutation as the signed-in person: the session cookie and its CSRF token. */
 export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const res = await fetch('/graphql', {
     method: 'POST',
     credentials: 'same-origin',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...(csrfToken ? { 'x-csrf-token': csrfToken } : {}) },
-    body: JSON.stringify({ query, variables }),
+    body: operationBody(query, variables),
   });
-  let body: GraphQLResponse<T>;
-  try {
-    body = (await res.json()) as GraphQLResponse<T>;
-  } catch {
-    throw new ApiError('error', `The server answered ${res.status}: try again in a moment`);
-  }
+  const body = readAnswer<T>(await res.text().catch(() => ''));
+  if (!body) throw new ApiError('error', `The server answered ${res.status}: try again in a moment`);
   const first = body.errors?.[0];
   if (first) {
     const code = first.extensions?.code ?? 'error';
@@ -133,18 +118,12 @@ export async function uploadFile(file: File): Promise<Upload> {
   return (await res.json()) as Upload;
 }
 
-/** A mutation's result union: its data, or the AppError it answered, thrown in words. */
-export function unwrap<T>(result: { __typename: string; data?: T; code?: string; message?: string }): T {
-  if (result.__typename === 'AppError') throw new ApiError(result.code ?? 'error', result.message ?? 'Refused');
-  return result.data as T;
-}
-
 let ws: Client | null = null;
 
 /** graphql-ws on the same origin: the browser sends the cookie, connectionParams the CSRF token. */
 export function subscribe<T>(query: string, variables: Record<string, unknown>, next: (data: T) => void, onError?: (e: unknown) => void): () => void {
   ws ??= createClient({
-    url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
+    url: websocketUrl(new URL('/graphql', location.href)),
     connectionParams: () => ({ csrfToken }),
     lazy: true,
     retryAttempts: Infinity,

@@ -44,10 +44,6 @@ export const CREATE_API_KEY = `mutation CreateApiKey($name: String, $webhook_url
   createApiKey(name: $name, webhook_url: $webhook_url) { __typename ... on MutationCreateApiKeySuccess { data { key webhook_secret api_key { ${KEY_FIELDS} } } } ... on AppError { code message } }
 }`;
 
-export const RENAME_API_KEY = `mutation RenameApiKey($id: ID!, $name: String!) {
-  renameApiKey(id: $id, name: $name) { __typename ... on MutationRenameApiKeySuccess { data { ${KEY_FIELDS} } } ... on AppError { code message } }
-}`;
-
 export const REVOKE_API_KEY = `mutation RevokeApiKey($id: ID!) {
   revokeApiKey(id: $id) { __typename ... on MutationRevokeApiKeySuccess { data { ${KEY_FIELDS} } } ... on AppError { code message } }
 }`;

@@ -5,6 +5,7 @@ import { gql, subscribe, unwrap } from '../../api/client.ts';
 import { ADD_CAMPAIGN_ROWS, CAMPAIGN_ROWS, CAMPAIGN_UPDATED, CHECK_CAMPAIGN_ROWS, OPEN_CAMPAIGN, START_CAMPAIGN } from '../../api/operations.ts';
 import { ErrorNote, Spinner } from '../../components/ui.tsx';
 import { columnName } from '../../../../src/domain/campaign-rows.ts';
+import { csvParseOptions, headerProblem, sniffText, toDataRow } from '../../../../src/domain/campaign-csv.ts';
 
 const BATCH = 500;
 
@@ -39,22 +40,23 @@ interface ResultRow {
   error: string | null;
 }
 
-/** A spreadsheet's rows as the server reads them: column names trimmed and lower-cased, empty cells left out, row 1 the header. */
+/**
+ * A spreadsheet's rows as the server reads them, read as the campaign CLI reads a file: its
+ * delimiter sniffed (comma, semicolon or tab; Excel's `sep=` line), column names trimmed and
+ * lower-cased, empty cells left out, row 1 the header (checked), rows without a named cell skipped.
+ */
 export function rowsOfCsv(text: string): Row[] {
-  const records = parse(text.replace(/^\uFEFF/, ''), { relax_column_count: true, skip_empty_lines: false, bom: true }) as string[][];
-  const [header, ...data] = records;
+  const body = text.replace(/^\uFEFF/, '');
+  const format = sniffText(body);
+  const [header, ...data] = parse(body, csvParseOptions(format)) as string[][];
   if (!header) return [];
+  const problem = headerProblem(header);
+  if (problem) throw new Error(`The ${problem.replace(/^the /, '')}`);
   const columns = header.map(columnName);
-  const rows: Row[] = [];
-  data.forEach((values, i) => {
-    const cells: Record<string, string> = {};
-    values.forEach((v, c) => {
-      const col = columns[c];
-      if (col && v.trim() !== '') cells[col] = v;
-    });
-    if (Object.keys(cells).length) rows.push({ row_number: i + 2, cells });
-  });
-  return rows;
+  return data
+    .map((values, i) => toDataRow(columns, values, i + 2, format.delimiter === ';'))
+    .filter((r) => Object.keys(r.cells).length > 0)
+    .map(({ row_number, cells }) => ({ row_number, cells }));
 }
 
 const chunks = <T,>(xs: T[], n: number): T[][] => Array.from({ length: Math.ceil(xs.length / n) }, (_, i) => xs.slice(i * n, i * n + n));

@@ -1,5 +1,7 @@
 import net from 'node:net';
 
+// Whether a loopback port can be bound now, and a free one: how the embedded server picks its port.
+
 export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = net.createServer();
