@@ -44,4 +44,3 @@ export function createQuoteService(
     },
   };
 }
-export type QuoteService = ReturnType<typeof createQuoteService>;

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/pool.ts';
 import { AppError } from '../../domain/errors.ts';
-import { checkReferenceImageTotal } from '../../domain/generation-inputs.ts';
+import { checkReferenceImageTotal } from '../../domain/image-inputs.ts';
 import { GENERATION_OPERATIONS, type GenerationOperation, type GenerationType } from '../../domain/generation-types.ts';
 import { GENERATION_OPERATION_TABLE, priceOf, type GenerationEntry } from '../../domain/operations.ts';
 import { scriptLength, talkingAvatarCreditsForAudio } from '../../domain/pricing.ts';
