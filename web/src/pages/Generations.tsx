@@ -7,6 +7,7 @@ import { Pager } from '../components/Pager.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
 import { BulkDelete, DeleteGeneration, FilesExpired, PROCESSING_NOT_DELETABLE, SelectionBar } from './generation-delete.tsx';
 import { describe, typeLabel, type Generation } from './generation-types.ts';
+import { isImageOperation } from '../../../src/domain/generation-types.ts';
 import { useListParams } from '../components/use-list-params.ts';
 
 const PAGE = 24;
@@ -114,9 +115,8 @@ export function Generations() {
   );
 }
 
-const IMAGE_TYPES = ['text-to-image', 'product-shots', 'image-edit'];
 // The filter takes GraphQL's enum names (ai_video), the generation its API type (ai-video).
-const matchesType = (t: string, filter: string) => (filter === 'image' ? IMAGE_TYPES.includes(t) : t.replaceAll('-', '_') === filter);
+const matchesType = (t: string, filter: string) => (filter === 'image' ? isImageOperation(t) : t.replaceAll('-', '_') === filter);
 
 export function GenerationCard({ g, selected, onSelect, onDeleted }: { g: Generation; selected?: boolean; onSelect?: (on: boolean) => void; onDeleted?: () => void }) {
   const processing = g.status === 'processing';

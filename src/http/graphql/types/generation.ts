@@ -1,3 +1,4 @@
+import { isImageOperation } from '../../../domain/generation-types.ts';
 import type { ProductRow } from '../../../db/types.ts';
 import { deliveryView, type WebhookDelivery as WebhookDeliveryView } from '../../../services/webhooks.ts';
 import { avatarView } from '../../../services/avatars.ts';
@@ -87,8 +88,7 @@ export const GenerationTypeFilter = builder.enumType('GenerationTypeFilter', {
   values: { talking_avatar: { value: 'talking-avatar' }, ai_video: { value: 'ai-video' }, image: { value: 'image' } } as const,
 });
 
-const IMAGE_TYPES = new Set(['text-to-image', 'image-edit', 'product-shots']);
-const kindOf = (g: GenerationDetail) => (IMAGE_TYPES.has(g.type) || (g.type === 'edit' && 'prompt' in g.details) ? 'image' : 'video');
+const kindOf = (g: GenerationDetail) => (isImageOperation(g.type) || (g.type === 'edit' && 'prompt' in g.details) ? 'image' : 'video');
 
 export const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryView>('WebhookDelivery').implement({
   description: 'One attempt to notify the webhook URL of a key: what was sent, where, and what the receiver said',

@@ -1,6 +1,6 @@
 import type { Voiceover } from '../../../services/voiceovers.ts';
 import type { Voice } from '../../../services/voices.ts';
-import { speechToSpeechInput, textToSpeechInput } from '../../../domain/voiceover-inputs.ts';
+import { graphqlQuoteName, OPERATION_TABLE } from '../../../domain/operations.ts';
 import { builder } from '../builder.ts';
 import { quoteField } from './quote.ts';
 import { principalOf, servicesFor } from '../context.ts';
@@ -11,6 +11,9 @@ import { notFoundAsNull } from './visibility.ts';
 import { enumNamesAcross, inputTypeFromZod } from './zod-inputs.ts';
 
 const services = servicesFor('voices', 'voiceovers');
+// The voiceovers' mutation, input and quote names are their entries in the operation table.
+const tts = OPERATION_TABLE['text-to-speech'];
+const sts = OPERATION_TABLE['speech-to-speech'];
 
 export const VoiceRef = builder.objectRef<Voice>('Voice').implement({
   description: 'A catalogue voice; its id is the `voice_id` of voiceovers and talking avatars',
@@ -39,8 +42,8 @@ const VoicePage = pageOf<Voice>('VoicePage', VoiceRef);
 
 // The REST request schemas themselves, so both doors take the same fields.
 const voiceInputs = [
-  { name: 'TextToSpeechInput', schema: textToSpeechInput },
-  { name: 'SpeechToSpeechInput', schema: speechToSpeechInput },
+  { name: tts.graphql.input, schema: tts.schema },
+  { name: sts.graphql.input, schema: sts.schema },
 ];
 const enumNames = enumNamesAcross(voiceInputs);
 const [TextToSpeechInput, SpeechToSpeechInput] = voiceInputs.map(({ name, schema }) =>
@@ -85,26 +88,26 @@ builder.queryFields((t) => ({
   }),
 }));
 
-quoteField('quoteTextToSpeech', 'text-to-speech', TextToSpeechInput, (i) => compact(i as Record<string, unknown>));
-quoteField('quoteSpeechToSpeech', 'speech-to-speech', SpeechToSpeechInput, (i) => compact(i as Record<string, unknown>));
+quoteField(graphqlQuoteName(tts), 'text-to-speech', TextToSpeechInput, (i) => compact(i as Record<string, unknown>));
+quoteField(graphqlQuoteName(sts), 'speech-to-speech', SpeechToSpeechInput, (i) => compact(i as Record<string, unknown>));
 
 builder.mutationFields((t) => ({
-  createTextToSpeech: t.field({
+  [tts.graphql.mutation]: t.field({
     type: VoiceoverRef,
     errors: errorTypes,
     args: { input: t.arg({ type: TextToSpeechInput as never, required: true }), idempotencyKey: t.arg.string() },
     resolve: async (_r, { input, idempotencyKey }, ctx) =>
       unwrapOutcome<Voiceover>(
-        await services(ctx).voiceovers.textToSpeech(principalOf(ctx), compact(input), idempotencyFor('createTextToSpeech', idempotencyKey)),
+        await services(ctx).voiceovers.textToSpeech(principalOf(ctx), compact(input), idempotencyFor(tts.graphql.mutation, idempotencyKey)),
       ),
   }),
-  createSpeechToSpeech: t.field({
+  [sts.graphql.mutation]: t.field({
     type: VoiceoverRef,
     errors: errorTypes,
     args: { input: t.arg({ type: SpeechToSpeechInput as never, required: true }), idempotencyKey: t.arg.string() },
     resolve: async (_r, { input, idempotencyKey }, ctx) =>
       unwrapOutcome<Voiceover>(
-        await services(ctx).voiceovers.speechToSpeech(principalOf(ctx), compact(input), idempotencyFor('createSpeechToSpeech', idempotencyKey)),
+        await services(ctx).voiceovers.speechToSpeech(principalOf(ctx), compact(input), idempotencyFor(sts.graphql.mutation, idempotencyKey)),
       ),
   }),
 }));
