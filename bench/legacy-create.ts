@@ -10,7 +10,8 @@ import { queueJob } from '../src/jobs/define.ts';
 import { runGenerationJob } from '../src/jobs/run-generation.ts';
 import { debitCredits } from '../src/repositories/credits.ts';
 import { appendLedger } from '../src/repositories/ledger.ts';
-import type { Deps, Principal } from '../src/services/context.ts';
+import type { Deps } from '../src/services/deps.ts';
+import type { Principal } from '../src/services/principal.ts';
 import { OPERATIONS } from '../src/services/generations/operations.ts';
 import type { IdempotencyRequest, RecordedOutcome } from '../src/services/idempotency.ts';
 

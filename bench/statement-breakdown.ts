@@ -13,7 +13,7 @@ import { buildApp, type App } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { startEmbeddedPostgres, type EmbeddedHandle } from '../src/db/embedded.ts';
 import { createLogger } from '../src/log.ts';
-import type { Principal } from '../src/services/context.ts';
+import type { Principal } from '../src/services/principal.ts';
 import { createDb } from '../src/db/pool.ts';
 import { createAuthService } from '../src/services/auth.ts';
 import { createLegacyCreator } from './legacy-create.ts';

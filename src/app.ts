@@ -10,7 +10,7 @@ import type { JobContext } from '../tasks/task-context.ts';
 import { createScrapeRunner } from './services/ad-library/runner.ts';
 import { filesSigningSecret, seedPlatformAvatars } from './services/bootstrap.ts';
 import { createCampaignRunner } from './services/campaigns/runner.ts';
-import type { Deps } from './services/context.ts';
+import type { Deps } from './services/deps.ts';
 import { createGenerationRunner } from './services/generations/runner.ts';
 import { createUpstreamCore } from './services/generations/upstream.ts';
 import { largestTeamStorage, storageTotals } from './repositories/storage-usage.ts';

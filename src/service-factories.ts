@@ -8,7 +8,7 @@ import type { createAuthService } from './services/auth.ts';
 import type { createAvatarService } from './services/avatars.ts';
 import type { createBrandService } from './services/brands.ts';
 import type { createCampaignService } from './services/campaigns/campaigns.ts';
-import type { Deps } from './services/context.ts';
+import type { Deps } from './services/deps.ts';
 import type { createCreditService } from './services/credits.ts';
 import type { createEngineStatus } from './services/engine-status.ts';
 import type { createGenerationCanceller } from './services/generations/cancel.ts';

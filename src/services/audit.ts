@@ -7,7 +7,8 @@ import { parseInput } from '../domain/validate.ts';
 import type { Db } from '../db/pool.ts';
 import { insertAuditLine, listAuditLines, purgeAuditLines, type AuditRow } from '../repositories/audit-log.ts';
 import { findTeam } from '../repositories/teams.ts';
-import type { ClientInfo, Deps } from './context.ts';
+import type { Deps } from './deps.ts';
+import type { ClientInfo } from './principal.ts';
 import { paginated, type Paginated } from './paging.ts';
 import { requireUuid } from './ids.ts';
 

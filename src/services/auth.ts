@@ -3,7 +3,8 @@ import { digestApiKey, isWellFormedApiKey } from '../domain/api-keys.ts';
 import type { BucketRule } from '../domain/rate-limit.ts';
 import { hasApiAccess } from '../domain/tiers.ts';
 import { findActiveKeyByDigest } from '../repositories/api-keys.ts';
-import type { Deps, KeyPrincipal } from './context.ts';
+import type { Deps } from './deps.ts';
+import type { KeyPrincipal } from './principal.ts';
 import type { CachedKey, KeyCache } from './key-cache.ts';
 import type { KeyUsage } from './key-usage.ts';
 

@@ -9,7 +9,8 @@ import {
   listCustomAvatars,
   listPlatformAvatars,
 } from '../repositories/avatars.ts';
-import type { Deps, Principal } from './context.ts';
+import type { Deps } from './deps.ts';
+import type { Principal } from './principal.ts';
 import { requireUuid } from './ids.ts';
 import { createWithImage, deleteThenUnstore } from './stored-image.ts';
 import type { IdempotencyRequest, RecordedOutcome } from './idempotency.ts';

@@ -3,7 +3,7 @@ import { PLATFORM_AVATARS } from '../domain/catalogue/platform-avatars.ts';
 import { renderPortraitPng } from '../adapters/media/portrait.ts';
 import { upsertPlatformAvatar } from '../repositories/avatars.ts';
 import { claimSetting, setSetting, settingOnce } from '../repositories/settings.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 import { createMemberService, type SignInLink } from './members.ts';
 import { createTeamService, type CreatedKey } from './teams.ts';
 

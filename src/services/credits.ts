@@ -8,7 +8,8 @@ import { appendLedger, listLedger, spendByDay, type SpendRow } from '../reposito
 import { findTeam, lockTeam, resetPeriod, setCreditsLimit } from '../repositories/teams.ts';
 import { recordTopUp, toppedUpSince } from '../repositories/credit-top-ups.ts';
 import { findTeamUser } from '../repositories/users.ts';
-import type { ClientInfo, Deps, Principal } from './context.ts';
+import type { Deps } from './deps.ts';
+import type { ClientInfo, Principal } from './principal.ts';
 import { operatorActor, recordAudit, type AuditActor } from './audit.ts';
 
 const MAX_LIMIT = 2_000_000_000;

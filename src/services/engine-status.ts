@@ -1,6 +1,6 @@
 import type { EngineRegistry } from '../adapters/engines/registry.ts';
 import { inFlightByProvider, listBreakers } from '../repositories/engine-breakers.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 
 export interface ProviderStatus {
   name: string;

@@ -1,5 +1,5 @@
 import { touchKeysLastUsed } from '../repositories/api-keys.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 
 /**
  * When each key was last used, for the dashboard's key list. Kept in memory per request and

@@ -3,7 +3,7 @@ import { purgeRateLimitHits } from '../repositories/rate-limits.ts';
 import { purgeFullBuckets } from '../repositories/rate-buckets.ts';
 import { pruneSignInState } from '../repositories/sessions.ts';
 import { SIGN_IN_WINDOW_MS } from '../domain/dashboard-users.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 import type { GenerationLifecycle } from './generations/lifecycle.ts';
 import { purgeExpiredIdempotencyKeys } from './idempotency.ts';
 import { createAuditService } from './audit.ts';

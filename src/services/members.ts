@@ -7,7 +7,7 @@ import type { UserRow } from '../db/types.ts';
 import { findTeam } from '../repositories/teams.ts';
 import { deleteUserSessions, insertSignInLink } from '../repositories/sessions.ts';
 import { deleteUser, findTeamUser, findUserByEmail, insertUser, listTeamUsers, lockOwners, setUserRole } from '../repositories/users.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 import { requireUuid } from './ids.ts';
 import type { DashboardPrincipal } from './sessions.ts';
 import { actorOf, operatorActor, recordAudit, type AuditActor } from './audit.ts';

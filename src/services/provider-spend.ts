@@ -6,7 +6,8 @@ import { spendCandidates, type SpendCandidate, type SpendInputs } from '../domai
 import { isAppError } from '../domain/errors.ts';
 import type { GenerationOperation } from '../domain/generation-types.ts';
 import { findGenerationById } from '../repositories/generations.ts';
-import type { Deps, Principal } from './context.ts';
+import type { Deps } from './deps.ts';
+import type { Principal } from './principal.ts';
 import type { GenerationCanceller } from './generations/cancel.ts';
 import type { GenerationCreator } from './generations/create.ts';
 import type { GenerationReader } from './generations/read.ts';

@@ -1,5 +1,5 @@
 import { isVoiceOperation, type Operation } from '../domain/operations.ts';
-import type { Principal } from './context.ts';
+import type { Principal } from './principal.ts';
 import type { CreditService } from './credits.ts';
 import type { GenerationCreator } from './generations/create.ts';
 import type { VoiceoverService } from './voiceovers.ts';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { pendingMigrations } from '../db/migrate.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 
 export interface Readiness {
   ready: boolean;

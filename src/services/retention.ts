@@ -6,7 +6,7 @@ import { deleteStoredFilesJob, MAX_KEYS_PER_JOB } from '../jobs/delete-stored-fi
 import { findTeam, lockTeam } from '../repositories/teams.ts';
 import { expireAdMedia, expireBrandPictures, expireGenerationFiles, filesExpiredAt, setTeamRetention, teamsWithRetention } from '../repositories/retention.ts';
 import { recordAudit, type AuditActor } from './audit.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 import type { GenerationDeleter } from './generations/delete.ts';
 import { inputCopyKeys } from './generations/input-keys.ts';
 import { requireUuid } from './ids.ts';

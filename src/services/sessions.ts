@@ -31,7 +31,8 @@ import {
   useSignInLink,
 } from '../repositories/sessions.ts';
 import { findUserByEmail, findUserTeam, setPasswordHash } from '../repositories/users.ts';
-import type { ClientInfo, Deps } from './context.ts';
+import type { Deps } from './deps.ts';
+import type { ClientInfo } from './principal.ts';
 import { recordAudit } from './audit.ts';
 
 // One message for every failed sign-in: it never tells which of the two was wrong.

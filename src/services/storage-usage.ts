@@ -13,7 +13,7 @@ import {
 } from '../repositories/storage-usage.ts';
 import { inputCopyKeys } from './generations/input-keys.ts';
 import { requireUuid } from './ids.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 
 /** Bytes a team stores, by kind, and its tier's quota (null: none). */
 export interface TeamStorageUsage {

@@ -17,7 +17,8 @@ import {
 } from '../repositories/team-data.ts';
 import { canManage } from '../domain/dashboard-users.ts';
 import { actorOf, operatorActor, recordAudit, type AuditActor } from './audit.ts';
-import type { Deps, Principal } from './context.ts';
+import type { Deps } from './deps.ts';
+import type { Principal } from './principal.ts';
 import type { GenerationCanceller } from './generations/cancel.ts';
 import type { GenerationDeleter } from './generations/delete.ts';
 import { requireUuid } from './ids.ts';

@@ -5,7 +5,7 @@ import { AppError } from '../domain/errors.ts';
 import type { GenerationRow } from '../db/types.ts';
 import { findTeamRecord, ledgerLinesAfter, teamGenerationsAfter, teamQueries, teamRows, teamUploads, type TeamRecord } from '../repositories/team-data.ts';
 import { operatorActor, recordAudit, type AuditActor } from './audit.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 import { requireUuid } from './ids.ts';
 import { openArchive, type ArchiveWriter } from './team-export-archive.ts';
 

@@ -9,7 +9,7 @@ import { deleteStoredFilesJob } from '../jobs/delete-stored-files.ts';
 import { exportTeamJob } from '../jobs/export-team.ts';
 import { completeTeamExport, failTeamExport, findTeamExport, hasRunningExport, insertTeamExport, listTeamExports, lockLiveTeam, markExportDownloaded, type TeamExportRow } from '../repositories/team-exports.ts';
 import { actorOf, recordAudit } from './audit.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 import { requireUuid } from './ids.ts';
 import type { DashboardPrincipal } from './sessions.ts';
 import type { TeamExporter } from './team-export.ts';

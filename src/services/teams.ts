@@ -10,7 +10,7 @@ import { insertApiKey, lockApiKey, revokeApiKey, setKeyRateLimit, setWebhookUrl 
 import { findTeam, insertTeam } from '../repositories/teams.ts';
 import { notifyKeyRevoked } from '../repositories/notifications.ts';
 import type { KeyCache } from './key-cache.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 import { requireUuid } from './ids.ts';
 import { operatorActor, recordAudit, webhookUrlForAudit, type AuditActor } from './audit.ts';
 

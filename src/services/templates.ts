@@ -1,7 +1,7 @@
 import { pageQuery } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import { listCaptionTemplates, listStyleTemplates } from '../repositories/templates.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 import { paginated } from './paging.ts';
 
 /** The style (product shots) and caption (video edit) catalogues the spec leaves undescribed. */

@@ -9,7 +9,8 @@ import { uploadIdOf, uploadReference, uploadUses, type UploadKind } from '../dom
 import { parseInput } from '../domain/validate.ts';
 import type { Db } from '../db/pool.ts';
 import { deleteExpiredUploads, deleteUploadRow, findUpload, findUploads, insertUpload, listUploads, markUploadReady, type UploadRow } from '../repositories/uploads.ts';
-import type { Deps, Principal } from './context.ts';
+import type { Deps } from './deps.ts';
+import type { Principal } from './principal.ts';
 import { requireUuid } from './ids.ts';
 import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
 import { paginated, type Paginated } from './paging.ts';

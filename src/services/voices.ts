@@ -6,7 +6,7 @@ import { voicesQuery } from '../domain/voiceover-inputs.ts';
 import type { SpeechEngine } from '../adapters/engines/speech/engine.ts';
 import { findVoice, listVoices, upsertVoices } from '../repositories/voices.ts';
 import type { Db } from '../db/pool.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 import { isUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
 

@@ -10,7 +10,8 @@ import { deliverWebhook } from '../adapters/webhook-sender/deliver.ts';
 import { findActiveWebhook } from '../repositories/api-keys.ts';
 import { findGenerationById } from '../repositories/generations.ts';
 import { findKeyDelivery, insertWebhookDelivery, listKeyDeliveries } from '../repositories/webhook-deliveries.ts';
-import type { Deps, Principal } from './context.ts';
+import type { Deps } from './deps.ts';
+import type { Principal } from './principal.ts';
 import { isForeignKeyViolation, requireUuid } from './ids.ts';
 import { paginated, type Paginated } from './paging.ts';
 

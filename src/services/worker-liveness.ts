@@ -1,7 +1,7 @@
 import { waitOutOutage } from '../db/wait-out-outage.ts';
 import { isDatabaseUnavailable } from '../domain/database-unavailable.ts';
 import { beat, databaseAnswers, returnJobAttempt, unlockJobsOfDeadWorkers } from '../repositories/worker-heartbeats.ts';
-import type { Deps } from './context.ts';
+import type { Deps } from './deps.ts';
 
 /** How long a job that failed on an outage waits, holding its slot, for the database to answer. */
 const OUTAGE_PATIENCE_MS = 60_000;

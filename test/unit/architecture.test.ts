@@ -32,7 +32,7 @@ describe('the check fails on each kind of planted violation', () => {
     ['a domain file that imports the database driver', { 'src/domain/x.ts': "import pg from 'pg';\n" }, 'src/domain/x.ts: domain code is pure'],
     ['a service that imports a transport', { 'src/services/x.ts': "import { startHttpServer } from '../http/server.ts';\n" }, 'src/services/x.ts: a service never imports a transport'],
     ['a service that imports the CLI (multi-line import)', { 'src/services/x.ts': "import {\n  print,\n} from '../cli/output.ts';\n" }, 'src/services/x.ts: a service never imports a transport'],
-    ['a repository that imports a service', { 'src/repositories/x.ts': "import type { Deps } from '../services/context.ts';\n" }, 'src/repositories/x.ts: a repository never imports a service'],
+    ['a repository that imports a service', { 'src/repositories/x.ts': "import type { Deps } from '../services/deps.ts';\n" }, 'src/repositories/x.ts: a repository never imports a service'],
     ['a service that builds SQL', { 'src/services/x.ts': "export const q = (db: any) => db.selectFrom('teams').selectAll().execute();\n" }, 'src/services/x.ts: only src/repositories and src/db build SQL'],
     ['a transport with the sql tag', { 'src/http/x.ts': "import { sql } from 'kysely';\nexport const q = (db: any) => sql`select 1`.execute(db);\n" }, 'src/http/x.ts: only src/repositories and src/db build SQL'],
     ['raw SQL through pg', { 'src/events/x.ts': "export const q = (c: any) => c.query('select pg_notify($1, $2)', ['a', 'b']);\n" }, 'src/events/x.ts: only src/repositories and src/db build SQL'],

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { App } from '../../app.ts';
 import { REQUEST_COST } from '../../domain/rate-limit.ts';
-import type { Principal } from '../../services/context.ts';
+import type { Principal } from '../../services/principal.ts';
 import { idempotencyOf, sendOutcome } from '../rest/v1/outcome.ts';
 import { MULTIPART_OVERHEAD, uploadBytesOf } from '../rest/v1/uploads.ts';
 import { requireSameOrigin } from './auth-routes.ts';

@@ -1,6 +1,6 @@
 import type { BucketRule } from '../../domain/rate-limit.ts';
 import type { AppError } from '../../domain/errors.ts';
-import type { Principal } from '../../services/context.ts';
+import type { Principal } from '../../services/principal.ts';
 import type { DashboardPrincipal, SessionView } from '../../services/sessions.ts';
 
 /** How a request or a WebSocket connection presents itself: an API key, or a dashboard session with its CSRF token. */

@@ -5,7 +5,7 @@ import type { AdLibraryAdRow, AdLibraryBrandRow, AdLibraryMediaItem } from '../.
 import type { Page } from '../../domain/inputs.ts';
 import { adMediaByIds, findAd, findBrandsByIds, findJob, findScrapedBrand, listBrandAds, listScrapedBrands, pageOfAdsOfBrands } from '../../repositories/ad-library.ts';
 import type { PageOf } from '../../repositories/paging.ts';
-import type { Deps } from '../context.ts';
+import type { Deps } from '../deps.ts';
 import { requireUuid } from '../ids.ts';
 import { paginated, type Paginated } from '../paging.ts';
 import { adListItemView, adView, brandView, scrapeJobView, type AdLibraryAd, type AdLibraryAdListItem, type AdLibraryBrand, type ScrapeJob } from './views.ts';

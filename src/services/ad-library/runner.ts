@@ -5,7 +5,7 @@ import { endScrapeJob, findJob, lockScrapePage, markBrandScraped, setScrapeJobBr
 import { notifyScrapeChanged } from '../../repositories/notifications.ts';
 import { refundCredits } from '../../repositories/credits.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
-import type { Deps } from '../context.ts';
+import type { Deps } from '../deps.ts';
 import { copyMedia } from './media.ts';
 
 /** Media files fetched at once per scrape: the source's CDN is shared with everyone else's. */

@@ -10,7 +10,8 @@ import { queueJob } from '../../jobs/define.ts';
 import { scrapeAdLibraryJob } from '../../jobs/scrape-ad-library.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
 import { takeRateLimitSlot } from '../../repositories/rate-limits.ts';
-import type { Deps, Principal } from '../context.ts';
+import type { Deps } from '../deps.ts';
+import type { Principal } from '../principal.ts';
 import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from '../idempotency.ts';
 
 export const scrapeInput = z.object({ url: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(2048, 'must be at most 2048 characters') });

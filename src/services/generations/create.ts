@@ -9,7 +9,8 @@ import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { jobSpec } from '../../jobs/define.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import type { Db } from '../../db/pool.ts';
-import type { Deps, Principal } from '../context.ts';
+import type { Deps } from '../deps.ts';
+import type { Principal } from '../principal.ts';
 import {
   claimMany,
   IDEMPOTENCY_WINDOW_HOURS,

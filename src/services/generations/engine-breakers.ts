@@ -1,5 +1,5 @@
 import { findOpenBreakers, recordSubmitFailure, recordSubmitSuccess } from '../../repositories/engine-breakers.ts';
-import type { Deps } from '../context.ts';
+import type { Deps } from '../deps.ts';
 
 /**
  * A circuit breaker per upstream provider, kept in Postgres so that every worker shares it and

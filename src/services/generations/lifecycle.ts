@@ -7,7 +7,7 @@ import { findActiveWebhook } from '../../repositories/api-keys.ts';
 import { notifyGenerationChanged } from '../../repositories/notifications.ts';
 import { refundCredits } from '../../repositories/credits.ts';
 import { appendLedger } from '../../repositories/ledger.ts';
-import type { Deps } from '../context.ts';
+import type { Deps } from '../deps.ts';
 
 /**
  * The end of a generation, in one transaction each: the status change, the refund of a failure,

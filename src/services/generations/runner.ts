@@ -4,7 +4,7 @@ import { routeModel, type EngineRegistry } from '../../adapters/engines/registry
 import { isUpstreamEngine } from '../../adapters/engines/upstream.ts';
 import { DownloadError } from '../../adapters/net/download.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
-import type { Deps } from '../context.ts';
+import type { Deps } from '../deps.ts';
 import { buildEngineJob } from './engine-job.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';

@@ -9,7 +9,7 @@ import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
 import { findBrand } from '../../repositories/brands.ts';
 import { findProductsByIds } from '../../repositories/products.ts';
 import { findStyleTemplate } from '../../repositories/templates.ts';
-import type { Deps } from '../context.ts';
+import type { Deps } from '../deps.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
 import { uploadIdOf } from '../../domain/uploads.ts';
 import { uploadKeyOf } from '../uploads.ts';

@@ -13,7 +13,7 @@ import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
 import { countPoll, countRefetch, countSubmitted, endUpstreamJob, findLiveUpstreamJob, findSubmittedByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
 import { AppError } from '../../domain/errors.ts';
-import type { Deps } from '../context.ts';
+import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';
 import { createUpstreamInputs } from './upstream-inputs.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { REQUEST_COST } from '../../../domain/rate-limit.ts';
 import type { AuthService } from '../../../services/auth.ts';
-import type { KeyPrincipal } from '../../../services/context.ts';
+import type { KeyPrincipal } from '../../../services/principal.ts';
 import type { RateLimiter } from '../../../services/rate-limiter.ts';
 
 declare module 'fastify' {
