@@ -3,7 +3,7 @@ import type { Db } from '../db/pool.ts';
 import type { AdLibraryAdRow, AdLibraryBrandRow, AdLibraryMediaItem, ScrapeJobRow } from '../db/types.ts';
 import type { Page } from '../domain/inputs.ts';
 import type { SourceAd, SourceBrand } from '../domain/ad-source.ts';
-import { fetchPage, type PageOf } from './paging.ts';
+import { fetchPage, type PageOf } from './fetch-page.ts';
 
 export function listScrapedBrands(db: Db, page: Page): Promise<PageOf<AdLibraryBrandRow>> {
   const base = db.selectFrom('ad_library_brands').where('scraped_at', 'is not', null);

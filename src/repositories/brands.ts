@@ -3,7 +3,7 @@ import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { BrandRow, BrandsTable } from '../db/types.ts';
 import type { Page } from '../domain/inputs.ts';
-import { fetchPage, type PageOf } from './paging.ts';
+import { fetchPage, type PageOf } from './fetch-page.ts';
 
 export function listBrands(db: Db, teamId: string, page: Page): Promise<PageOf<BrandRow>> {
   return fetchPage(

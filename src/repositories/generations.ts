@@ -3,7 +3,7 @@ import { prepareHot, type Db } from '../db/pool.ts';
 import type { GenerationRow } from '../db/types.ts';
 import type { GenerationStatus, GenerationType } from '../domain/generation-types.ts';
 import type { Page } from '../domain/inputs.ts';
-import { fetchPage, type PageOf } from './paging.ts';
+import { fetchPage, type PageOf } from './fetch-page.ts';
 import { keyLockName, type StoredKey } from './idempotency-keys.ts';
 import type { JobSpec } from './jobs.ts';
 

@@ -2,7 +2,7 @@ import { sql, type Insertable } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { Page } from '../domain/inputs.ts';
 import type { CreditLedgerTable } from '../db/types.ts';
-import { fetchPage, type PageOf } from './paging.ts';
+import { fetchPage, type PageOf } from './fetch-page.ts';
 
 export async function appendLedger(db: Db, entry: Insertable<CreditLedgerTable>): Promise<void> {
   await db.insertInto('credit_ledger').values(entry).execute();

@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { ProductRow, ProductsTable } from '../db/types.ts';
 import type { Page } from '../domain/inputs.ts';
-import { fetchPage, type PageOf } from './paging.ts';
+import { fetchPage, type PageOf } from './fetch-page.ts';
 
 export function listProducts(db: Db, teamId: string, page: Page): Promise<PageOf<ProductRow>> {
   return fetchPage(

@@ -1,6 +1,6 @@
 import type { Db } from '../db/pool.ts';
 import type { Page } from '../domain/inputs.ts';
-import { fetchPage } from './paging.ts';
+import { fetchPage } from './fetch-page.ts';
 
 export function listStyleTemplates(db: Db, page: Page) {
   return fetchPage(db.selectFrom('style_templates'), (q) => q.select(['id', 'name', 'description', 'prompt', 'background', 'accent']).orderBy('id'), page);

@@ -2,7 +2,7 @@ import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { UploadsTable } from '../db/types.ts';
 import type { Page } from '../domain/inputs.ts';
-import { fetchPage, type PageOf } from './paging.ts';
+import { fetchPage, type PageOf } from './fetch-page.ts';
 
 export type UploadRow = Selectable<UploadsTable>;
 

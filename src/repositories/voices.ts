@@ -2,7 +2,7 @@ import type { Db } from '../db/pool.ts';
 import type { VoiceRow } from '../db/types.ts';
 import type { CatalogueVoice } from '../domain/catalogue/voices.ts';
 import type { VoicesQuery } from '../domain/voiceover-inputs.ts';
-import { fetchPage, type PageOf } from './paging.ts';
+import { fetchPage, type PageOf } from './fetch-page.ts';
 
 export async function upsertVoices(db: Db, voices: readonly CatalogueVoice[]): Promise<void> {
   if (!voices.length) return;

@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../db/pool.ts';
 import type { Page } from '../domain/inputs.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryRow } from '../db/types.ts';
-import { fetchPage, type PageOf } from './paging.ts';
+import { fetchPage, type PageOf } from './fetch-page.ts';
 
 export async function insertWebhookDelivery(db: Db, d: Insertable<WebhookDeliveriesTable>): Promise<WebhookDeliveryRow> {
   return db.insertInto('webhook_deliveries').values(d).returningAll().executeTakeFirstOrThrow();

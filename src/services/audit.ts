@@ -9,7 +9,7 @@ import { insertAuditLine, listAuditLines, purgeAuditLines, type AuditRow } from 
 import { findTeam } from '../repositories/teams.ts';
 import type { Deps } from './deps.ts';
 import type { ClientInfo } from './principal.ts';
-import { paginated, type Paginated } from './paging.ts';
+import { paginated, type Paginated } from './paginated.ts';
 import { requireUuid } from './ids.ts';
 
 import { AUDIT_ACTIONS, type AuditAction } from '../domain/audit-actions.ts';

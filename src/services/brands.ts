@@ -6,7 +6,7 @@ import { deleteBrandUnlessInUse, findBrand, findBrandsByIds, insertBrand, listBr
 import type { Deps } from './deps.ts';
 import type { Principal } from './principal.ts';
 import { requireUuid } from './ids.ts';
-import { paginated, type Paginated } from './paging.ts';
+import { paginated, type Paginated } from './paginated.ts';
 import { checkUploadUses } from './uploads.ts';
 
 export type Brand = Omit<BrandRow, 'team_id' | 'created_at'> & { created_at: string };

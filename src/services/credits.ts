@@ -1,7 +1,7 @@
 import { AppError } from '../domain/errors.ts';
 import { z } from 'zod';
 import { creditsLimit, instant, pageQuery, uuid } from '../domain/inputs.ts';
-import { paginated, type Paginated } from './paging.ts';
+import { paginated, type Paginated } from './paginated.ts';
 import { parseInput } from '../domain/validate.ts';
 import type { Team } from '../db/types.ts';
 import { appendLedger, listLedger, spendByDay, type SpendRow } from '../repositories/ledger.ts';

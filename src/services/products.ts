@@ -7,7 +7,7 @@ import { deleteProduct, findProduct, findProductsByIds, insertProduct, listProdu
 import type { Deps } from './deps.ts';
 import type { Principal } from './principal.ts';
 import { requireUuid } from './ids.ts';
-import { paginated, type Paginated } from './paging.ts';
+import { paginated, type Paginated } from './paginated.ts';
 import { createWithImage, deleteThenUnstore } from './stored-image.ts';
 import type { IdempotencyRequest, RecordedOutcome } from './idempotency.ts';
 

@@ -2,7 +2,7 @@ import { pageQuery } from '../domain/inputs.ts';
 import { parseInput } from '../domain/validate.ts';
 import { listCaptionTemplates, listStyleTemplates } from '../repositories/templates.ts';
 import type { Deps } from './deps.ts';
-import { paginated } from './paging.ts';
+import { paginated } from './paginated.ts';
 
 /** The style (product shots) and caption (video edit) catalogues the spec leaves undescribed. */
 export function createTemplateService({ db }: Pick<Deps, 'db'>) {

@@ -13,7 +13,7 @@ import type { Deps } from './deps.ts';
 import type { Principal } from './principal.ts';
 import { requireUuid } from './ids.ts';
 import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutcome } from './idempotency.ts';
-import { paginated, type Paginated } from './paging.ts';
+import { paginated, type Paginated } from './paginated.ts';
 import { MAX_IMAGE_BYTES } from './remote-images.ts';
 
 /** Enough of a file's start for its type to be told from its magic bytes. */

@@ -8,7 +8,7 @@ import { findVoice, listVoices, upsertVoices } from '../repositories/voices.ts';
 import type { Db } from '../db/pool.ts';
 import type { Deps } from './deps.ts';
 import { isUuid } from './ids.ts';
-import { paginated, type Paginated } from './paging.ts';
+import { paginated, type Paginated } from './paginated.ts';
 
 export interface Voice {
   id: string;

@@ -13,7 +13,7 @@ import { findKeyDelivery, insertWebhookDelivery, listKeyDeliveries } from '../re
 import type { Deps } from './deps.ts';
 import type { Principal } from './principal.ts';
 import { isForeignKeyViolation, requireUuid } from './ids.ts';
-import { paginated, type Paginated } from './paging.ts';
+import { paginated, type Paginated } from './paginated.ts';
 
 export const deliveriesQuery = pageQuery.extend({
   generation_id: uuid.optional(),

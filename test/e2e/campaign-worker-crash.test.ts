@@ -4,7 +4,7 @@ import { VOICES } from '../../src/domain/catalogue/voices.ts';
 import { spawnWorker, startTestService, type TestService } from '../support/app.ts';
 import { waitUntil, type LongRunning } from '../support/cli-run.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
-import { createCampaignRunner } from '../../src/services/campaigns/runner.ts';
+import { createCampaignRunner } from '../../src/services/campaigns/campaign-runner.ts';
 
 let svc: TestService;
 let gql: Awaited<ReturnType<typeof graphqlClient>>;

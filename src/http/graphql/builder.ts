@@ -1,6 +1,6 @@
 import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
-import type { GraphQLContext } from './context.ts';
+import type { GraphQLContext } from './request-context.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { AdLibraryAdRow, AdLibraryBrandRow, AdLibraryMediaItem, AvatarRow, BrandRow, ProductRow, VoiceoverRow, WebhookDeliveryRow } from '../../db/types.ts';
 import type { Page } from '../../domain/inputs.ts';
-import type { PageOf } from '../../repositories/paging.ts';
+import type { PageOf } from '../../repositories/fetch-page.ts';
 import type { Principal } from '../../services/principal.ts';
 import type { Services } from '../../service-factories.ts';
 import type { UpstreamAttempt } from '../../services/generations/views.ts';

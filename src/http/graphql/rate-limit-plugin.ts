@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { GraphQLError } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { RateLimiter } from '../../services/rate-limiter.ts';
-import type { GraphQLContext } from './context.ts';
+import type { GraphQLContext } from './request-context.ts';
 import { operationCost, requestCost } from './work-cost.ts';
 
 /** One HTTP request's operations, and the one draw that pays for all of them. */

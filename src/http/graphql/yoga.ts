@@ -12,7 +12,7 @@ import { isDatabaseUnavailable } from '../../domain/database-unavailable.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import type { Credentials } from './caller.ts';
 import { GRAPHQL_LIMITS } from './limits.ts';
-import { authenticate, buildContext, sealServices, type GraphQLContext } from './context.ts';
+import { authenticate, buildContext, sealServices, type GraphQLContext } from './request-context.ts';
 import { createLiveSubscriptions, type LiveConnection, type LiveSubscriptions } from './live-subscriptions.ts';
 import { metricsPlugin } from './metrics-plugin.ts';
 import { fastifyTrustProxy } from '../trust-proxy.ts';

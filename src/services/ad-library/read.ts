@@ -4,10 +4,10 @@ import { parseInput } from '../../domain/validate.ts';
 import type { AdLibraryAdRow, AdLibraryBrandRow, AdLibraryMediaItem } from '../../db/types.ts';
 import type { Page } from '../../domain/inputs.ts';
 import { adMediaByIds, findAd, findBrandsByIds, findJob, findScrapedBrand, listBrandAds, listScrapedBrands, pageOfAdsOfBrands } from '../../repositories/ad-library.ts';
-import type { PageOf } from '../../repositories/paging.ts';
+import type { PageOf } from '../../repositories/fetch-page.ts';
 import type { Deps } from '../deps.ts';
 import { requireUuid } from '../ids.ts';
-import { paginated, type Paginated } from '../paging.ts';
+import { paginated, type Paginated } from '../paginated.ts';
 import { adListItemView, adView, brandView, scrapeJobView, type AdLibraryAd, type AdLibraryAdListItem, type AdLibraryBrand, type ScrapeJob } from './views.ts';
 
 /** The library is shared: every team reads every scraped brand and ad; links are signed per read. */

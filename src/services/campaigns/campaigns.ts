@@ -23,7 +23,7 @@ import { runCampaignJob } from '../../jobs/run-campaign.ts';
 import type { Deps } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { requireUuid } from '../ids.ts';
-import { paginated, type Paginated } from '../paging.ts';
+import { paginated, type Paginated } from '../paginated.ts';
 import { requestHash } from '../idempotency.ts';
 import type { RowChecker, RowInput } from './check.ts';
 

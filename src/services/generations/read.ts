@@ -10,7 +10,7 @@ import { deliveriesOfGenerations } from '../../repositories/webhook-deliveries.t
 import type { Deps } from '../deps.ts';
 import type { Principal } from '../principal.ts';
 import { requireUuid } from '../ids.ts';
-import { paginated, type Paginated } from '../paging.ts';
+import { paginated, type Paginated } from '../paginated.ts';
 import { detailView, summaryView, upstreamAttemptView, type GenerationDetail, type GenerationSummary, type UpstreamAttempt } from './views.ts';
 
 export const generationListQuery = pageQuery.extend({

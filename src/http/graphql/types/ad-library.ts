@@ -2,13 +2,13 @@ import { pageQuery as pageSchema } from '../../../domain/inputs.ts';
 import { parseInput } from '../../../domain/validate.ts';
 import { eventsOrTicks, subscribeScrapeEvents } from '../../../events/scrape-events.ts';
 import { adListItemView, brandView, type AdLibraryAd, type AdLibraryAdListItem, type AdLibraryBrand, type ScrapeJob } from '../../../services/ad-library/views.ts';
-import { paginated } from '../../../services/paging.ts';
+import { paginated } from '../../../services/paginated.ts';
 import { builder } from '../builder.ts';
 import { QuoteRef } from './quote.ts';
-import { liveSubscription, principalOf, servicesFor, type GraphQLContext } from '../context.ts';
+import { liveSubscription, principalOf, servicesFor, type GraphQLContext } from '../request-context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
-import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { pageArgs, pageOf, pageQuery } from './page-type.ts';
 import { notFoundAsNull } from './visibility.ts';
 
 const services = servicesFor('storage', 'adLibrary', 'adLibraryScraper', 'quotes');

@@ -1,8 +1,8 @@
 import { AUDIT_ACTIONS } from '../../../domain/audit-actions.ts';
 import type { AuditLine } from '../../../services/audit.ts';
 import { builder } from '../builder.ts';
-import { ownerOf, servicesFor } from '../context.ts';
-import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { ownerOf, servicesFor } from '../request-context.ts';
+import { pageArgs, pageOf, pageQuery } from './page-type.ts';
 
 const services = servicesFor('audit');
 

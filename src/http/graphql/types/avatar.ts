@@ -1,6 +1,6 @@
 import type { CustomAvatar, PlatformAvatar } from '../../../services/avatars.ts';
 import { builder } from '../builder.ts';
-import { principalOf, servicesFor } from '../context.ts';
+import { principalOf, servicesFor } from '../request-context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
 import { Deleted } from './product.ts';

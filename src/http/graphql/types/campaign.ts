@@ -3,9 +3,9 @@ import type { CampaignCounts } from '../../../repositories/campaigns.ts';
 import type { Campaign, CampaignRowView } from '../../../services/campaigns/campaigns.ts';
 import type { CheckedRow } from '../../../services/campaigns/check.ts';
 import { builder } from '../builder.ts';
-import { liveSubscription, principalOf, servicesFor } from '../context.ts';
+import { liveSubscription, principalOf, servicesFor } from '../request-context.ts';
 import { errorTypes } from './errors.ts';
-import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { pageArgs, pageOf, pageQuery } from './page-type.ts';
 import { notFoundAsNull } from './visibility.ts';
 
 const services = servicesFor('campaigns');

@@ -1,7 +1,7 @@
 import type { CreditBalance } from '../../../services/credits.ts';
 import { errorTypes } from './errors.ts';
 import { builder } from '../builder.ts';
-import { ownerOf, principalOf, servicesFor } from '../context.ts';
+import { ownerOf, principalOf, servicesFor } from '../request-context.ts';
 
 const services = servicesFor('credits');
 

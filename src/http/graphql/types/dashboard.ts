@@ -1,11 +1,11 @@
 import { builder } from '../builder.ts';
-import { ownerOf, servicesFor, sessionOf } from '../context.ts';
+import { ownerOf, servicesFor, sessionOf } from '../request-context.ts';
 import type { MemberView, SignInLink } from '../../../services/members.ts';
 import type { SessionView } from '../../../services/sessions.ts';
 import type { TeamKeyView } from '../../../services/team-keys.ts';
 import { errorTypes } from './errors.ts';
 import { WebhookDeliveryRef } from './generation.ts';
-import { pageArgs, pageQuery } from './paging.ts';
+import { pageArgs, pageQuery } from './page-type.ts';
 import { WebhookDeliveryPageRef } from './webhooks.ts';
 
 const services = servicesFor('teamKeys', 'webhooks', 'members');

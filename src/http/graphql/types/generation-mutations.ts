@@ -2,7 +2,7 @@ import { GENERATION_OPERATIONS } from '../../../domain/generation-types.ts';
 import { GENERATION_OPERATION_TABLE, graphqlQuoteName } from '../../../domain/operations.ts';
 import { builder } from '../builder.ts';
 import { Deleted } from './product.ts';
-import { principalOf, servicesFor } from '../context.ts';
+import { principalOf, servicesFor } from '../request-context.ts';
 import { errorTypes } from './errors.ts';
 import type { GenerationsDeleted } from '../../../services/generations/delete.ts';
 import { GenerationRef, GenerationStatusEnum, GenerationTypeFilter } from './generation.ts';

@@ -7,10 +7,10 @@ import type { GenerationDetail, UpstreamAttempt } from '../../../services/genera
 import { productView } from '../../../services/products.ts';
 import { voiceoverView } from '../../../services/voiceovers.ts';
 import { builder } from '../builder.ts';
-import { ownerOf, principalOf, servicesFor, type GraphQLContext } from '../context.ts';
+import { ownerOf, principalOf, servicesFor, type GraphQLContext } from '../request-context.ts';
 import { AvatarRef } from './avatar.ts';
 import { BrandRef } from './brand.ts';
-import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { pageArgs, pageOf, pageQuery } from './page-type.ts';
 import { ProductRef } from './product.ts';
 import { notFoundAsNull } from './visibility.ts';
 import { VoiceoverRef } from './voice.ts';

@@ -1,8 +1,8 @@
 import type { LedgerEntry } from '../../../services/credits.ts';
 import { errorTypes } from './errors.ts';
-import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { pageArgs, pageOf, pageQuery } from './page-type.ts';
 import { builder } from '../builder.ts';
-import { principalOf, servicesFor } from '../context.ts';
+import { principalOf, servicesFor } from '../request-context.ts';
 
 const services = servicesFor('credits');
 

@@ -1,6 +1,6 @@
 import { quoteRateCost, type Quote, type Quotable } from '../../../services/quotes.ts';
 import { builder } from '../builder.ts';
-import { principalOf, servicesFor } from '../context.ts';
+import { principalOf, servicesFor } from '../request-context.ts';
 import { errorTypes } from './errors.ts';
 
 const services = servicesFor('quotes');

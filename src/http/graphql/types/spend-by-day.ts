@@ -1,6 +1,6 @@
 import { errorTypes } from './errors.ts';
 import { builder } from '../builder.ts';
-import { principalOf, servicesFor } from '../context.ts';
+import { principalOf, servicesFor } from '../request-context.ts';
 
 const services = servicesFor('credits');
 

@@ -1,7 +1,7 @@
 import { subscribeGenerationEvents } from '../../../events/generation-events.ts';
 import type { GenerationDetail } from '../../../services/generations/views.ts';
 import { builder } from '../builder.ts';
-import { liveSubscription, principalOf, servicesFor } from '../context.ts';
+import { liveSubscription, principalOf, servicesFor } from '../request-context.ts';
 import { GenerationRef } from './generation.ts';
 
 const services = servicesFor('generationReader');

@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { ownerOf, servicesFor } from '../context.ts';
+import { ownerOf, servicesFor } from '../request-context.ts';
 import type { TeamDeleted } from '../../../services/team-deletion.ts';
 import type { TeamExportDownload, TeamExportView } from '../../../services/team-exports.ts';
 import { errorTypes } from './errors.ts';

@@ -2,7 +2,7 @@ import { AppError } from '../../../domain/errors.ts';
 import type { TeamRetention } from '../../../services/retention.ts';
 import { errorTypes } from './errors.ts';
 import { builder } from '../builder.ts';
-import { ownerOf, servicesFor } from '../context.ts';
+import { ownerOf, servicesFor } from '../request-context.ts';
 
 const services = servicesFor('retention');
 

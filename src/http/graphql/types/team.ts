@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { principalOf, servicesFor } from '../context.ts';
+import { principalOf, servicesFor } from '../request-context.ts';
 import { CreditBalanceRef } from './credit-balance.ts';
 import { TeamRetentionRef } from './team-retention.ts';
 import { TeamStorageRef } from './team-storage.ts';

@@ -1,7 +1,7 @@
 import type { CaptionTemplateRow, StyleTemplateRow } from '../../../db/types.ts';
 import { builder } from '../builder.ts';
-import { principalOf, servicesFor } from '../context.ts';
-import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { principalOf, servicesFor } from '../request-context.ts';
+import { pageArgs, pageOf, pageQuery } from './page-type.ts';
 
 const services = servicesFor('templates');
 

@@ -1,9 +1,9 @@
 import type { PresignedUpload, Upload } from '../../../services/uploads.ts';
 import { builder } from '../builder.ts';
-import { principalOf, servicesFor } from '../context.ts';
+import { principalOf, servicesFor } from '../request-context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
-import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { pageArgs, pageOf, pageQuery } from './page-type.ts';
 import { notFoundAsNull } from './visibility.ts';
 
 const services = servicesFor('uploads');

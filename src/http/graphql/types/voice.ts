@@ -3,10 +3,10 @@ import type { Voice } from '../../../services/voices.ts';
 import { graphqlQuoteName, OPERATION_TABLE } from '../../../domain/operations.ts';
 import { builder } from '../builder.ts';
 import { quoteField } from './quote.ts';
-import { principalOf, servicesFor } from '../context.ts';
+import { principalOf, servicesFor } from '../request-context.ts';
 import { errorTypes } from './errors.ts';
 import { idempotencyFor, unwrapOutcome } from './idempotency.ts';
-import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { pageArgs, pageOf, pageQuery } from './page-type.ts';
 import { notFoundAsNull } from './visibility.ts';
 import { enumNamesAcross, inputTypeFromZod } from './zod-inputs.ts';
 

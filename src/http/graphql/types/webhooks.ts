@@ -1,8 +1,8 @@
 import { builder } from '../builder.ts';
-import { principalOf, servicesFor } from '../context.ts';
+import { principalOf, servicesFor } from '../request-context.ts';
 import { errorTypes } from './errors.ts';
 import { WebhookDeliveryRef } from './generation.ts';
-import { pageArgs, pageOf, pageQuery } from './paging.ts';
+import { pageArgs, pageOf, pageQuery } from './page-type.ts';
 
 const services = servicesFor('webhooks');
 
