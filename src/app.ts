@@ -80,7 +80,7 @@ export interface App extends Deps {
 }
 
 function buildServices(deps: Deps, engines: EngineRegistry, pool: Database['pool']) {
-  const speech = createSpeechEngine(deps.config);
+  const speech = createSpeechEngine({ timeoutMs: deps.config.speechTimeoutSeconds * 1000, allowPrivate: deps.config.allowPrivateNetworkUrls, elevenlabs: deps.config.speech.elevenlabs });
   const voices = createVoiceService(deps, speech);
   const voiceovers = createVoiceoverService(deps, voices, speech);
   const lifecycle = createGenerationLifecycle(deps);

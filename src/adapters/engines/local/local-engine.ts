@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngineError, type Engine, type EngineJob, type EngineResult } from '../engine.ts';
 import { FfmpegError } from '../ffmpeg.ts';
-import type { RenderContext } from './context.ts';
+import type { RenderContext, Speak } from './context.ts';
 import { renderImages } from './images.ts';
 import { renderVideo } from './videos.ts';
 
@@ -12,6 +12,8 @@ export interface LocalEngineOptions {
   tmpRoot?: string;
   /** Longest one ffmpeg run may take; default 10 minutes. */
   ffmpegTimeoutMs?: number;
+  /** How a talking avatar's script is spoken (speech/tts.ts's synthesize); without it only voiceovers are spoken. */
+  speak?: Speak;
 }
 
 /**
@@ -32,7 +34,7 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): Engine {
         });
       }
       failOnPurpose(job);
-      const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs };
+      const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs, speak: opts.speak };
       try {
         const files = job.kind === 'image' ? await renderImages(job, ctx) : [await renderVideo(job, ctx)];
         return { files };
