@@ -1,4 +1,5 @@
 import type { GenerationKind, GenerationOperation } from '../../domain/generation-types.ts';
+import type { UpstreamRequest } from './upstream.ts';
 
 /** An input image or video the runner has already fetched (from storage or a user URL). */
 export interface EngineAsset {
@@ -60,7 +61,10 @@ export interface EngineResult {
 
 export interface Engine {
   readonly name: string;
+  /** Renders a job whose inputs are read already. */
   run(job: EngineJob, signal: AbortSignal): Promise<EngineResult>;
+  /** Renders a request from the inputs every engine gets (services/generations/inputs.ts), reading what it needs through `read()`. */
+  make(request: UpstreamRequest, signal: AbortSignal): Promise<EngineResult>;
 }
 
 /**

@@ -15,7 +15,7 @@ export interface UpstreamRequest {
   inputs: UpstreamInputs;
 }
 
-/** An input file (image, audio, video): a link the provider can fetch, and its bytes for providers that take files inline. */
+/** An input file (image, audio, video): a link the provider can fetch, and its bytes for engines that take files inline (the local renderer reads every input this way). */
 export interface UpstreamFile {
   /** The request's own URL, or a signed link to our stored copy (reachable on PUBLIC_BASE_URL or S3). */
   url: string;
@@ -40,6 +40,12 @@ export interface UpstreamInputs {
   speech?: UpstreamFile;
   /** swap-avatar, localize, video edit: the source video (`video_url`, or a completed generation's result as a signed link). */
   video?: UpstreamFile;
+  /** `brand_id`: the brand itself, for an engine that draws it (the local renderer); its images are also in `brandImages`. */
+  brand?: { name: string; colorPrimary: string | null; colorAccent: string | null; logo?: UpstreamFile; reference?: UpstreamFile };
+  /** talking-avatar with `voice_id`, for an engine that speaks the script itself: the catalogue voice's synthesizer settings. */
+  voice?: { language: string; variant?: string; pitch?: number; speed?: number };
+  /** product shots: the style template; video edit: the caption template (as stored in the catalogue). */
+  template?: Record<string, unknown>;
 }
 
 /** Every image the request attaches as a reference, in the order the prompt names them. */

@@ -1,11 +1,10 @@
 import { EngineError, type EngineResult } from '../../adapters/engines/engine.ts';
 import { inSpan } from '../../observability/tracing.ts';
 import { routeModel, type EngineRegistry } from '../../adapters/engines/registry.ts';
-import { isUpstreamEngine } from '../../adapters/engines/upstream.ts';
+import { isUpstreamEngine, UpstreamError } from '../../adapters/engines/upstream.ts';
 import { DownloadError } from '../../adapters/net/download.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
 import type { Deps } from '../context.ts';
-import { buildEngineJob } from './engine-job.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';
 import type { UpstreamCore } from './upstream.ts';
@@ -30,7 +29,7 @@ export class RetryLater extends Error {
  * transaction. Running it twice is harmless: an ended generation is left alone.
  */
 export function createGenerationRunner(
-  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle; upstream: Pick<UpstreamCore, 'start'>; events?: EventBus },
+  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle; upstream: Pick<UpstreamCore, 'start' | 'inputsOf'>; events?: EventBus },
 ) {
   const { db, storage, config, log, engines, lifecycle, upstream, events } = deps;
 
@@ -72,13 +71,11 @@ export function createGenerationRunner(
       const ended = new AbortController();
       const unwatch = await watchEnd(g, ended);
       try {
-        const job = await buildEngineJob(
-          { db, storage, allowPrivate: config.allowPrivateNetworkUrls, maxVideoBytes: config.maxInputVideoBytes },
-          g,
-        );
+        const inputs = await upstream.inputsOf(g, { speaksScript: true });
         const signals = [AbortSignal.timeout(config.engineAttemptTimeoutSeconds * 1000), ended.signal];
         if (shutdown) signals.push(shutdown);
-        result = await inSpan('engine.run', { 'adforge.engine': engine.name, 'adforge.generation_id': g.id, 'adforge.operation': g.operation }, () => engine.run(job, AbortSignal.any(signals)));
+        const request = { generationId: g.id, operation: g.operation, params: g.params as Record<string, unknown>, inputs };
+        result = await inSpan('engine.run', { 'adforge.engine': engine.name, 'adforge.generation_id': g.id, 'adforge.operation': g.operation }, () => engine.make(request, AbortSignal.any(signals)));
       } catch (e) {
         if (shutdown?.aborted && !ended.signal.aborted) {
           log.info({ generation_id: g.id }, 'render stopped: the worker is shutting down; the job goes back to the queue');
@@ -108,6 +105,8 @@ export type GenerationRunner = ReturnType<typeof createGenerationRunner>;
 /** What the user sees as `error`, and whether another attempt could help. */
 function classify(e: unknown): { message: string; transient: boolean } {
   if (e instanceof EngineError) return { message: e.message, transient: e.transient };
+  // The input resolver speaks to providers; to the local engine a fetch that failed stays one, anything else is ours.
+  if (e instanceof UpstreamError) return classify(e.cause ?? new Error(e.message));
   if (e instanceof DownloadError) {
     return { message: `an input could not be fetched: ${e.message}`, transient: e.reason === 'timeout' || e.reason === 'network' };
   }

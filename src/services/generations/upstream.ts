@@ -16,7 +16,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../context.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';
-import { createUpstreamInputs } from './upstream-inputs.ts';
+import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
@@ -36,7 +36,7 @@ export function createUpstreamCore(
   const { db, storage, config, log, engines, lifecycle, speech, metrics } = deps;
   const called = (provider: string, call: 'submit' | 'poll', outcome: string) => metrics?.upstream.calls.inc({ provider, call, outcome });
   const toldOperator = new Set<string>();
-  const inputsOf = createUpstreamInputs({ db, storage, config, speech });
+  const inputsOf = createInputResolver({ db, storage, config, speech });
   const breakers = createEngineBreakers({ db, config, log });
 
   /**
@@ -131,6 +131,9 @@ export function createUpstreamCore(
   }
 
   return {
+    /** The inputs every engine reads (the one resolver): the local engine's too, which speaks a script itself. */
+    inputsOf,
+
     /**
      * The first half of an upstream generation, run by run_generation: record, submit, schedule
      * the first poll. The route's providers are tried in order while one refuses before accepting

@@ -3,6 +3,8 @@ import { EngineError, type Engine, type EngineJob, type EngineResult } from '../
 import { FfmpegError } from '../ffmpeg.ts';
 import type { RenderContext, Speak } from './context.ts';
 import { renderImages } from './images.ts';
+import { localJob } from './job.ts';
+import type { UpstreamRequest } from '../upstream.ts';
 import { renderVideo } from './videos.ts';
 
 export interface LocalEngineOptions {
@@ -23,8 +25,11 @@ export interface LocalEngineOptions {
  */
 export function createLocalEngine(opts: LocalEngineOptions = {}): Engine {
   const delayMs = Math.max(0, opts.delayMs ?? 0);
-  return {
+  const engine: Engine = {
     name: 'local',
+    async make(request: UpstreamRequest, signal: AbortSignal): Promise<EngineResult> {
+      return engine.run(await localJob(request, signal), signal);
+    },
     async run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
       signal.throwIfAborted();
       if (delayMs > 0) {
@@ -44,6 +49,7 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): Engine {
       }
     },
   };
+  return engine;
 }
 
 function failOnPurpose(job: EngineJob): void {
