@@ -1,5 +1,4 @@
 import type { GenerationKind, GenerationOperation } from '../../domain/generation-types.ts';
-import type { UpstreamRequest } from './upstream.ts';
 
 /** An input image or video the runner has already fetched (from storage or a user URL). */
 export interface EngineAsset {
@@ -16,7 +15,8 @@ export interface EngineBrand {
 }
 
 /**
- * Everything an engine needs to render one generation. `params` is the validated request with
+ * Everything the local renderer needs to draw one generation (local/job.ts makes it from the
+ * inputs every engine gets). `params` is the validated request with
  * its defaults applied (the same object stored on the generation); assets are resolved bytes.
  */
 export interface EngineJob {
@@ -57,14 +57,6 @@ export interface EngineFile {
 
 export interface EngineResult {
   files: EngineFile[];
-}
-
-export interface Engine {
-  readonly name: string;
-  /** Renders a job whose inputs are read already. */
-  run(job: EngineJob, signal: AbortSignal): Promise<EngineResult>;
-  /** Renders a request from the inputs every engine gets (services/generations/inputs.ts), reading what it needs through `read()`. */
-  make(request: UpstreamRequest, signal: AbortSignal): Promise<EngineResult>;
 }
 
 /**

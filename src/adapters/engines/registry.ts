@@ -1,8 +1,8 @@
-import type { Engine } from './engine.ts';
 import { providerNamed } from './providers.ts';
 import { isUpstreamEngine, type UpstreamEngine } from './upstream.ts';
 
-export type AnyEngine = (Engine & { kind?: 'local' }) | UpstreamEngine;
+/** Any engine: one contract for the local renderer and the providers (upstream.ts). */
+export type AnyEngine = UpstreamEngine;
 
 /** The model a route names for a request: `model`, or a talking avatar's `lipsync_model`. */
 export const routeModel = (params: Record<string, unknown>): unknown => params.model ?? params.lipsync_model;
@@ -70,7 +70,7 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
      * some engine of the route can make it; otherwise the first engine's reason is given.
      */
     refusal(operation: string, params: Record<string, unknown>, attachedImages = 0): string | undefined {
-      const reasons = chainFor({ model: routeModel(params), operation }).map((e) => (isUpstreamEngine(e) ? e.refuse(operation as never, params, attachedImages) : undefined));
+      const reasons = chainFor({ model: routeModel(params), operation }).map((e) => e.refuse(operation as never, params, attachedImages));
       return reasons.includes(undefined) ? undefined : reasons[0];
     },
   };

@@ -63,16 +63,25 @@ export interface UpstreamSubmission {
  * A result, copied into our storage at once (provider links expire): a link anyone may read,
  * bytes the provider answered with, or a read only the adapter can make (it needs the key).
  */
-export type UpstreamOutput = { url: string } | { bytes: Buffer } | { fetch: (signal: AbortSignal) => Promise<Buffer> };
+export type UpstreamOutput =
+  | { url: string }
+  /** `type`: what an engine that renders in this process knows of its own files (their media type and extension). */
+  | { bytes: Buffer; type?: { mime: string; ext: string } }
+  | { fetch: (signal: AbortSignal) => Promise<Buffer> };
 
 export type UpstreamStatus =
   | { state: 'pending'; retryAfterMs?: number; detail?: string }
   | { state: 'succeeded'; outputs: UpstreamOutput[]; cost?: number }
   | { state: 'failed'; message: string };
 
+/**
+ * The one engine contract. `upstream`: the engine runs on a provider's servers (submit, then poll;
+ * every step recorded); `local`: it renders in this process and its submit answers `done` at once
+ * with the files (nothing recorded or polled; the built-in local engine).
+ */
 export interface UpstreamEngine {
   readonly name: string;
-  readonly kind: 'upstream';
+  readonly kind: 'upstream' | 'local';
   /**
    * Sending the same attempt twice makes one job for this operation (an idempotency key, a client
    * job id): only then may a submit interrupted before its answer be sent again.
@@ -132,4 +141,5 @@ export class UpstreamError extends Error {
   }
 }
 
-export const isUpstreamEngine = (e: { kind?: string }): e is UpstreamEngine => e.kind === 'upstream';
+/** True for an engine on a provider's servers (its jobs are recorded, polled, and counted by its breaker). */
+export const isUpstreamEngine = (e: { kind?: string }): boolean => e.kind === 'upstream';

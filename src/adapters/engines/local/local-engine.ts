@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EngineError, type Engine, type EngineJob, type EngineResult } from '../engine.ts';
+import { EngineError, type EngineJob, type EngineResult } from '../engine.ts';
 import { FfmpegError } from '../ffmpeg.ts';
 import type { RenderContext, Speak } from './context.ts';
 import { renderImages } from './images.ts';
 import { localJob } from './job.ts';
-import type { UpstreamRequest } from '../upstream.ts';
+import { UpstreamError, type UpstreamEngine, type UpstreamRequest } from '../upstream.ts';
 import { renderVideo } from './videos.ts';
 
 export interface LocalEngineOptions {
@@ -18,17 +18,29 @@ export interface LocalEngineOptions {
   speak?: Speak;
 }
 
+/** The local engine: the one engine contract, and `run` for a job whose inputs are read already (its renderers' tests). */
+export type LocalEngine = UpstreamEngine & { readonly kind: 'local'; run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> };
+
 /**
  * The built-in engine: renders real images (sharp) and videos (ffmpeg) on this machine, with no
  * network. Test hooks: `[[fail]]` in the prompt or script fails for good, `[[flaky]]` fails as
  * transient (worth a retry). An abort rejects with the signal's reason, as AbortSignal APIs do.
  */
-export function createLocalEngine(opts: LocalEngineOptions = {}): Engine {
+export function createLocalEngine(opts: LocalEngineOptions = {}): LocalEngine {
   const delayMs = Math.max(0, opts.delayMs ?? 0);
-  const engine: Engine = {
+  const engine: LocalEngine = {
     name: 'local',
-    async make(request: UpstreamRequest, signal: AbortSignal): Promise<EngineResult> {
-      return engine.run(await localJob(request, signal), signal);
+    kind: 'local',
+    // Rendering again makes the same files and costs nothing outside this machine.
+    dedupesSubmit: () => true,
+    refuse: () => undefined,
+    /** Renders at once, reading the inputs through read(): the answer is "done" with the files. */
+    async submit(request: UpstreamRequest, _attempt: { id: string }, signal: AbortSignal) {
+      const { files } = await engine.run(await localJob(request, signal), signal);
+      return { providerJobId: request.generationId, handle: {}, done: { state: 'succeeded' as const, outputs: files.map((f) => ({ bytes: f.bytes, type: { mime: f.mime, ext: f.ext } })) } };
+    },
+    poll(): Promise<never> {
+      return Promise.reject(new UpstreamError('refused', 'the local engine answers its submit with the files; it has nothing to poll'));
     },
     async run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
       signal.throwIfAborted();
