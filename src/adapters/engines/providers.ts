@@ -22,15 +22,15 @@ export type ProviderSettings = { readonly [P in Provider as P['name']]: Readonly
 /** The variables every provider reads, for the configuration's schema. */
 export const providerVariables = (): z.ZodRawShape => Object.assign({}, ...PROVIDERS.map((p) => p.env));
 
+/** The list as modules of any provider (each one's own types set aside). */
+export const PROVIDER_MODULES = PROVIDERS as unknown as readonly ProviderModule[];
+
 /** Each provider's settings from the parsed environment: made for those whose key is set. */
 export function providerSettings(env: Record<string, unknown>): ProviderSettings {
   const out: Record<string, unknown> = {};
-  for (const p of PROVIDERS) out[p.name] = env[p.keyVariable] ? Object.freeze((p.settings as (e: Record<string, unknown>) => unknown)(env)) : undefined;
+  for (const p of PROVIDER_MODULES) out[p.name] = env[p.keyVariable] ? Object.freeze(p.settings(env)) : undefined;
   return out as ProviderSettings;
 }
-
-/** The list as modules of any provider (each one's own types set aside). */
-export const PROVIDER_MODULES = PROVIDERS as unknown as readonly ProviderModule[];
 
 /** The module of a provider named in ENGINE_ROUTES, if adforge knows it. */
 export const providerNamed = (name: string): ProviderModule | undefined => PROVIDER_MODULES.find((p) => p.name === name);
