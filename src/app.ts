@@ -54,10 +54,10 @@ function buildRunners(deps: Deps, services: Services, engines: EngineRegistry, e
     backoffMs: adLibrary.sourceBackoffMs,
     maxAttempts: adLibrary.sourceMaxAttempts,
   });
-  const upstream = createUpstreamCore({ ...deps, engines, lifecycle: services.lifecycle, speech: services.speech });
+  const upstream = createUpstreamCore({ ...deps, engines, lifecycle: services.lifecycle, speech: services.speech, events });
   return {
     upstream,
-    generations: createGenerationRunner({ ...deps, engines, lifecycle: services.lifecycle, upstream, events }),
+    generations: createGenerationRunner({ ...deps, engines, upstream }),
     scrapes: createScrapeRunner(deps, adSource),
     campaigns: createCampaignRunner(deps, services.generationCreator, services.voiceovers),
   };

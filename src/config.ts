@@ -7,6 +7,8 @@ import { VOICES } from './domain/catalogue/voices.ts';
 import { parseTierRateLimits, type BucketRule } from './domain/rate-limit.ts';
 import type { Tier } from './domain/tiers.ts';
 import { parseStorageQuotas } from './domain/storage-quota.ts';
+import { MEDIA_TOOL_VARIABLES, mediaToolPaths, type MediaToolPaths } from './adapters/engines/media-tools.ts';
+import { providerSettings, providerVariables, type ProviderSettings } from './adapters/engines/providers.ts';
 
 const flag = z
   .enum(['true', 'false', '1', '0', ''])
@@ -14,9 +16,6 @@ const flag = z
   .transform((v) => v === 'true' || v === '1');
 
 const port = z.coerce.number().int().min(0).max(65535);
-
-/** A binary's location: absolute, so what runs never depends on the working directory or PATH. */
-const absolutePath = z.string().refine((p) => path.isAbsolute(p), 'must be an absolute path');
 
 const TRUST_PROXY_HELP = 'false, a number of proxy hops from 1 to 10 (true means 1), or a comma-separated list of the proxies\' IP addresses or CIDR ranges';
 
@@ -41,7 +40,7 @@ function parseTrustProxy(raw: string, ctx: z.RefinementCtx): false | number | st
   return z.NEVER;
 }
 
-const envSchema = z.object({
+const baseSchema = z.object({
   DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: z.string().url().optional(),
   PG_PORT: port.optional(),
@@ -80,30 +79,6 @@ const envSchema = z.object({
   LOCAL_ENGINE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
   UPSTREAM_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
   UPSTREAM_MAX_RESULT_MB: z.coerce.number().int().min(1).max(10_000).default(500),
-  FAL_KEY: z.string().optional(),
-  FAL_QUEUE_URL: z.string().url().default('https://queue.fal.run'),
-  /** fal's Platform API (model search), read by `adforge providers check`; its OpenAPI names this server. */
-  FAL_API_URL: z.string().url().default('https://api.fal.ai/v1'),
-  FAL_MODEL_ENDPOINTS: z.string().optional().transform(parsePairs),
-  OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
-  OPENAI_IMAGE_MODELS: z.string().optional().transform(parsePairs),
-  GEMINI_API_KEY: z.string().optional(),
-  GEMINI_API_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
-  GEMINI_IMAGE_MODELS: z.string().optional().transform(parsePairs),
-  FAL_JWKS_URL: z.string().url().default('https://rest.alpha.fal.ai/.well-known/jwks.json'),
-  SUBMAGIC_API_KEY: z.string().optional(),
-  SUBMAGIC_API_URL: z.string().url().default('https://api.submagic.co'),
-  SUBMAGIC_TEMPLATES: z.string().optional().transform(parsePairs),
-  /** How often one Submagic key may read its projects, `<requests>/<seconds>`: docs.submagic.co get-project gives 100 an hour. */
-  SUBMAGIC_POLL_BUDGET: z.string().default('100/3600').transform(parseBudget),
-  SYNC_API_KEY: z.string().optional(),
-  SYNC_API_URL: z.string().url().default('https://api.sync.so'),
-  SYNC_WEBHOOK_SECRET: z.string().optional(),
-  HEYGEN_API_KEY: z.string().optional(),
-  HEYGEN_API_URL: z.string().url().default('https://api.heygen.com'),
-  // HeyGen's language names hold commas ("Chinese (Mandarin, Simplified)"): pairs are split on ';'.
-  HEYGEN_LANGUAGES: z.string().optional().transform((raw, ctx) => parsePairs(raw, ctx, ';')),
   UPSTREAM_WEBHOOKS: flag.default(true),
   OWNER_TOP_UP: flag.default(false),
   OWNER_TOP_UP_MAX_PER_PERIOD: z.coerce.number().int().min(1).max(1_000_000_000).default(10_000),
@@ -152,9 +127,10 @@ const envSchema = z.object({
   SUBSCRIPTIONS_PER_TEAM: z.coerce.number().int().min(1).max(1_000_000).default(250),
   WS_UNAUTHENTICATED_PER_CLIENT: z.coerce.number().int().min(1).max(10_000).default(16),
   CAMPAIGN_MAX_ROWS: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
-  FFMPEG_PATH: absolutePath.optional(),
-  FFPROBE_PATH: absolutePath.optional(),
+  ...MEDIA_TOOL_VARIABLES,
 });
+/** The service's variables and every provider module's (src/adapters/engines/providers.ts). */
+const envSchema = baseSchema.extend(providerVariables());
 /** Every environment variable the configuration reads (docs/configuration.md, held to it by test/unit/docs-links.test.ts; the container files are checked against it). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
@@ -215,20 +191,14 @@ export interface Config {
   workerCompleteBatchMs: number;
   engineRoutes: string | undefined;
   localEngineDelayMs: number;
-  /** Upstream providers: how often a job waiting upstream is polled, how large a result may be, and each provider's key. */
-  upstream: {
+  /** Upstream providers: how often a job waiting upstream is polled, how large a result may be, and each provider's settings (its module's, undefined while its key is unset). */
+  upstream: ProviderSettings & {
     pollMs: number;
     maxResultBytes: number;
     /** Where providers send their webhooks (`<base>/hooks/<provider>`): PUBLIC_BASE_URL when set; unset, polling alone. */
     callbackBaseUrl: string | undefined;
     /** Consecutive submit failures that open a provider's breaker, and how long it then rests. */
     breaker: { failures: number; cooldownSeconds: number };
-    fal: { apiKey: string; queueUrl: string; apiUrl: string; jwksUrl: string; endpoints: Readonly<Record<string, string>> } | undefined;
-    openai: { apiKey: string; baseUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
-    gemini: { apiKey: string; apiUrl: string; imageModels: Readonly<Record<string, string>> } | undefined;
-    heygen: { apiKey: string; apiUrl: string; languages: Readonly<Record<string, string>> } | undefined;
-    sync: { apiKey: string; apiUrl: string; webhookSecret: string | undefined } | undefined;
-    submagic: { apiKey: string; apiUrl: string; templates: Readonly<Record<string, string>>; pollBudget: Readonly<{ requests: number; perMs: number }> } | undefined;
   };
   /** A generation still processing after this long is failed and refunded by the sweeper. */
   generationTimeoutSeconds: number;
@@ -269,11 +239,6 @@ export interface Config {
   };
 }
 
-export interface MediaToolPaths {
-  ffmpeg: string | undefined;
-  ffprobe: string | undefined;
-}
-
 export interface ElevenLabsConfig {
   /** e.g. https://api.elevenlabs.io, or anything speaking the same API. */
   apiUrl: string;
@@ -292,7 +257,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
-  const e = parsed.data;
+  const e = parsed.data as z.output<typeof baseSchema>;
   if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
     throw new Error('invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE go together');
   }
@@ -371,12 +336,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       maxResultBytes: e.UPSTREAM_MAX_RESULT_MB * 1024 * 1024,
       callbackBaseUrl: e.PUBLIC_BASE_URL && e.UPSTREAM_WEBHOOKS ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
       breaker: Object.freeze({ failures: e.ENGINE_BREAKER_FAILURES, cooldownSeconds: e.ENGINE_BREAKER_COOLDOWN_SECONDS }),
-      gemini: e.GEMINI_API_KEY ? Object.freeze({ apiKey: e.GEMINI_API_KEY, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }) : undefined,
-      openai: e.OPENAI_API_KEY ? Object.freeze({ apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }) : undefined,
-      submagic: e.SUBMAGIC_API_KEY ? Object.freeze({ apiKey: e.SUBMAGIC_API_KEY, apiUrl: e.SUBMAGIC_API_URL, templates: Object.freeze(e.SUBMAGIC_TEMPLATES), pollBudget: e.SUBMAGIC_POLL_BUDGET }) : undefined,
-      sync: e.SYNC_API_KEY ? Object.freeze({ apiKey: e.SYNC_API_KEY, apiUrl: e.SYNC_API_URL, webhookSecret: e.SYNC_WEBHOOK_SECRET }) : undefined,
-      heygen: e.HEYGEN_API_KEY ? Object.freeze({ apiKey: e.HEYGEN_API_KEY, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }) : undefined,
-      fal: e.FAL_KEY ? Object.freeze({ apiKey: e.FAL_KEY, queueUrl: e.FAL_QUEUE_URL, apiUrl: e.FAL_API_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }) : undefined,
+      ...providerSettings(parsed.data),
     }),
     generationTimeoutSeconds: e.GENERATION_TIMEOUT_SECONDS,
     engineAttemptTimeoutSeconds: e.ENGINE_ATTEMPT_TIMEOUT_SECONDS,
@@ -406,24 +366,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       sourceMaxAttempts: e.AD_LIBRARY_SOURCE_MAX_ATTEMPTS,
     }),
   });
-}
-
-const mediaToolsSchema = envSchema.pick({ FFMPEG_PATH: true, FFPROBE_PATH: true });
-
-/**
- * FFMPEG_PATH and FFPROBE_PATH alone, for code that runs the media tools without a loaded
- * configuration (admin commands, tests); loadConfig reads them the same way.
- */
-export function loadMediaToolPaths(env: NodeJS.ProcessEnv = process.env): Readonly<MediaToolPaths> {
-  const parsed = mediaToolsSchema.safeParse(stripEmpty(env));
-  if (!parsed.success) {
-    throw new Error(`invalid configuration:\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
-  }
-  return mediaToolPaths(parsed.data);
-}
-
-function mediaToolPaths(e: { FFMPEG_PATH?: string | undefined; FFPROBE_PATH?: string | undefined }): Readonly<MediaToolPaths> {
-  return Object.freeze({ ffmpeg: e.FFMPEG_PATH, ffprobe: e.FFPROBE_PATH });
 }
 
 const CATALOGUE_IDS = new Set(VOICES.map((v) => v.id.toLowerCase()));
@@ -473,24 +415,5 @@ export function isLoopbackHost(host: string): boolean {
 function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') out[k] = v;
-  return out;
-}
-
-/** `<requests>/<seconds>` (a provider's documented request budget) into requests per milliseconds. */
-function parseBudget(raw: string, ctx: z.RefinementCtx<string>): Readonly<{ requests: number; perMs: number }> {
-  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(raw);
-  const [requests, seconds] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
-  if (requests < 1 || seconds < 1) ctx.addIssue({ code: 'custom', message: `"${raw}" is not <requests>/<seconds>, both at least 1` });
-  return Object.freeze({ requests: Math.max(1, requests), perMs: Math.max(1, seconds) * 1000 });
-}
-
-/** `a=b,c=d` (the form of ENGINE_ROUTES) into an object. */
-function parsePairs(raw: string | undefined, ctx: z.RefinementCtx<string | undefined>, separator = ','): Readonly<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const pair of (raw ?? '').split(separator).map((s) => s.trim()).filter(Boolean)) {
-    const i = pair.indexOf('=');
-    if (i <= 0 || i === pair.length - 1) ctx.addIssue({ code: 'custom', message: `"${pair}" is not name=value` });
-    else out[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
-  }
   return out;
 }

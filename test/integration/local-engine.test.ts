@@ -53,7 +53,7 @@ async function expectVideo(bytes: Buffer, want: { width: number; height: number;
 
 beforeAll(async () => {
   tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-local-engine-test-'));
-  engine = createLocalEngine({ tmpRoot });
+  engine = createLocalEngine({ tmpRoot, speak: synthesize });
   const svg = (w: number, h: number, body: string) => sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${body}</svg>`)).png().toBuffer();
   const [a, b, c, d, e] = await Promise.all([
     testVideo({ width: 320, height: 240, seconds: 2 }),
@@ -220,8 +220,9 @@ describe('local engine without fonts', () => {
       const code = `
         import { canRenderText } from ${src('text.ts')};
         import { createLocalEngine } from ${src('local-engine.ts')};
+        import { synthesize } from ${JSON.stringify(fileURLToPath(new URL('../../src/adapters/engines/speech/tts.ts', import.meta.url)))};
         const base = { generationId: 'g', params: {}, quantity: 1, prompt: 'No fonts here', referenceImages: [], productImages: [] };
-        const engine = createLocalEngine();
+        const engine = createLocalEngine({ speak: synthesize });
         const image = await engine.run({ ...base, operation: 'text-to-image', kind: 'image', width: 512, height: 512 }, new AbortController().signal);
         const video = await engine.run({ ...base, operation: 'talking-avatar', kind: 'video', width: 160, height: 160, script: 'Hello there.' }, new AbortController().signal);
         console.log(JSON.stringify({ text: await canRenderText(), image: image.files[0].bytes.length, video: video.files[0].bytes.length }));`;
@@ -237,6 +238,13 @@ describe('local engine without fonts', () => {
 });
 
 describe('local engine: failures, aborts and cleanup', () => {
+  it('a local engine created without a speech synthesizer speaks no script: a talking avatar then needs a voiceover', async () => {
+    const mute = createLocalEngine({ tmpRoot });
+    const e = await mute.run(job({ operation: 'talking-avatar', kind: 'video', width: 160, height: 160, prompt: '', script: 'Hello there.' }), signal()).catch((err: unknown) => err);
+    expect(e).toBeInstanceOf(EngineError);
+    expect(e).toMatchObject({ transient: false, message: 'this local engine has no speech synthesizer: a talking avatar needs a voiceover' });
+  });
+
   it('[[fail]] fails for good, [[flaky]] transiently, from the prompt or the script', async () => {
     const fail = await engine.run(job({ prompt: 'a cat [[fail]]' }), signal()).catch((e: unknown) => e);
     expect(fail).toBeInstanceOf(EngineError);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { PROVIDER_MODULES } from '../../src/adapters/engines/providers.ts';
 import { contractProviders, contractsOf, requestProblems } from '../support/contract.ts';
 
-// Every provider adforge calls, and the ad library source: each must have its published contract stored.
-const PROVIDERS = ['elevenlabs', 'fal', 'gemini', 'heygen', 'openai', 'scrapecreators', 'submagic', 'sync'];
+// Every provider adforge calls (each module of src/adapters/engines/providers.ts, the speech API), and the ad library source: each must have its published contract stored.
+const PROVIDERS = [...PROVIDER_MODULES.map((p) => p.name), 'elevenlabs', 'scrapecreators'].sort();
 
 describe('stored provider contracts', () => {
   it('every provider adforge calls has a folder of contracts', () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../../src/config.ts';
+import { PROVIDERS } from '../../src/adapters/engines/providers.ts';
 
 // The README and docs/*.md: every relative link reaches a file of the repository (and a heading,
 // when it names an anchor), and docs/configuration.md documents every variable the configuration reads.
@@ -96,12 +97,17 @@ describe('docs/configuration.md', () => {
   const rows = prose(read('docs/configuration.md')).filter((l) => l.startsWith('|'));
   const documented = new Set(rows.flatMap((r) => [...r.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
 
-  it('documents, in a row of its table, every environment variable src/config.ts reads', () => {
+  // Each provider module (src/adapters/engines/<name>/provider.ts) declares its own variables.
+  const providerVariables = PROVIDERS.flatMap((p) => Object.keys(p.env));
+  const providerSources = PROVIDERS.map((p) => `src/adapters/engines/${p.name}/provider.ts`);
+
+  it('documents, in a row of its table, every environment variable src/config.ts and the provider modules read', () => {
     // The schema's keys are what loadConfig reads; a read outside it (env.X, env['X']) counts too.
-    const source = read('src/config.ts');
-    const direct = [...source.matchAll(/\benv(?:\.|\[['"])([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!);
-    const variables = [...new Set([...CONFIG_VARIABLES, ...direct])];
+    const direct = ['src/config.ts', ...providerSources].flatMap((f) => [...read(f).matchAll(/\benv(?:\.|\[['"])([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!));
+    const variables = [...new Set([...CONFIG_VARIABLES, ...providerVariables, ...direct])];
     expect(variables.length).toBeGreaterThan(50);
+    expect(providerVariables).toContain('SUBMAGIC_POLL_BUDGET');
+    expect(providerVariables.filter((v) => !CONFIG_VARIABLES.includes(v))).toEqual([]);
     expect(variables.filter((v) => !documented.has(v))).toEqual([]);
   });
 

@@ -15,7 +15,8 @@ export interface EngineBrand {
 }
 
 /**
- * Everything an engine needs to render one generation. `params` is the validated request with
+ * Everything the local renderer needs to draw one generation (local/job.ts makes it from the
+ * inputs every engine gets). `params` is the validated request with
  * its defaults applied (the same object stored on the generation); assets are resolved bytes.
  */
 export interface EngineJob {
@@ -56,11 +57,6 @@ export interface EngineFile {
 
 export interface EngineResult {
   files: EngineFile[];
-}
-
-export interface Engine {
-  readonly name: string;
-  run(job: EngineJob, signal: AbortSignal): Promise<EngineResult>;
 }
 
 /**

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ACCEPTED_MEDIA, sniffMedia, type Demuxer, type MediaKind } from '../media/sniff.ts';
 import { ChildFailure, describeExit, runChild } from './child-process.ts';
-import { loadMediaToolPaths, type MediaToolPaths } from '../../config.ts';
+import { loadMediaToolPaths, type MediaToolPaths } from './media-tools.ts';
 import { EngineError } from './engine.ts';
 
 // ffmpeg and ffprobe are GPL builds: they are run as separate processes, never linked.

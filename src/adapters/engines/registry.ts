@@ -1,10 +1,8 @@
-import type { Engine } from './engine.ts';
+import { providerNamed } from './providers.ts';
 import { isUpstreamEngine, type UpstreamEngine } from './upstream.ts';
 
-export type AnyEngine = (Engine & { kind?: 'local' }) | UpstreamEngine;
-
-/** The providers adforge knows, with the variable that turns each on. */
-const PROVIDER_KEYS: Readonly<Record<string, string>> = { fal: 'FAL_KEY', openai: 'OPENAI_API_KEY', gemini: 'GEMINI_API_KEY', heygen: 'HEYGEN_API_KEY', sync: 'SYNC_API_KEY', submagic: 'SUBMAGIC_API_KEY' };
+/** Any engine: one contract for the local renderer and the providers (upstream.ts). */
+export type AnyEngine = UpstreamEngine;
 
 /** The model a route names for a request: `model`, or a talking avatar's `lipsync_model`. */
 export const routeModel = (params: Record<string, unknown>): unknown => params.model ?? params.lipsync_model;
@@ -24,8 +22,9 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
     const chain: AnyEngine[] = [];
     for (const name of (names ?? '').split('|').map((s) => s.trim())) {
       const engine = name ? byName.get(name) : undefined;
-      if (name && !engine && PROVIDER_KEYS[name]) {
-        throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}" routes to ${name}, which needs ${PROVIDER_KEYS[name]}`);
+      const known = name && !engine ? providerNamed(name) : undefined;
+      if (known) {
+        throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}" routes to ${name}, which needs ${known.keyVariable}`);
       }
       if (!engine) throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}" names no known engine (${[...byName.keys()].join(', ')})`);
       if (chain.includes(engine)) throw new Error(`invalid configuration: ENGINE_ROUTES entry "${pair}" names ${name} twice`);
@@ -71,7 +70,7 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
      * some engine of the route can make it; otherwise the first engine's reason is given.
      */
     refusal(operation: string, params: Record<string, unknown>, attachedImages = 0): string | undefined {
-      const reasons = chainFor({ model: routeModel(params), operation }).map((e) => (isUpstreamEngine(e) ? e.refuse(operation as never, params, attachedImages) : undefined));
+      const reasons = chainFor({ model: routeModel(params), operation }).map((e) => e.refuse(operation as never, params, attachedImages));
       return reasons.includes(undefined) ? undefined : reasons[0];
     },
   };

@@ -15,7 +15,7 @@ export interface UpstreamRequest {
   inputs: UpstreamInputs;
 }
 
-/** An input file (image, audio, video): a link the provider can fetch, and its bytes for providers that take files inline. */
+/** An input file (image, audio, video): a link the provider can fetch, and its bytes for engines that take files inline (the local renderer reads every input this way). */
 export interface UpstreamFile {
   /** The request's own URL, or a signed link to our stored copy (reachable on PUBLIC_BASE_URL or S3). */
   url: string;
@@ -40,6 +40,12 @@ export interface UpstreamInputs {
   speech?: UpstreamFile;
   /** swap-avatar, localize, video edit: the source video (`video_url`, or a completed generation's result as a signed link). */
   video?: UpstreamFile;
+  /** `brand_id`: the brand itself, for an engine that draws it (the local renderer); its images are also in `brandImages`. */
+  brand?: { name: string; colorPrimary: string | null; colorAccent: string | null; logo?: UpstreamFile; reference?: UpstreamFile };
+  /** talking-avatar with `voice_id`, for an engine that speaks the script itself: the catalogue voice's synthesizer settings. */
+  voice?: { language: string; variant?: string; pitch?: number; speed?: number };
+  /** product shots: the style template; video edit: the caption template (as stored in the catalogue). */
+  template?: Record<string, unknown>;
 }
 
 /** Every image the request attaches as a reference, in the order the prompt names them. */
@@ -57,16 +63,25 @@ export interface UpstreamSubmission {
  * A result, copied into our storage at once (provider links expire): a link anyone may read,
  * bytes the provider answered with, or a read only the adapter can make (it needs the key).
  */
-export type UpstreamOutput = { url: string } | { bytes: Buffer } | { fetch: (signal: AbortSignal) => Promise<Buffer> };
+export type UpstreamOutput =
+  | { url: string }
+  /** `type`: what an engine that renders in this process knows of its own files (their media type and extension). */
+  | { bytes: Buffer; type?: { mime: string; ext: string } }
+  | { fetch: (signal: AbortSignal) => Promise<Buffer> };
 
 export type UpstreamStatus =
   | { state: 'pending'; retryAfterMs?: number; detail?: string }
   | { state: 'succeeded'; outputs: UpstreamOutput[]; cost?: number }
   | { state: 'failed'; message: string };
 
+/**
+ * The one engine contract. `upstream`: the engine runs on a provider's servers (submit, then poll;
+ * every step recorded); `local`: it renders in this process and its submit answers `done` at once
+ * with the files (nothing recorded or polled; the built-in local engine).
+ */
 export interface UpstreamEngine {
   readonly name: string;
-  readonly kind: 'upstream';
+  readonly kind: 'upstream' | 'local';
   /**
    * Sending the same attempt twice makes one job for this operation (an idempotency key, a client
    * job id): only then may a submit interrupted before its answer be sent again.
@@ -126,4 +141,5 @@ export class UpstreamError extends Error {
   }
 }
 
-export const isUpstreamEngine = (e: { kind?: string }): e is UpstreamEngine => e.kind === 'upstream';
+/** True for an engine on a provider's servers (its jobs are recorded, polled, and counted by its breaker). */
+export const isUpstreamEngine = (e: { kind?: string }): boolean => e.kind === 'upstream';

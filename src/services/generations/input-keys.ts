@@ -4,8 +4,8 @@ import { findGenerationById } from '../../repositories/generations.ts';
 import { findProduct } from '../../repositories/products.ts';
 import { findTeamVoiceover } from '../../repositories/voiceovers.ts';
 
-// Where the stored inputs a generation names live: read the same way by the local engine's job
-// (engine-job.ts, as bytes) and by the upstream providers' inputs (upstream-inputs.ts, as links).
+// Where the stored inputs a generation names live, for the one input resolver (inputs.ts) that
+// hands them to every engine as links and reads.
 
 /** The face of a talking or swapped avatar: the product's image for `avatar_type: product`, else the avatar's. */
 export async function avatarImageKey(db: Db, teamId: string, type: string, id: string): Promise<string | undefined> {

@@ -2,7 +2,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import { withUploadLinks } from '../uploads.ts';
 import { annotate } from '../../observability/tracing.ts';
 import type { GenerationRow, UpstreamJobRow } from '../../db/types.ts';
-import type { AnyEngine, EngineRegistry } from '../../adapters/engines/registry.ts';
+import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { UpstreamError, attachedImages, isUpstreamEngine, type UpstreamEngine, type UpstreamInputs, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/upstream.ts';
 import type { EngineFile } from '../../adapters/engines/engine.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
@@ -16,8 +16,10 @@ import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';
-import { createUpstreamInputs } from './upstream-inputs.ts';
+import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
+import { createInProcessSubmit, type Attempt } from './in-process.ts';
+import type { EventBus } from '../../events/pg-events.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
@@ -31,13 +33,14 @@ const MAX_TRANSIENT_DELAY_MS = 60_000;
  * provider deduplicates: the generation fails and is refunded instead of being paid twice.
  */
 export function createUpstreamCore(
-  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log' | 'metrics'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle; speech: SpeechEngine },
+  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log' | 'metrics'> & { engines: EngineRegistry; lifecycle: GenerationLifecycle; speech: SpeechEngine; events?: EventBus },
 ) {
-  const { db, storage, config, log, engines, lifecycle, speech, metrics } = deps;
+  const { db, storage, config, log, engines, lifecycle, speech, metrics, events } = deps;
   const called = (provider: string, call: 'submit' | 'poll', outcome: string) => metrics?.upstream.calls.inc({ provider, call, outcome });
   const toldOperator = new Set<string>();
-  const inputsOf = createUpstreamInputs({ db, storage, config, speech });
+  const inputsOf = createInputResolver({ db, storage, config, speech });
   const breakers = createEngineBreakers({ db, config, log });
+  const submitHere = createInProcessSubmit({ db, storage, config, log, lifecycle, events });
 
   /**
    * The next look at a job. A provider with a poll budget shares it among all the jobs it holds in
@@ -132,13 +135,17 @@ export function createUpstreamCore(
 
   return {
     /**
-     * The first half of an upstream generation, run by run_generation: record, submit, schedule
-     * the first poll. The route's providers are tried in order while one refuses before accepting
-     * (its key, a rate limit, an answer that provably queued nothing), skipping those whose breaker
-     * is open; a job a provider may hold is never sent elsewhere. Answers the local engine when the
-     * route falls back to it.
+     * The first half of a generation, run by run_generation: record, submit, schedule the first
+     * poll. The route's engines are tried in order while one refuses before accepting (its key, a
+     * rate limit, an answer that provably queued nothing), skipping those whose breaker is open; a
+     * job a provider may hold is never sent elsewhere. An engine that renders in this process (the
+     * local one, a route's last resort) answers its submit with the files: nothing is recorded or
+     * polled, and the job queue retries it (`run`: its attempt, and the worker's shutdown).
      */
-    async start(g: GenerationRow, chain: readonly AnyEngine[]): Promise<AnyEngine | undefined> {
+    async start(g: GenerationRow, chain: readonly UpstreamEngine[], run: { attempt: Attempt; shutdown?: AbortSignal }): Promise<undefined> {
+      const here = (engine: UpstreamEngine) => submitHere(g, engine, () => inputsOf(g, { speaksScript: true }), run.attempt, run.shutdown).then(() => undefined);
+      // The local engine is only ever a route's last resort: a route that starts with it has no provider to record.
+      if (chain[0] && !isUpstreamEngine(chain[0])) return here(chain[0]);
       const live = await findLiveUpstreamJob(db, g.id);
       if (live) {
         const engine = engines.byName(live.provider);
@@ -161,7 +168,7 @@ export function createUpstreamCore(
       }
       const inputs = await inputsOf(g);
       const params = g.params as Record<string, unknown>;
-      const able = chain.filter((e) => !isUpstreamEngine(e) || !e.refuse(g.operation, params, attachedImages(inputs).length));
+      const able = chain.filter((e) => !e.refuse(g.operation, params, attachedImages(inputs).length));
       const resting = await breakers.openAmong(able.filter(isUpstreamEngine).map((e) => e.name));
       const usable = able.filter((e) => !isUpstreamEngine(e) || !resting.has(e.name));
       if (usable.length === 0) {
@@ -175,7 +182,7 @@ export function createUpstreamCore(
         return undefined;
       }
       for (const [i, engine] of usable.entries()) {
-        if (!isUpstreamEngine(engine)) return engine;
+        if (!isUpstreamEngine(engine)) return here(engine);
         if ((await submitTo(g, engine, inputs, undefined, i === usable.length - 1)) !== 'failover') return undefined;
       }
       return undefined;

@@ -1,6 +1,16 @@
+import type { EngineJob } from '../engine.ts';
+
+/** A catalogue voice as the speech synthesizer takes it (the job's `voice`). */
+export type LocalVoice = NonNullable<EngineJob['voice']>;
+
+/** Text to speech (an MP3), handed in by whoever creates the local engine: the renderers import no speech engine. */
+export type Speak = (req: { text: string; voice: LocalVoice; signal: AbortSignal; tmpRoot: string }) => Promise<{ bytes: Buffer }>;
+
 /** What every local renderer gets besides the job. */
 export interface RenderContext {
   signal: AbortSignal;
+  /** Speaks a talking avatar's script; without it, only a voiceover can be a talking avatar's voice. */
+  speak?: Speak | undefined;
   /** Where temp dirs go (default os.tmpdir()). */
   tmpRoot?: string;
   /** Longest one ffmpeg run may take. */

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EngineError, type Engine, type EngineJob, type EngineResult } from '../engine.ts';
+import { EngineError, type EngineJob, type EngineResult } from '../engine.ts';
 import { FfmpegError } from '../ffmpeg.ts';
-import type { RenderContext } from './context.ts';
+import type { RenderContext, Speak } from './context.ts';
 import { renderImages } from './images.ts';
+import { localJob } from './job.ts';
+import { UpstreamError, type UpstreamEngine, type UpstreamRequest } from '../upstream.ts';
 import { renderVideo } from './videos.ts';
 
 export interface LocalEngineOptions {
@@ -12,17 +14,34 @@ export interface LocalEngineOptions {
   tmpRoot?: string;
   /** Longest one ffmpeg run may take; default 10 minutes. */
   ffmpegTimeoutMs?: number;
+  /** How a talking avatar's script is spoken (speech/tts.ts's synthesize); without it only voiceovers are spoken. */
+  speak?: Speak;
 }
+
+/** The local engine: the one engine contract, and `run` for a job whose inputs are read already (its renderers' tests). */
+export type LocalEngine = UpstreamEngine & { readonly kind: 'local'; run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> };
 
 /**
  * The built-in engine: renders real images (sharp) and videos (ffmpeg) on this machine, with no
  * network. Test hooks: `[[fail]]` in the prompt or script fails for good, `[[flaky]]` fails as
  * transient (worth a retry). An abort rejects with the signal's reason, as AbortSignal APIs do.
  */
-export function createLocalEngine(opts: LocalEngineOptions = {}): Engine {
+export function createLocalEngine(opts: LocalEngineOptions = {}): LocalEngine {
   const delayMs = Math.max(0, opts.delayMs ?? 0);
-  return {
+  const engine: LocalEngine = {
     name: 'local',
+    kind: 'local',
+    // Rendering again makes the same files and costs nothing outside this machine.
+    dedupesSubmit: () => true,
+    refuse: () => undefined,
+    /** Renders at once, reading the inputs through read(): the answer is "done" with the files. */
+    async submit(request: UpstreamRequest, _attempt: { id: string }, signal: AbortSignal) {
+      const { files } = await engine.run(await localJob(request, signal), signal);
+      return { providerJobId: request.generationId, handle: {}, done: { state: 'succeeded' as const, outputs: files.map((f) => ({ bytes: f.bytes, type: { mime: f.mime, ext: f.ext } })) } };
+    },
+    poll(): Promise<never> {
+      return Promise.reject(new UpstreamError('refused', 'the local engine answers its submit with the files; it has nothing to poll'));
+    },
     async run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
       signal.throwIfAborted();
       if (delayMs > 0) {
@@ -32,7 +51,7 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): Engine {
         });
       }
       failOnPurpose(job);
-      const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs };
+      const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs, speak: opts.speak };
       try {
         const files = job.kind === 'image' ? await renderImages(job, ctx) : [await renderVideo(job, ctx)];
         return { files };
@@ -42,6 +61,7 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): Engine {
       }
     },
   };
+  return engine;
 }
 
 function failOnPurpose(job: EngineJob): void {

@@ -5,19 +5,18 @@ import { portraitSvg } from '../../media/portrait.ts';
 import { EngineError, type EngineJob } from '../engine.ts';
 import { inputArgs, openWith, probeMedia, writeMedia, type MediaFile } from '../ffmpeg.ts';
 import { defaultCaptionStyle, splitPhrases, timeCues, writeCaptionTrack } from './captions.ts';
-import type { RenderContext } from './context.ts';
+import type { LocalVoice, RenderContext } from './context.ts';
 import { encode, evenSize, fitOnBlur, FPS, mp4Output, writeImage } from './encode.ts';
-import { synthesize, type SpeechVoice } from '../speech/tts.ts';
 import { displayText } from './text.ts';
 
 /** A voiceover longer than this is cut: the video would be unreasonably large for a stand-in. */
 const MAX_VOICE_SECONDS = 600;
 /** The voice of a talking avatar whose job names none (generations made before the catalogue). */
-const DEFAULT_VOICE: SpeechVoice = { language: 'en-us' };
+const DEFAULT_VOICE: LocalVoice = { language: 'en-us' };
 
 /**
  * The avatar still with the script captioned phrase by phrase over its voice: the voiceover's audio
- * when one is given, else the script spoken by eSpeak NG with the job's catalogue voice. The video
+ * when one is given, else the script spoken (eSpeak NG, handed in as `speak`) with the job's catalogue voice. The video
  * lasts as long as the voice. No lip movement: the face is still.
  */
 export async function renderTalkingAvatar(job: EngineJob, dir: string, ctx: RenderContext): Promise<Buffer> {
@@ -29,7 +28,8 @@ export async function renderTalkingAvatar(job: EngineJob, dir: string, ctx: Rend
     voice = await writeMedia(dir, 'voice-input', job.voiceAudio.bytes, 'audio');
   } else {
     if (!script) throw new EngineError('a talking avatar needs a script or a voiceover', { transient: false });
-    const speech = await synthesize({ text: job.script ?? script, voice: job.voice ?? DEFAULT_VOICE, signal: ctx.signal, tmpRoot: dir });
+    if (!ctx.speak) throw new EngineError('this local engine has no speech synthesizer: a talking avatar needs a voiceover', { transient: false });
+    const speech = await ctx.speak({ text: job.script ?? script, voice: job.voice ?? DEFAULT_VOICE, signal: ctx.signal, tmpRoot: dir });
     voice = { path: path.join(dir, 'voice.mp3'), demuxer: 'mp3' };
     await fs.writeFile(voice.path, speech.bytes);
   }

@@ -8,7 +8,8 @@ import type { Storage } from '../../adapters/storage/storage.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
 import { findBrand } from '../../repositories/brands.ts';
 import { findProductsByIds } from '../../repositories/products.ts';
-import { findStyleTemplate } from '../../repositories/templates.ts';
+import { findCaptionTemplate, findStyleTemplate } from '../../repositories/templates.ts';
+import { findVoice } from '../../repositories/voices.ts';
 import type { Deps } from '../deps.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
 import { uploadIdOf } from '../../domain/uploads.ts';
@@ -19,13 +20,14 @@ import { avatarImageKey, sourceGenerationKey, speechCopyKey, voiceoverAudioKey }
 // A provider's queue may hold a job for hours before it reads its inputs; a day covers that.
 const INPUT_LINK_TTL_SECONDS = 24 * 3600;
 
-
 /**
- * What an upstream adapter reads besides the stored request: every image as a link the provider
- * can fetch (the user's URL, or a signed link to our stored copy) and as bytes on demand, and the
- * prompt the spec implies (brand identity and product details woven in for images only).
+ * The one input resolver: what every engine, local or upstream, reads besides the stored request.
+ * Every file (image, audio, video) is a link a provider can fetch (the user's URL, or a signed link
+ * to our stored copy) and a read of its bytes on demand; the prompt is the one the spec implies
+ * (brand identity and product details woven in for images only). An engine that speaks a script
+ * itself (`speaksScript`: the local renderer) gets the catalogue voice instead of our speech copy.
  */
-export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { storage: Storage; speech: SpeechEngine }) {
+export function createInputResolver(deps: Pick<Deps, 'db' | 'config'> & { storage: Storage; speech: SpeechEngine }) {
   const { db, storage, config, speech } = deps;
 
   const fromUrl = (url: string, maxBytes = MAX_IMAGE_BYTES): UpstreamFile => ({
@@ -49,7 +51,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
     },
   });
 
-  /** A request's URL as the provider gets it: an upload of the team as a signed link to our stored copy, a URL as it is. */
+  /** A request's URL as the engine gets it: an upload of the team as a signed link to our stored copy, a URL as it is. */
   const input = async (teamId: string, url: string, maxBytes = MAX_IMAGE_BYTES): Promise<UpstreamFile> => {
     if (!uploadIdOf(url)) return fromUrl(url, maxBytes);
     const key = await uploadKeyOf(db, teamId, url);
@@ -59,7 +61,7 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
 
   const list = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === 'string' && v ? [v] : []);
 
-  return async function inputsOf(g: GenerationRow): Promise<UpstreamInputs> {
+  return async function inputsOf(g: GenerationRow, o: { speaksScript?: boolean } = {}): Promise<UpstreamInputs> {
     const p = g.params as Record<string, unknown>;
     const productIds = g.operation === 'product-shots' ? list(p.product_id) : list(p.product_ids);
     const rows = await findProductsByIds(db, g.team_id, productIds);
@@ -68,22 +70,25 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
     const brandRow = typeof p.brand_id === 'string' ? await findBrand(db, g.team_id, p.brand_id) : undefined;
 
     // The brand's logo, then its reference image, whichever it has.
-    const brandUrls = brandRow ? ([['logo', brandRow.logo_url], ['reference', brandRow.reference_image_url]] as const).filter((e): e is readonly ['logo' | 'reference', string] => !!e[1]) : [];
-    const brandImages = await Promise.all(brandUrls.map(([, url]) => input(g.team_id, url)));
+    const logo = brandRow?.logo_url ? await input(g.team_id, brandRow.logo_url) : undefined;
+    const reference = brandRow?.reference_image_url ? await input(g.team_id, brandRow.reference_image_url) : undefined;
+    const brandImages = [logo, reference].filter((f) => f !== undefined);
     const brand: PromptBrand | undefined = brandRow && {
       name: brandRow.name,
       description: brandRow.description,
       colorPrimary: brandRow.brand_color_primary,
       colorAccent: brandRow.brand_color_accent,
-      images: brandUrls.map(([kind]) => kind),
+      images: [...(logo ? (['logo'] as const) : []), ...(reference ? (['reference'] as const) : [])],
     };
     const references = await Promise.all([...list(p.reference_image_url), ...list(p.reference_image_urls)].map((u) => input(g.team_id, u)));
 
     let prompt = String(p.prompt ?? p.script ?? '');
+    let template: Record<string, unknown> | undefined;
     if (g.operation === 'product-shots') {
-      const style = typeof p.style_id === 'string' ? await findStyleTemplate(db, p.style_id) : undefined;
-      prompt = [style?.prompt, p.additional_prompt].filter((s) => typeof s === 'string' && s.trim()).join('. ');
+      template = typeof p.style_id === 'string' ? await findStyleTemplate(db, p.style_id) : undefined;
+      prompt = [template?.prompt, p.additional_prompt].filter((s) => typeof s === 'string' && s.trim()).join('. ');
     }
+    if (g.operation === 'video-edit' && typeof p.template_id === 'string') template = await findCaptionTemplate(db, p.template_id);
     if (isImageOperation(g.operation)) {
       prompt = weaveImagePrompt(prompt, brand, products.map((r) => ({ name: r.name, description: r.description, category: r.category })), references.length);
     }
@@ -95,11 +100,20 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
       references,
       brandImages,
       productImages: await Promise.all(products.map((r) => fromStorage(r.image_key))),
+      ...(brandRow ? { brand: { name: brandRow.name, colorPrimary: brandRow.brand_color_primary, colorAccent: brandRow.brand_color_accent, ...(logo ? { logo } : {}), ...(reference ? { reference } : {}) } } : {}),
+      ...(template ? { template } : {}),
     };
     if (g.operation === 'talking-avatar' || g.operation === 'swap-avatar') {
       inputs.face = typeof p.image_url === 'string' ? await input(g.team_id, p.image_url) : await avatarFace(g.team_id, String(p.avatar_type), String(p.avatar_id));
     }
-    if (g.operation === 'talking-avatar') inputs.speech = await speechOf(g);
+    if (g.operation === 'talking-avatar') {
+      if (o.speaksScript && typeof p.voiceover_id !== 'string') {
+        const v = typeof p.voice_id === 'string' ? await findVoice(db, p.voice_id) : undefined;
+        if (v) inputs.voice = v.engine_voice as UpstreamInputs['voice'] & object;
+      } else {
+        inputs.speech = await speechOf(g);
+      }
+    }
     if (g.operation === 'swap-avatar' || g.operation === 'localize' || g.operation === 'video-edit') inputs.video = await sourceVideo(g.team_id, p);
     return inputs;
   };
@@ -140,4 +154,4 @@ export function createUpstreamInputs(deps: Pick<Deps, 'db' | 'config'> & { stora
     return input(teamId, String(p.video_url), config.maxInputVideoBytes);
   }
 }
-export type UpstreamInputsOf = ReturnType<typeof createUpstreamInputs>;
+export type InputResolver = ReturnType<typeof createInputResolver>;

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { GENERATION_OPERATIONS, isImageOperation } from '../../../domain/generation-types.ts';
+import { defineProvider, pairsVariable } from '../provider.ts';
+import { createGeminiEngine } from './gemini-engine.ts';
+import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, VEO_DURATIONS, VEO_MAX_REFERENCES, VEO_RATIOS } from './gemini-map.ts';
+
+/** Google's Gemini API: Veo videos and Gemini images. */
+export const geminiProvider = defineProvider({
+  name: 'gemini',
+  keyVariable: 'GEMINI_API_KEY',
+  env: {
+    GEMINI_API_KEY: z.string().optional(),
+    GEMINI_API_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
+    GEMINI_IMAGE_MODELS: pairsVariable(),
+  },
+  settings: (e) => ({ apiKey: e.GEMINI_API_KEY!, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }),
+  makes: {
+    operations: ['ai-video', ...GENERATION_OPERATIONS.filter(isImageOperation)],
+    models: [...Object.keys(GEMINI_VIDEO_MODELS), ...Object.keys(GEMINI_DEFAULT_IMAGE_MODELS)],
+    limits: { video_aspect_ratios: VEO_RATIOS, video_seconds: VEO_DURATIONS, video_max_references: VEO_MAX_REFERENCES },
+  },
+  create: (s, shared) => createGeminiEngine({ ...s, allowPrivate: shared.allowPrivate }),
+});

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineProvider, pairsVariable } from '../provider.ts';
+import { createHeyGenEngine } from './heygen-engine.ts';
+import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_OPERATIONS } from './heygen-map.ts';
+
+/** HeyGen: talking avatars, video translation (localize) and face swaps. */
+export const heygenProvider = defineProvider({
+  name: 'heygen',
+  keyVariable: 'HEYGEN_API_KEY',
+  env: {
+    HEYGEN_API_KEY: z.string().optional(),
+    HEYGEN_API_URL: z.string().url().default('https://api.heygen.com'),
+    // HeyGen's language names hold commas ("Chinese (Mandarin, Simplified)"): pairs are split on ';'.
+    HEYGEN_LANGUAGES: pairsVariable(';'),
+  },
+  settings: (e) => ({ apiKey: e.HEYGEN_API_KEY!, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }),
+  makes: { operations: HEYGEN_OPERATIONS, models: [], limits: { asset_max_bytes: HEYGEN_ASSET_MAX_BYTES } },
+  create: (s, shared) => createHeyGenEngine({ ...s, allowPrivate: shared.allowPrivate }),
+});

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { GENERATION_OPERATIONS, isImageOperation } from '../../../domain/generation-types.ts';
+import { defineProvider, pairsVariable } from '../provider.ts';
+import { createOpenAiEngine } from './openai-engine.ts';
+import { OPENAI_IMAGE_MODELS, OPENAI_VIDEO_MODELS, SORA_SECONDS, STANDARD_IMAGE_SIZES } from './openai-map.ts';
+
+/** OpenAI: GPT images (and Sora videos, retired: a route to them stops the start). */
+export const openaiProvider = defineProvider({
+  name: 'openai',
+  keyVariable: 'OPENAI_API_KEY',
+  env: {
+    OPENAI_API_KEY: z.string().optional(),
+    OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
+    OPENAI_IMAGE_MODELS: pairsVariable(),
+  },
+  settings: (e) => ({ apiKey: e.OPENAI_API_KEY!, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }),
+  makes: {
+    operations: ['ai-video', ...GENERATION_OPERATIONS.filter(isImageOperation)],
+    models: [...OPENAI_VIDEO_MODELS, ...OPENAI_IMAGE_MODELS],
+    limits: { video_seconds: SORA_SECONDS, standard_image_sizes: STANDARD_IMAGE_SIZES },
+  },
+  create: (s, shared) => createOpenAiEngine({ ...s, allowPrivate: shared.allowPrivate }),
+});

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { defineProvider, pairsVariable, parseBudget } from '../provider.ts';
+import { createSubmagicEngine, SUBMAGIC_MAX_UPLOAD_BYTES } from './submagic-engine.ts';
+
+/** Submagic: captions on a video (video edit), by caption template. */
+export const submagicProvider = defineProvider({
+  name: 'submagic',
+  keyVariable: 'SUBMAGIC_API_KEY',
+  env: {
+    SUBMAGIC_API_KEY: z.string().optional(),
+    SUBMAGIC_API_URL: z.string().url().default('https://api.submagic.co'),
+    SUBMAGIC_TEMPLATES: pairsVariable(),
+    /** How often one Submagic key may read its projects, `<requests>/<seconds>`: docs.submagic.co get-project gives 100 an hour. */
+    SUBMAGIC_POLL_BUDGET: z.string().default('100/3600').transform(parseBudget),
+  },
+  settings: (e) => ({ apiKey: e.SUBMAGIC_API_KEY!, apiUrl: e.SUBMAGIC_API_URL, templates: Object.freeze(e.SUBMAGIC_TEMPLATES), pollBudget: e.SUBMAGIC_POLL_BUDGET }),
+  makes: { operations: ['video-edit'], models: [], limits: { upload_max_bytes: SUBMAGIC_MAX_UPLOAD_BYTES } },
+  create: (s, shared) => createSubmagicEngine({ ...s, allowPrivate: shared.allowPrivate }),
+});

@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { defineProvider } from '../provider.ts';
+import { createSyncEngine, SYNC_MAX_UPLOAD_BYTES, SYNC_MODELS } from './sync-engine.ts';
+
+/** sync.so: talking avatars lip-synced by lipsync-2.0. */
+export const syncProvider = defineProvider({
+  name: 'sync',
+  keyVariable: 'SYNC_API_KEY',
+  env: {
+    SYNC_API_KEY: z.string().optional(),
+    SYNC_API_URL: z.string().url().default('https://api.sync.so'),
+    SYNC_WEBHOOK_SECRET: z.string().optional(),
+  },
+  settings: (e) => ({ apiKey: e.SYNC_API_KEY!, apiUrl: e.SYNC_API_URL, webhookSecret: e.SYNC_WEBHOOK_SECRET }),
+  makes: { operations: ['talking-avatar'], models: Object.keys(SYNC_MODELS), limits: { upload_max_bytes: SYNC_MAX_UPLOAD_BYTES } },
+  create: ({ webhookSecret, ...s }, shared) => createSyncEngine({ ...s, ...(webhookSecret ? { webhookSecret } : {}), allowPrivate: shared.allowPrivate }),
+});
