@@ -1,5 +1,5 @@
-import type { ScrapeRunner } from '../src/services/ad-library/runner.ts';
-import type { CampaignRunner } from '../src/services/campaigns/runner.ts';
+import type { ScrapeRunner } from '../src/services/ad-library/scrape-runner.ts';
+import type { CampaignRunner } from '../src/services/campaigns/campaign-runner.ts';
 import type { GenerationDeleter } from '../src/services/generations/delete.ts';
 import type { GenerationRunner } from '../src/services/generations/runner.ts';
 import type { UpstreamCore } from '../src/services/generations/upstream.ts';

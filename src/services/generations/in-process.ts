@@ -4,7 +4,7 @@ import { UpstreamError, type UpstreamEngine, type UpstreamInputs } from '../../a
 import { DownloadError } from '../../adapters/net/download.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
 import type { GenerationRow } from '../../db/types.ts';
-import type { Deps } from '../context.ts';
+import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';
 import { subscribeGenerationEvents } from '../../events/generation-events.ts';
