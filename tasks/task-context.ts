@@ -1,8 +1,8 @@
 import type { ScrapeRunner } from '../src/services/ad-library/scrape-runner.ts';
 import type { CampaignRunner } from '../src/services/campaigns/campaign-runner.ts';
 import type { GenerationDeleter } from '../src/services/generations/delete.ts';
-import type { GenerationRunner } from '../src/services/generations/runner.ts';
-import type { UpstreamCore } from '../src/services/generations/upstream.ts';
+import type { GenerationRunner } from '../src/services/generations/generation-runner.ts';
+import type { UpstreamCore } from '../src/services/generations/engine-jobs.ts';
 import type { MaintenanceService } from '../src/services/maintenance.ts';
 import type { TeamExports } from '../src/services/team-exports.ts';
 import type { RetentionService } from '../src/services/retention.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { UpstreamCore } from '../services/generations/upstream.ts';
+import type { UpstreamCore } from '../services/generations/engine-jobs.ts';
 
 /**
  * `POST /hooks/<provider>`: a provider's webhook, outside /api/v1 (no API key: the provider's

@@ -1,6 +1,6 @@
 import type { CheckOutcome, CheckResult, ProviderProbe } from '../adapters/provider-check.ts';
 import type { EngineRegistry } from '../adapters/engines/registry.ts';
-import { isUpstreamEngine, type UpstreamEngine } from '../adapters/engines/upstream.ts';
+import { isUpstreamEngine, type Engine } from '../adapters/engines/engine-contract.ts';
 
 export interface RouteCheck {
   /** The ENGINE_ROUTES key (a model of ours, an operation, or `*`). */
@@ -43,22 +43,22 @@ async function safeCheck(probe: Pick<ProviderProbe, 'check'>, targets: readonly 
  */
 export async function checkProviders(o: { engines: EngineRegistry; probes?: readonly ProviderProbe[]; timeoutMs?: number }): Promise<ProvidersReport> {
   const signal = AbortSignal.timeout(o.timeoutMs ?? 30_000);
-  const pairs: Array<{ route: string; engine: UpstreamEngine }> = [];
+  const pairs: Array<{ route: string; engine: Engine }> = [];
   for (const { key, engines } of o.engines.routes()) {
     for (const name of engines) {
       const engine = o.engines.byName(name);
       if (engine && isUpstreamEngine(engine)) pairs.push({ route: key, engine });
     }
   }
-  const byProvider = new Map<UpstreamEngine, Set<string>>();
+  const byProvider = new Map<Engine, Set<string>>();
   for (const { route, engine } of pairs) {
     const set = byProvider.get(engine) ?? new Set<string>();
     for (const t of engine.targets?.(route) ?? []) set.add(t);
     byProvider.set(engine, set);
   }
-  const answers = new Map<UpstreamEngine, CheckResult[]>(
+  const answers = new Map<Engine, CheckResult[]>(
     await Promise.all(
-      [...byProvider].map(async ([engine, targets]): Promise<[UpstreamEngine, CheckResult[]]> => [
+      [...byProvider].map(async ([engine, targets]): Promise<[Engine, CheckResult[]]> => [
         engine,
         engine.check ? await safeCheck({ check: engine.check.bind(engine) }, [...targets], signal) : [{ target: 'key', outcome: 'failed', detail: `the ${engine.name} adapter has no free check` }],
       ]),

@@ -6,7 +6,7 @@ import { AppError } from '../domain/errors.ts';
 import { SPEECH_TO_SPEECH_MAX_SECONDS, speechToSpeechCredits, TEXT_TO_SPEECH_CREDITS } from '../domain/pricing.ts';
 import { parseInput } from '../domain/validate.ts';
 import { MAX_SOURCE_AUDIO_BYTES, speechToSpeechInput, textToSpeechInput } from '../domain/voiceover-inputs.ts';
-import { EngineError } from '../adapters/engines/engine.ts';
+import { EngineError } from '../adapters/engines/render-job.ts';
 import type { SpeechAudio } from '../adapters/engines/speech/mp3.ts';
 import type { SpeechEngine } from '../adapters/engines/speech/engine.ts';
 import { audioDuration } from '../adapters/engines/speech/voice-change.ts';

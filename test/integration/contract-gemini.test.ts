@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGeminiEngine } from '../../src/adapters/engines/gemini/gemini-engine.ts';
-import { UpstreamError, type UpstreamRequest } from '../../src/adapters/engines/upstream.ts';
+import { UpstreamError, type UpstreamRequest } from '../../src/adapters/engines/engine-contract.ts';
 import { startGeminiFake } from '../support/gemini-fake.ts';
 
 /*

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSubmagicEngine } from '../../src/adapters/engines/submagic/submagic-engine.ts';
-import { UpstreamError } from '../../src/adapters/engines/upstream.ts';
+import { UpstreamError } from '../../src/adapters/engines/engine-contract.ts';
 import { checkAnswer, loadContract } from '../support/contract.ts';
 import { startSubmagicFake } from '../support/submagic-fake.ts';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { EngineJob } from '../../src/adapters/engines/engine.ts';
+import type { EngineJob } from '../../src/adapters/engines/render-job.ts';
 import { ffmpegArgs, inputArgs, probeArgs, probeMedia } from '../../src/adapters/engines/ffmpeg.ts';
 import { withoutSound } from '../../src/adapters/engines/gemini/without-sound.ts';
 import { createLocalEngine } from '../../src/adapters/engines/local/local-engine.ts';

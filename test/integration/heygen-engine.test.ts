@@ -2,7 +2,7 @@ import { fileTypeFromBuffer } from 'file-type';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHeyGenEngine } from '../../src/adapters/engines/heygen/heygen-engine.ts';
-import { UpstreamError, type UpstreamEngine, type UpstreamFile, type UpstreamRequest } from '../../src/adapters/engines/upstream.ts';
+import { UpstreamError, type Engine, type UpstreamFile, type UpstreamRequest } from '../../src/adapters/engines/engine-contract.ts';
 import { startHeyGenFake } from '../support/heygen-fake.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { wavSeconds } from '../support/wav.ts';
@@ -14,7 +14,7 @@ import { wavSeconds } from '../support/wav.ts';
  */
 const KEY = 'hg-engine-test-key';
 let fake: Awaited<ReturnType<typeof startHeyGenFake>>;
-let engine: UpstreamEngine;
+let engine: Engine;
 const signal = () => AbortSignal.timeout(20_000);
 
 beforeAll(async () => {

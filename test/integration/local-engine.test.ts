@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError, type EngineAsset, type EngineJob } from '../../src/adapters/engines/engine.ts';
+import { EngineError, type EngineAsset, type EngineJob } from '../../src/adapters/engines/render-job.ts';
 import { FfmpegError, runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
 import { createLocalEngine } from '../../src/adapters/engines/local/local-engine.ts';
 import { synthesize } from '../../src/adapters/engines/speech/tts.ts';

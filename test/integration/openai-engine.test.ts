@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiEngine } from '../../src/adapters/engines/openai/openai-engine.ts';
-import type { UpstreamEngine, UpstreamFile, UpstreamRequest, UpstreamStatus } from '../../src/adapters/engines/upstream.ts';
+import type { Engine, UpstreamFile, UpstreamRequest, UpstreamStatus } from '../../src/adapters/engines/engine-contract.ts';
 import { pngBytes } from '../support/image-host.ts';
 import { startOpenAiFake } from '../support/openai-fake.ts';
 
@@ -13,7 +13,7 @@ import { startOpenAiFake } from '../support/openai-fake.ts';
 const KEY = 'sk-engine-openai-77c1';
 let fake: Awaited<ReturnType<typeof startOpenAiFake>>;
 let retiredFake: Awaited<ReturnType<typeof startOpenAiFake>>;
-let engine: UpstreamEngine;
+let engine: Engine;
 const video = Buffer.from('not really an mp4, but bytes the engine must hand back unchanged');
 
 beforeAll(async () => {
@@ -38,7 +38,7 @@ const request = (operation: UpstreamRequest['operation'], params: Record<string,
 });
 const signal = () => AbortSignal.timeout(10_000);
 
-async function run(e: UpstreamEngine, req: UpstreamRequest): Promise<UpstreamStatus> {
+async function run(e: Engine, req: UpstreamRequest): Promise<UpstreamStatus> {
   const sub = await e.submit(req, { id: 'a-1' }, signal());
   if (sub.done) return sub.done;
   for (let i = 0; i < 10; i++) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
-import { EngineError } from '../../src/adapters/engines/engine.ts';
+import { EngineError } from '../../src/adapters/engines/render-job.ts';
 import { createElevenLabsSpeechEngine, type ElevenLabsEngineOptions } from '../../src/adapters/engines/speech/elevenlabs.ts';
 import { createElevenLabsProbe, elevenLabsTargets, type ElevenLabsProbeOptions } from '../../src/adapters/engines/speech/elevenlabs-probe.ts';
 import { freePort } from '../support/net.ts';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError } from '../../src/adapters/engines/engine.ts';
+import { EngineError } from '../../src/adapters/engines/render-job.ts';
 import { probeMedia, runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
 import { synthesize } from '../../src/adapters/engines/speech/tts.ts';
 import { audioDuration, convertVoice, voiceFilters } from '../../src/adapters/engines/speech/voice-change.ts';

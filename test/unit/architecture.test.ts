@@ -38,7 +38,7 @@ describe('the check fails on each kind of planted violation', () => {
     ['raw SQL through pg', { 'src/events/x.ts': "export const q = (c: any) => c.query('select pg_notify($1, $2)', ['a', 'b']);\n" }, 'src/events/x.ts: only src/repositories and src/db build SQL'],
     ['a transport that calls a repository', { 'src/http/x.ts': "import { findTeam } from '../repositories/teams.ts';\n" }, 'src/http/x.ts: a transport only translates'],
     ['a job contract that calls a repository', { 'src/jobs/x.ts': "import { purgeRateLimitHits } from '../repositories/rate-limits.ts';\n" }, 'src/jobs/x.ts: a job contract never calls a repository'],
-    ['a job contract that imports a service (what runs a job, for its producers)', { 'src/jobs/x.ts': "import type { GenerationRunner } from '../services/generations/runner.ts';\n" }, 'src/jobs/x.ts: a job contract imports no service, task or transport'],
+    ['a job contract that imports a service (what runs a job, for its producers)', { 'src/jobs/x.ts': "import type { GenerationRunner } from '../services/generations/generation-runner.ts';\n" }, 'src/jobs/x.ts: a job contract imports no service, task or transport'],
     ['a service that imports a task', { 'src/services/x.ts': "import { runGenerationTask } from '../../tasks/run-generation.ts';\n" }, 'src/services/x.ts: a service never imports a task'],
     ['a task that calls a repository', { 'tasks/x.ts': "import { purgeRateLimitHits } from '../src/repositories/rate-limits.ts';\n" }, 'tasks/x.ts: a task imports only services, job contracts, domain, observability and other tasks'],
     ['a task that imports a transport', { 'tasks/x.ts': "import { startHttpServer } from '../src/http/server.ts';\n" }, 'tasks/x.ts: a task imports only services'],
@@ -56,7 +56,7 @@ describe('the check fails on each kind of planted violation', () => {
   it('leaves allowed imports alone: type-only rows in a transport, SQL in a repository, zod in the domain, a task on its contract and a service', () => {
     expect(
       plant({
-        'tasks/x.ts': "import { xJob } from '../src/jobs/x.ts';\nimport type { GenerationRunner } from '../src/services/generations/runner.ts';\nimport { AppError } from '../src/domain/errors.ts';\n",
+        'tasks/x.ts': "import { xJob } from '../src/jobs/x.ts';\nimport type { GenerationRunner } from '../src/services/generations/generation-runner.ts';\nimport { AppError } from '../src/domain/errors.ts';\n",
         'src/jobs/x.ts': "import { z } from 'zod';\nimport { defineJob } from './define.ts';\n",
         'src/jobs/define.ts': "import { addJob } from '../repositories/jobs.ts';\n",
         'src/http/x.ts': "import type { ProductRow } from '../db/types.ts';\nimport { createProductService } from '../services/products.ts';\n",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { localJob } from '../../src/adapters/engines/local/job.ts';
-import type { UpstreamFile, UpstreamInputs } from '../../src/adapters/engines/upstream.ts';
+import type { UpstreamFile, UpstreamInputs } from '../../src/adapters/engines/engine-contract.ts';
 
 // The local engine gets the inputs every engine gets and reads what it draws through read().
 const reads: string[] = [];

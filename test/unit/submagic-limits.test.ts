@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SUBMAGIC_DEFAULT_TEMPLATES, SUBMAGIC_MAX_UPLOAD_BYTES, SUBMAGIC_POLL_BUDGET, submagicTitle } from '../../src/adapters/engines/submagic/submagic-engine.ts';
 import { loadConfig } from '../../src/config.ts';
-import { pollSpacing } from '../../src/services/generations/upstream.ts';
+import { pollSpacing } from '../../src/services/generations/engine-jobs.ts';
 import { loadContract } from '../support/contract.ts';
 
 // What the Submagic adapter sends, against what test/contracts/submagic/ says Submagic takes.

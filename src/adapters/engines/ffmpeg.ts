@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ACCEPTED_MEDIA, sniffMedia, type Demuxer, type MediaKind } from '../media/sniff.ts';
 import { ChildFailure, describeExit, runChild } from './child-process.ts';
 import { loadMediaToolPaths, type MediaToolPaths } from './media-tools.ts';
-import { EngineError } from './engine.ts';
+import { EngineError } from './render-job.ts';
 
 // ffmpeg and ffprobe are GPL builds: they are run as separate processes, never linked.
 // Which binaries run is decided here alone: FFMPEG_PATH / FFPROBE_PATH (the configuration the

@@ -2,15 +2,16 @@ import type { Config } from '../../config.ts';
 import { createLocalEngine } from './local/local-engine.ts';
 import { PROVIDERS } from './providers.ts';
 import { synthesize } from './speech/tts.ts';
-import { createEngineRegistry, type AnyEngine, type EngineRegistry } from './registry.ts';
+import { createEngineRegistry, type EngineRegistry } from './registry.ts';
+import type { Engine } from './engine-contract.ts';
 
 /** Every engine the config turns on (the local one, and each provider module whose key is set), and the routes between them. An unknown engine or a missing key stops the start. */
 export function buildEngines(config: Readonly<Config>, o: { allowRetired?: boolean } = {}): EngineRegistry {
-  const engines: AnyEngine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs, speak: synthesize })];
+  const engines: Engine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs, speak: synthesize })];
   const shared = { allowPrivate: config.allowPrivateNetworkUrls };
   for (const provider of PROVIDERS) {
     const settings = config.upstream[provider.name];
-    if (settings) engines.push((provider.create as (s: typeof settings, sh: typeof shared) => AnyEngine)(settings, shared));
+    if (settings) engines.push((provider.create as (s: typeof settings, sh: typeof shared) => Engine)(settings, shared));
   }
   return createEngineRegistry(engines, config.engineRoutes, o);
 }

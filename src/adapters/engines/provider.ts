@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
-import type { UpstreamEngine } from './upstream.ts';
+import type { Engine } from './engine-contract.ts';
 
 /**
  * What a provider can make, read from its adapter's contract: the operations it serves, our model
@@ -34,7 +34,7 @@ export interface ProviderModule<Name extends string = string, Shape extends z.Zo
   /** Its settings from its parsed variables, made only when `keyVariable` is set (Config.upstream[name]). */
   settings(env: z.output<z.ZodObject<Shape>>): Settings;
   readonly makes: ProviderMakes;
-  create(settings: Settings, shared: ProviderShared): UpstreamEngine;
+  create(settings: Settings, shared: ProviderShared): Engine;
 }
 
 /** Declares a provider module, its types inferred from its variables. */

@@ -1,8 +1,5 @@
 import { providerNamed } from './providers.ts';
-import { isUpstreamEngine, type UpstreamEngine } from './upstream.ts';
-
-/** Any engine: one contract for the local renderer and the providers (upstream.ts). */
-export type AnyEngine = UpstreamEngine;
+import { isUpstreamEngine, type Engine } from './engine-contract.ts';
 
 /** The model a route names for a request: `model`, or a talking avatar's `lipsync_model`. */
 export const routeModel = (params: Record<string, unknown>): unknown => params.model ?? params.lipsync_model;
@@ -14,12 +11,12 @@ export const routeModel = (params: Record<string, unknown>): unknown => params.m
  * tried (fail-over happens only before one accepts the job). A route naming a provider whose key
  * is not set, or no known engine at all, is a configuration error at start, not at run time.
  */
-export function createEngineRegistry(engines: AnyEngine[], routes: string | undefined, o: { allowRetired?: boolean } = {}) {
-  const byName = new Map<string, AnyEngine>(engines.map((e) => [e.name, e]));
-  const table = new Map<string, AnyEngine[]>();
+export function createEngineRegistry(engines: Engine[], routes: string | undefined, o: { allowRetired?: boolean } = {}) {
+  const byName = new Map<string, Engine>(engines.map((e) => [e.name, e]));
+  const table = new Map<string, Engine[]>();
   for (const pair of (routes ?? '*=local').split(',').map((s) => s.trim()).filter(Boolean)) {
     const [target, names] = pair.split('=').map((s) => s.trim());
-    const chain: AnyEngine[] = [];
+    const chain: Engine[] = [];
     for (const name of (names ?? '').split('|').map((s) => s.trim())) {
       const engine = name ? byName.get(name) : undefined;
       const known = name && !engine ? providerNamed(name) : undefined;
@@ -38,7 +35,7 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
   const fallbackEngine = byName.get('local');
   const fallback = table.get('*') ?? (fallbackEngine ? [fallbackEngine] : undefined);
   if (!fallback) throw new Error('invalid configuration: ENGINE_ROUTES has no "*" route and no local engine exists');
-  const chainFor = (route: { model?: unknown; operation: string }): AnyEngine[] =>
+  const chainFor = (route: { model?: unknown; operation: string }): Engine[] =>
     (typeof route.model === 'string' ? table.get(route.model) : undefined) ?? table.get(route.operation) ?? fallback;
   // A model its provider retired fails every request sent there, after the customer was charged: it stops the start instead
   // (`providers check` builds the routes anyway, to report them).
@@ -55,12 +52,12 @@ export function createEngineRegistry(engines: AnyEngine[], routes: string | unde
     /** The providers of a request's route, in the order they are tried. */
     chainFor,
     /** The first engine of a request's route. */
-    engineFor: (route: { model?: unknown; operation: string }): AnyEngine => chainFor(route)[0]!,
+    engineFor: (route: { model?: unknown; operation: string }): Engine => chainFor(route)[0]!,
     /** A configured engine by name (an upstream job is finished by the provider that started it). */
-    byName: (name: string): AnyEngine | undefined => byName.get(name),
+    byName: (name: string): Engine | undefined => byName.get(name),
     /** Every route as operators read it: key and the engine names in order. */
     routes: (): Array<{ key: string; engines: string[] }> => [...table.entries()].map(([key, chain]) => ({ key, engines: chain.map((e) => e.name) })),
-    providers: (): UpstreamEngine[] => engines.filter(isUpstreamEngine),
+    providers: (): Engine[] => engines.filter(isUpstreamEngine),
     /** Models the configured providers have retired (none of them is routed there: the start checked). */
     retirements: () => retirements.map(({ provider, model, since, instead }) => ({ provider, model, since, instead })),
     /** Routes that send a retired model to the provider that retired it: the route key that does it (empty unless allowRetired). */

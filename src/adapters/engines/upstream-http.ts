@@ -4,7 +4,7 @@ import { inSpan, SpanKind } from '../../observability/tracing.ts';
 import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
-import { UpstreamError } from './upstream.ts';
+import { UpstreamError } from './engine-contract.ts';
 
 // Errors from before a byte was sent: a job cannot exist upstream.
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { z } from 'zod';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
-import { isUpstreamEngine } from '../../adapters/engines/upstream.ts';
+import { isUpstreamEngine } from '../../adapters/engines/engine-contract.ts';
 import type { Database } from '../../db/types.ts';
 import { AppError } from '../../domain/errors.ts';
 import { GENERATION_STATUSES } from '../../domain/generation-types.ts';

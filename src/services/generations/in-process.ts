@@ -1,6 +1,6 @@
-import { EngineError, type EngineFile } from '../../adapters/engines/engine.ts';
+import { EngineError, type EngineFile } from '../../adapters/engines/render-job.ts';
 import { inSpan } from '../../observability/tracing.ts';
-import { UpstreamError, type UpstreamEngine, type UpstreamInputs } from '../../adapters/engines/upstream.ts';
+import { UpstreamError, type Engine, type UpstreamInputs } from '../../adapters/engines/engine-contract.ts';
 import { DownloadError } from '../../adapters/net/download.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
 import type { GenerationRow } from '../../db/types.ts';
@@ -56,7 +56,7 @@ export function createInProcessSubmit(deps: Pick<Deps, 'db' | 'storage' | 'confi
   }
 
   /** `shutdown` aborts when the worker stops: the render is dropped and the job goes back to the queue. */
-  return async function submitHere(g: GenerationRow, engine: UpstreamEngine, inputs: () => Promise<UpstreamInputs>, attempt: Attempt, shutdown?: AbortSignal): Promise<void> {
+  return async function submitHere(g: GenerationRow, engine: Engine, inputs: () => Promise<UpstreamInputs>, attempt: Attempt, shutdown?: AbortSignal): Promise<void> {
     const lastAttempt = attempt.number >= attempt.max;
     let files: EngineFile[];
     const ended = new AbortController();
@@ -94,7 +94,7 @@ export function createInProcessSubmit(deps: Pick<Deps, 'db' | 'storage' | 'confi
 }
 
 /** The files of an in-process engine's answer: it answers "done" with their bytes and types. */
-function filesOf(done: Awaited<ReturnType<UpstreamEngine['submit']>>['done']): EngineFile[] {
+function filesOf(done: Awaited<ReturnType<Engine['submit']>>['done']): EngineFile[] {
   if (done?.state === 'failed') throw new EngineError(done.message, { transient: false });
   if (done?.state !== 'succeeded') throw new EngineError('the engine did not answer with its files', { transient: true });
   return done.outputs.map((o) => {

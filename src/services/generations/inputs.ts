@@ -2,7 +2,7 @@ import { isImageOperation } from '../../domain/generation-types.ts';
 import type { GenerationRow } from '../../db/types.ts';
 import { setGenerationInputBytes } from '../../repositories/storage-usage.ts';
 import { weaveImagePrompt, type PromptBrand } from '../../domain/reference-prompt.ts';
-import { UpstreamError, type UpstreamFile, type UpstreamInputs } from '../../adapters/engines/upstream.ts';
+import { UpstreamError, type UpstreamFile, type UpstreamInputs } from '../../adapters/engines/engine-contract.ts';
 import { download } from '../../adapters/net/download.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';

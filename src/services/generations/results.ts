@@ -1,4 +1,4 @@
-import type { EngineFile } from '../../adapters/engines/engine.ts';
+import type { EngineFile } from '../../adapters/engines/render-job.ts';
 import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
 import type { GenerationRow } from '../../db/types.ts';

@@ -1,6 +1,6 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient } from '../upstream-http.ts';
-import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, attachedImages, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { createFalCheck, falTargets } from './fal-check.ts';
 import { createFalHookVerifier } from './webhook.ts';
 import { FAL_MODELS, falInput, falRefusal, type FalModel } from './fal-models.ts';
@@ -36,7 +36,7 @@ const SUBMIT_RETRYABLE = new Set([429, 502, 503, 504]);
 // Not sent again; the generation fails and is refunded, as after a 5xx.
 const SUBMIT_UNKNOWN = new Set([408, 409]);
 
-export function createFalEngine(opts: FalOptions): UpstreamEngine {
+export function createFalEngine(opts: FalOptions): Engine {
   const base = new URL(opts.queueUrl.replace(/\/+$/, '') + '/');
   const client = createProviderClient({
     provider: 'fal',

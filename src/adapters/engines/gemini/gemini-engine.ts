@@ -1,6 +1,6 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient, errorMessage } from '../upstream-http.ts';
-import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamFile, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, attachedImages, type Engine, type UpstreamFile, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { checkGemini, geminiTargets } from './gemini-check.ts';
 import { isKeyRefused } from './gemini-errors.ts';
 import { readVideoFile } from './video-file.ts';
@@ -30,7 +30,7 @@ const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
 // The Gemini API takes a request of up to 20 MB; one image must leave room for the rest.
 const MAX_INLINE_BYTES = 15 * 1024 * 1024;
 
-export function createGeminiEngine(opts: GeminiOptions): UpstreamEngine {
+export function createGeminiEngine(opts: GeminiOptions): Engine {
   const origin = new URL(opts.apiUrl).origin;
   const imageModels = { ...GEMINI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
   const { call, dispatcher } = createProviderClient({

@@ -1,6 +1,6 @@
 import { DownloadError, download } from '../../net/download.ts';
 import type { ProviderRequest } from '../upstream-http.ts';
-import { UpstreamError } from '../upstream.ts';
+import { UpstreamError } from '../engine-contract.ts';
 
 /*
  * A Veo result is read from its file URI (`.../v1beta/files/{id}:download?alt=media`) with the

@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { imageAs } from '../../media/image-as.ts';
-import { UpstreamError } from '../upstream.ts';
+import { UpstreamError } from '../engine-contract.ts';
 import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_ASSET_TYPES } from './heygen-map.ts';
 
 /*

@@ -1,6 +1,6 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient } from '../upstream-http.ts';
-import { UpstreamError, type UpstreamEngine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, type Engine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { faceAsset, speechAsset, type HeyGenAsset } from './heygen-assets.ts';
 import { createHeyGenCheck } from './heygen-check.ts';
 import { HEYGEN_DEFAULT_LANGUAGES, HEYGEN_WAITING_STATUSES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, heygenTargets, translationBody } from './heygen-map.ts';
@@ -34,7 +34,7 @@ const NOTHING_QUEUED = new Set([409]);
 
 type Data = Record<string, unknown> | undefined;
 
-export function createHeyGenEngine(opts: HeyGenOptions): UpstreamEngine {
+export function createHeyGenEngine(opts: HeyGenOptions): Engine {
   const client = createProviderClient({
     provider: 'HeyGen',
     baseUrl: opts.apiUrl,

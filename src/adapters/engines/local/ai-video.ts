@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { EngineJob } from '../engine.ts';
-import type { Frame, RenderContext } from './context.ts';
+import type { EngineJob } from '../render-job.ts';
+import type { Frame, RenderContext } from './render-context.ts';
 import { openWith } from '../ffmpeg.ts';
 import { encode, FPS, mp4Output, seconds } from './encode.ts';
 import { hashString, paletteFor } from './palette.ts';

@@ -1,9 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
-import { EngineError } from '../engine.ts';
+import { EngineError } from '../render-job.ts';
 import { runFfmpeg } from '../ffmpeg.ts';
-import type { RenderContext } from './context.ts';
+import type { RenderContext } from './render-context.ts';
 
 export const FPS = 30;
 

@@ -1,5 +1,5 @@
-import type { EngineFile, EngineJob } from '../engine.ts';
-import type { RenderContext } from './context.ts';
+import type { EngineFile, EngineJob } from '../render-job.ts';
+import type { RenderContext } from './render-context.ts';
 import { hashString, mix, paletteFor, parseHex } from './palette.ts';
 import { ImageCache, renderScene, type Scene } from './scene.ts';
 import { displayText } from './text.ts';

@@ -1,7 +1,7 @@
-import { EngineError, type EngineJob } from '../engine.ts';
+import { EngineError, type EngineJob } from '../render-job.ts';
 import { inputArgs, openWith, probeMedia, writeMedia, type MediaFile, type MediaInfo } from '../ffmpeg.ts';
 import type { CaptionTrack } from './captions.ts';
-import type { Frame, RenderContext } from './context.ts';
+import type { Frame, RenderContext } from './render-context.ts';
 import { encode, evenSize, FPS, mp4Output } from './encode.ts';
 
 export interface InputVideo {

@@ -1,9 +1,9 @@
 import { OPERATION_KINDS } from '../../../domain/generation-types.ts';
 import { imageSize } from '../../../domain/image-inputs.ts';
 import { frameSize, type VideoResolution } from '../../../domain/video-models.ts';
-import { EngineError, type EngineAsset, type EngineJob } from '../engine.ts';
+import { EngineError, type EngineAsset, type EngineJob } from '../render-job.ts';
 import { probeMedia } from '../ffmpeg.ts';
-import type { UpstreamFile, UpstreamRequest } from '../upstream.ts';
+import type { UpstreamFile, UpstreamRequest } from '../engine-contract.ts';
 
 // Talking avatars have no size in the request; portrait suits the ad placements they are made for.
 const TALKING_AVATAR_FRAME = { width: 720, height: 1280 };

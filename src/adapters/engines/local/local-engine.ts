@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EngineError, type EngineJob, type EngineResult } from '../engine.ts';
+import { EngineError, type EngineJob, type EngineResult } from '../render-job.ts';
 import { FfmpegError } from '../ffmpeg.ts';
-import type { RenderContext, Speak } from './context.ts';
+import type { RenderContext, Speak } from './render-context.ts';
 import { renderImages } from './images.ts';
 import { localJob } from './job.ts';
-import { UpstreamError, type UpstreamEngine, type UpstreamRequest } from '../upstream.ts';
+import { UpstreamError, type Engine, type UpstreamRequest } from '../engine-contract.ts';
 import { renderVideo } from './videos.ts';
 
 export interface LocalEngineOptions {
@@ -19,7 +19,7 @@ export interface LocalEngineOptions {
 }
 
 /** The local engine: the one engine contract, and `run` for a job whose inputs are read already (its renderers' tests). */
-export type LocalEngine = UpstreamEngine & { readonly kind: 'local'; run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> };
+export type LocalEngine = Engine & { readonly kind: 'local'; run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> };
 
 /**
  * The built-in engine: renders real images (sharp) and videos (ffmpeg) on this machine, with no

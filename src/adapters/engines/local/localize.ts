@@ -1,6 +1,6 @@
-import type { EngineJob } from '../engine.ts';
+import type { EngineJob } from '../render-job.ts';
 import { defaultCaptionStyle, writeCaptionTrack } from './captions.ts';
-import type { RenderContext } from './context.ts';
+import type { RenderContext } from './render-context.ts';
 import { frameFor, prepareInput, reencode, type Layer } from './input-video.ts';
 
 // One semitone up, then the tempo put back: audibly "another voice", same timing. There is no

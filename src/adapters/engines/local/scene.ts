@@ -1,5 +1,5 @@
 import sharp, { type OverlayOptions, type Sharp } from 'sharp';
-import { EngineError } from '../engine.ts';
+import { EngineError } from '../render-job.ts';
 import { grid, rotate, split, type Box } from './layout.ts';
 import { seededRandom, type Palette } from './palette.ts';
 import { canRenderText, escapeXml, fitText, FONT_FAMILY } from './text.ts';

@@ -1,6 +1,6 @@
 import sharp, { type Sharp } from 'sharp';
-import { EngineError, type EngineJob } from '../engine.ts';
-import type { RenderContext } from './context.ts';
+import { EngineError, type EngineJob } from '../render-job.ts';
+import type { RenderContext } from './render-context.ts';
 import { writeImage } from './encode.ts';
 import { frameFor, prepareInput, reencode } from './input-video.ts';
 

@@ -2,10 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { portraitSvg } from '../../media/portrait.ts';
-import { EngineError, type EngineJob } from '../engine.ts';
+import { EngineError, type EngineJob } from '../render-job.ts';
 import { inputArgs, openWith, probeMedia, writeMedia, type MediaFile } from '../ffmpeg.ts';
 import { defaultCaptionStyle, splitPhrases, timeCues, writeCaptionTrack } from './captions.ts';
-import type { LocalVoice, RenderContext } from './context.ts';
+import type { LocalVoice, RenderContext } from './render-context.ts';
 import { encode, evenSize, fitOnBlur, FPS, mp4Output, writeImage } from './encode.ts';
 import { displayText } from './text.ts';
 

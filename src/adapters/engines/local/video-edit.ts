@@ -1,8 +1,8 @@
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
-import type { EngineJob } from '../engine.ts';
+import type { EngineJob } from '../render-job.ts';
 import { defaultCaptionStyle, splitPhrases, timeCues, writeCaptionTrack, type CaptionStyle } from './captions.ts';
-import type { RenderContext } from './context.ts';
+import type { RenderContext } from './render-context.ts';
 import { languageName } from './localize.ts';
 import { parseHex } from './palette.ts';
 import { frameFor, prepareInput, reencode, type Layer } from './input-video.ts';

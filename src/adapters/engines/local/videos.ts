@@ -1,6 +1,6 @@
-import { EngineError, type EngineFile, type EngineJob } from '../engine.ts';
+import { EngineError, type EngineFile, type EngineJob } from '../render-job.ts';
 import { renderAiVideo } from './ai-video.ts';
-import type { RenderContext } from './context.ts';
+import type { RenderContext } from './render-context.ts';
 import { evenSize } from './encode.ts';
 import { renderLocalize } from './localize.ts';
 import { renderSwapAvatar } from './swap-avatar.ts';

@@ -1,7 +1,7 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { fitFrame } from '../../media/fit-frame.ts';
 import { createProviderClient, errorMessage } from '../upstream-http.ts';
-import { UpstreamError, attachedImages, type UpstreamEngine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, attachedImages, type Engine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { createOpenAiCheck, openaiTargets } from './openai-check.ts';
 import { editImage } from './openai-images.ts';
 import { OPENAI_DEFAULT_IMAGE_MODELS, OPENAI_RETIRED, imageFields, openaiRefusal, soraSize, videosRetiredNote } from './openai-map.ts';
@@ -30,7 +30,7 @@ export interface OpenAiOptions {
 const MAX_JSON_BYTES = 64 * 1024 * 1024; // image answers carry base64 images
 const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
 
-export function createOpenAiEngine(opts: OpenAiOptions): UpstreamEngine {
+export function createOpenAiEngine(opts: OpenAiOptions): Engine {
   const imageModels = { ...OPENAI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
   const { call, dispatcher } = createProviderClient({
     provider: 'OpenAI',

@@ -1,5 +1,5 @@
 import { imageAs } from '../../media/image-as.ts';
-import { UpstreamError } from '../upstream.ts';
+import { UpstreamError } from '../engine-contract.ts';
 
 /*
  * The images /images/edits takes from a GPT image model: png, webp or jpg, each under 50 MB

@@ -3,7 +3,7 @@ import { request } from 'undici';
 import type { CatalogueVoice } from '../../../domain/catalogue/voices.ts';
 import { readAtMost } from '../../net/read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
-import { EngineError } from '../engine.ts';
+import { EngineError } from '../render-job.ts';
 import { FfmpegError, probeMedia, UnsupportedMediaError } from '../ffmpeg.ts';
 import { ELEVENLABS_MAX_TEXT_CHARS } from './elevenlabs-limits.ts';
 import type { SpeechEngine, VoiceSettings } from './engine.ts';

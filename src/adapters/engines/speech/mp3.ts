@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { EngineError } from '../engine.ts';
+import { EngineError } from '../render-job.ts';
 import { FfmpegError, inputArgs, probeMedia, runFfmpeg, type MediaFile } from '../ffmpeg.ts';
 
 /** What text-to-speech and speech-to-speech both return: an MP3 any browser plays. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { EngineError } from '../engine.ts';
+import { EngineError } from '../render-job.ts';
 import { withTempDir } from '../local/temp.ts';
 import { EspeakError, runEspeak } from './espeak.ts';
 import { deadline, encodeMp3, speechFailure, type SpeechAudio } from './mp3.ts';

@@ -1,4 +1,4 @@
-import { EngineError } from '../engine.ts';
+import { EngineError } from '../render-job.ts';
 import { FfmpegError, probeMedia, writeMedia, type MediaFile, type MediaInfo } from '../ffmpeg.ts';
 import { withTempDir } from '../local/temp.ts';
 import { deadline, encodeMp3, speechFailure, type SpeechAudio } from './mp3.ts';

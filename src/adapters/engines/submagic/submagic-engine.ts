@@ -1,6 +1,6 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient, messageOrError } from '../upstream-http.ts';
-import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { createSubmagicCheck } from './submagic-check.ts';
 
 /*
@@ -51,7 +51,7 @@ export const submagicTitle = (generationId: string): string => `adforge ${genera
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
 
-export function createSubmagicEngine(opts: SubmagicOptions): UpstreamEngine {
+export function createSubmagicEngine(opts: SubmagicOptions): Engine {
   const templates = { ...SUBMAGIC_DEFAULT_TEMPLATES, ...(opts.templates ?? {}) };
 
   const { json: call, dispatcher } = createProviderClient({

@@ -4,7 +4,7 @@ import { stillVideo } from '../../media/still-video.ts';
 import { probeMedia } from '../ffmpeg.ts';
 import { createProviderClient } from '../upstream-http.ts';
 import { createSyncCheck } from './sync-check.ts';
-import { UpstreamError, type UpstreamEngine, type UpstreamRequest, type UpstreamStatus } from '../upstream.ts';
+import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 
 /*
  * sync.so's API, held to the contracts in test/contracts/sync/ (synchronicity-labs/sync-typescript-sdk
@@ -57,7 +57,7 @@ function syncMessage(json: unknown): string | undefined {
   return typeof text === 'string' && text ? text.slice(0, 500) : undefined;
 }
 
-export function createSyncEngine(opts: SyncOptions): UpstreamEngine {
+export function createSyncEngine(opts: SyncOptions): Engine {
 
   const { json: call, dispatcher } = createProviderClient({
     provider: 'sync',

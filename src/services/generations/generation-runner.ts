@@ -2,11 +2,11 @@ import { routeModel, type EngineRegistry } from '../../adapters/engines/registry
 import { findGenerationById } from '../../repositories/generations.ts';
 import type { Deps } from '../deps.ts';
 import type { Attempt } from './in-process.ts';
-import type { UpstreamCore } from './upstream.ts';
+import type { UpstreamCore } from './engine-jobs.ts';
 
 /**
  * The slow half of a generation, run by the worker: its route's engines are asked in turn through
- * the one submit/poll path (services/generations/upstream.ts); an engine that renders here answers
+ * the one submit/poll path (services/generations/engine-jobs.ts); an engine that renders here answers
  * at once, a provider's job is polled by later jobs. Running it twice is harmless: an ended
  * generation is left alone.
  */

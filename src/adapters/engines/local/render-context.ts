@@ -1,4 +1,4 @@
-import type { EngineJob } from '../engine.ts';
+import type { EngineJob } from '../render-job.ts';
 
 /** A catalogue voice as the speech synthesizer takes it (the job's `voice`). */
 export type LocalVoice = NonNullable<EngineJob['voice']>;

@@ -3,8 +3,8 @@ import { withUploadLinks } from '../uploads.ts';
 import { annotate } from '../../observability/tracing.ts';
 import type { GenerationRow, UpstreamJobRow } from '../../db/types.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
-import { UpstreamError, attachedImages, isUpstreamEngine, type UpstreamEngine, type UpstreamInputs, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/upstream.ts';
-import type { EngineFile } from '../../adapters/engines/engine.ts';
+import { UpstreamError, attachedImages, isUpstreamEngine, type Engine, type UpstreamInputs, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/engine-contract.ts';
+import type { EngineFile } from '../../adapters/engines/render-job.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
 import { DownloadError, download } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
@@ -46,7 +46,7 @@ export function createUpstreamCore(
    * The next look at a job. A provider with a poll budget shares it among all the jobs it holds in
    * flight, counted in the database so that every worker process keeps to the same share.
    */
-  const schedulePoll = async (upstreamJobId: string, delayMs: number, engine?: UpstreamEngine) => {
+  const schedulePoll = async (upstreamJobId: string, delayMs: number, engine?: Engine) => {
     const floor = engine?.pollBudget ? pollSpacing(engine.pollBudget, await countSubmitted(db, engine.name)) : 0;
     await queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId }, { runAt: new Date(Date.now() + Math.max(0, delayMs, floor)) });
   };
@@ -95,7 +95,7 @@ export function createUpstreamCore(
    * accepting and the route has another provider to try; otherwise the attempt is settled here
    * (submitted, retried later, or failed and refunded).
    */
-  async function submitTo(g: GenerationRow, engine: UpstreamEngine, inputs: UpstreamInputs, existing: UpstreamJobRow | undefined, last: boolean): Promise<'settled' | 'failover'> {
+  async function submitTo(g: GenerationRow, engine: Engine, inputs: UpstreamInputs, existing: UpstreamJobRow | undefined, last: boolean): Promise<'settled' | 'failover'> {
     const attempt = existing ?? (await insertSubmitting(db, g.id, engine.name));
     // A provider fetches inputs by URL: an upload goes as a signed link to our copy.
     const params = await withUploadLinks({ db, storage }, g.team_id, g.params as Record<string, unknown>, 24 * 3600);
@@ -142,8 +142,8 @@ export function createUpstreamCore(
      * local one, a route's last resort) answers its submit with the files: nothing is recorded or
      * polled, and the job queue retries it (`run`: its attempt, and the worker's shutdown).
      */
-    async start(g: GenerationRow, chain: readonly UpstreamEngine[], run: { attempt: Attempt; shutdown?: AbortSignal }): Promise<undefined> {
-      const here = (engine: UpstreamEngine) => submitHere(g, engine, () => inputsOf(g, { speaksScript: true }), run.attempt, run.shutdown).then(() => undefined);
+    async start(g: GenerationRow, chain: readonly Engine[], run: { attempt: Attempt; shutdown?: AbortSignal }): Promise<undefined> {
+      const here = (engine: Engine) => submitHere(g, engine, () => inputsOf(g, { speaksScript: true }), run.attempt, run.shutdown).then(() => undefined);
       // The local engine is only ever a route's last resort: a route that starts with it has no provider to record.
       if (chain[0] && !isUpstreamEngine(chain[0])) return here(chain[0]);
       const live = await findLiveUpstreamJob(db, g.id);
@@ -246,7 +246,7 @@ export function createUpstreamCore(
   };
 
   /** A final answer of the provider: the generation fails, or its results are copied and it completes. */
-  async function finish(g: GenerationRow, job: { id: string; refetches: number }, engine: UpstreamEngine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
+  async function finish(g: GenerationRow, job: { id: string; refetches: number }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
     if (status.state === 'failed') return failBoth(g, job.id, status.message, engine.name);
     let copied;
     try {

@@ -2,8 +2,8 @@ import type { GenerationOperation } from '../../domain/generation-types.ts';
 import type { CheckResult } from '../provider-check.ts';
 
 /**
- * An engine that runs on a provider's servers: one submit, then polls until the provider says
- * the job ended. The upstream core (services/generations/upstream.ts) records every step, so a
+ * What every engine is given and answers: one submit, then polls until the engine says the job
+ * ended. For a provider, the core (services/generations/engine-jobs.ts) records every step, so a
  * worker that dies anywhere never makes the provider run (and bill) one generation twice.
  */
 export interface UpstreamRequest {
@@ -79,7 +79,7 @@ export type UpstreamStatus =
  * every step recorded); `local`: it renders in this process and its submit answers `done` at once
  * with the files (nothing recorded or polled; the built-in local engine).
  */
-export interface UpstreamEngine {
+export interface Engine {
   readonly name: string;
   readonly kind: 'upstream' | 'local';
   /**
