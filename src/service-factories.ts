@@ -182,3 +182,7 @@ export async function buildServices<K extends keyof Services>(base: Partial<Base
   };
   return some(names, 'a caller') as Promise<Pick<Services, K>>;
 }
+
+/** The services a handler calls and no other, handed over at run time as well as in its type. */
+export const pickServices = <K extends keyof Services>(services: Services, keys: readonly K[]): Pick<Services, K> =>
+  Object.fromEntries(keys.map((k) => [k, services[k]])) as Pick<Services, K>;

@@ -1,3 +1,4 @@
+import { pickServices } from '../service-factories.ts';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -66,7 +67,7 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
   // The contract and its reference page need no key: outside the API's authenticated scope.
   registerApiDocs(fastify);
   registerAuthRoutes(fastify, app.services.sessions);
-  await registerDashboardUploads(fastify, app);
+  await registerDashboardUploads(fastify, { services: pickServices(app.services, ['sessions', 'rateLimiter', 'uploads']), rateLimits: app.config.rateLimits });
   await fastify.register(registerRestV1(app), { prefix: '/api/v1' });
   if (extra.graphql) await fastify.register(extra.graphql.register);
   await fastify.ready();

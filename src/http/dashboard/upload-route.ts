@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
+import type { Config } from '../../config.ts';
+import type { Services } from '../../service-factories.ts';
 import { REQUEST_COST } from '../../domain/rate-limit.ts';
 import type { Principal } from '../../services/principal.ts';
 import { idempotencyOf, sendOutcome } from '../rest/v1/outcome.ts';
@@ -20,21 +21,24 @@ declare module 'fastify' {
  * its CSRF token, checked before the body is read; the person's rate bucket pays for it.
  * Members and owners alike: an upload belongs to the team.
  */
-export async function registerDashboardUploads(fastify: FastifyInstance, app: App): Promise<void> {
+/** What the route calls: the session check, the person's rate bucket and the upload service. */
+type UploadRouteNeeds = { services: Pick<Services, 'sessions' | 'rateLimiter' | 'uploads'>; rateLimits: Config['rateLimits'] };
+
+export async function registerDashboardUploads(fastify: FastifyInstance, { services, rateLimits }: UploadRouteNeeds): Promise<void> {
   await fastify.register(async (scope) => {
     scope.decorateRequest('uploader', null as unknown as Principal);
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, bytes, done) => done(null, bytes));
     scope.addHook('onRequest', async (request, reply) => {
       requireSameOrigin(request);
-      const session = await app.services.sessions.requireSession(sessionSecretOf(request.headers.cookie), header(request, 'x-csrf-token'));
-      const { headers, refusal } = await app.services.rateLimiter.draw(`user:${session.userId}`, app.config.rateLimits[session.tier], REQUEST_COST.write);
+      const session = await services.sessions.requireSession(sessionSecretOf(request.headers.cookie), header(request, 'x-csrf-token'));
+      const { headers, refusal } = await services.rateLimiter.draw(`user:${session.userId}`, rateLimits[session.tier], REQUEST_COST.write);
       if (refusal) throw refusal;
       reply.headers(headers);
       request.uploader = { teamId: session.teamId, keyId: null, userId: session.userId, client: { ip: request.ip, user_agent: header(request, 'user-agent') ?? null } };
     });
-    scope.post('/auth/uploads', { bodyLimit: app.services.uploads.maxBytes + MULTIPART_OVERHEAD }, async (request, reply) =>
-      sendOutcome(reply, await app.services.uploads.create(request.uploader, await uploadBytesOf(request), idempotencyOf(request))),
+    scope.post('/auth/uploads', { bodyLimit: services.uploads.maxBytes + MULTIPART_OVERHEAD }, async (request, reply) =>
+      sendOutcome(reply, await services.uploads.create(request.uploader, await uploadBytesOf(request), idempotencyOf(request))),
     );
   });
 }

@@ -21,4 +21,3 @@ export function createEngineBreakers({ db, config, log }: Pick<Deps, 'db' | 'con
     },
   };
 }
-export type EngineBreakers = ReturnType<typeof createEngineBreakers>;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { Services } from '../../../service-factories.ts';
+import { pickServices, type Services } from '../../../service-factories.ts';
 import type { ErrorCode } from '../../../domain/errors.ts';
 import { REQUEST_COST } from '../../../domain/rate-limit.ts';
 
@@ -46,11 +46,8 @@ export function routeUsing<K extends keyof Services>(...uses: K[]) {
   return (r: Omit<Route<K>, 'uses'>): Route<K> => ({ ...r, uses });
 }
 
-const pick = <K extends keyof Services>(services: Services, keys: readonly K[]): Pick<Services, K> =>
-  Object.fromEntries(keys.map((k) => [k, services[k]])) as Pick<Services, K>;
-
 function mountOne<K extends keyof Services>(scope: FastifyInstance, services: Services, r: Route<K>): void {
-  const given = pick(services, r.uses);
+  const given = pickServices(services, r.uses);
   const cost = REQUEST_COST[r.cost ?? (r.method === 'GET' ? 'read' : 'write')];
   if (r.bodies) {
     const bodies = r.bodies;
