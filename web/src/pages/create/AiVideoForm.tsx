@@ -1,18 +1,16 @@
-import { useState, type FormEvent } from 'react';
-import { useNavigate } from 'react-router';
+import { useState } from 'react';
 import { CREATE_AI_VIDEO, QUOTE_AI_VIDEO } from '../../api/operations.ts';
 import { VIDEO_MODELS, type VideoModel } from '../../../../src/domain/generation-types.ts';
 import { KLING_QUALITIES, VIDEO_MODEL_TABLE } from '../../../../src/domain/video-models.ts';
 import { appendLine, FileDrop } from '../../components/FileDrop.tsx';
 import { PriceAndSubmit } from './PriceAndSubmit.tsx';
 import { fromTable } from './from-table.ts';
-import { useCreate } from './use-create.ts';
+import { useCreate, useSubmitToGallery } from './use-create.ts';
 
 const COMMON_RATIOS = ['16:9', '9:16', '1:1', '4:5'];
 
 /** The model table drives the form: only the ratios, durations and options the chosen model takes. */
 export function AiVideoForm() {
-  const navigate = useNavigate();
   const [model, setModel] = useState<VideoModel>('veo-3.1-fast');
   const spec = VIDEO_MODEL_TABLE[model];
   const ratios = spec.aspectRatios === 'any' ? COMMON_RATIOS : spec.aspectRatios;
@@ -53,11 +51,7 @@ export function AiVideoForm() {
     ...(spec.maxReferenceImages > 0 && refs.length ? { reference_image_urls: refs } : {}),
   };
   const create = useCreate({ ...fromTable('ai-video'), body, quote: QUOTE_AI_VIDEO, create: CREATE_AI_VIDEO });
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    const created = await create.submit();
-    if (created) navigate(`/?created=${created.generation_id}`);
-  }
+  const submit = useSubmitToGallery(create.submit);
   return (
     <form className="card create-form" onSubmit={submit} aria-label="AI video">
       <label>

@@ -1,5 +1,4 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { useNavigate } from 'react-router';
+import { useEffect, useState } from 'react';
 import { teamAvatars, type Avatar } from '../../api/avatars.ts';
 import { gql } from '../../api/client.ts';
 import { CREATE_TALKING_AVATAR, QUOTE_TALKING_AVATAR, VOICES } from '../../api/operations.ts';
@@ -8,7 +7,7 @@ import { LIPSYNC_MODELS } from '../../../../src/domain/video-inputs.ts';
 import { VOICE_ACCENTS } from '../../../../src/domain/voiceover-inputs.ts';
 import { PriceAndSubmit } from './PriceAndSubmit.tsx';
 import { fromTable } from './from-table.ts';
-import { useCreate } from './use-create.ts';
+import { useCreate, useSubmitToGallery } from './use-create.ts';
 
 interface Voice {
   id: string;
@@ -21,7 +20,6 @@ interface Voice {
 }
 
 export function TalkingAvatarForm() {
-  const navigate = useNavigate();
   const [avatars, setAvatars] = useState<Avatar[]>([]);
   const [voices, setVoices] = useState<Voice[]>([]);
   const [loadError, setLoadError] = useState<unknown>(null);
@@ -42,11 +40,7 @@ export function TalkingAvatarForm() {
   }, [gender, accent]);
   const body = { avatar_id: avatar?.id ?? '', avatar_type: avatar?.avatar_type ?? 'platform', script, voice_id: voiceId, lipsync_model: lipsync };
   const create = useCreate({ ...fromTable('talking-avatar'), body, quote: QUOTE_TALKING_AVATAR, create: CREATE_TALKING_AVATAR });
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    const created = await create.submit();
-    if (created) navigate(`/?created=${created.generation_id}`);
-  }
+  const submit = useSubmitToGallery(create.submit);
   return (
     <form className="card create-form" onSubmit={submit} aria-label="Talking avatar">
       <ErrorNote error={loadError} />

@@ -1,16 +1,14 @@
-import { useState, type FormEvent } from 'react';
-import { useNavigate } from 'react-router';
+import { useState } from 'react';
 import { CREATE_TEXT_TO_IMAGE, QUOTE_TEXT_TO_IMAGE } from '../../api/operations.ts';
 import { EFFORTS_BY_MODEL } from '../../../../src/domain/image-inputs.ts';
 import { IMAGE_MODELS, IMAGE_RESOLUTIONS, type ImageEffort, type ImageModel } from '../../../../src/domain/generation-types.ts';
 import { PriceAndSubmit } from './PriceAndSubmit.tsx';
 import { fromTable } from './from-table.ts';
-import { useCreate } from './use-create.ts';
+import { useCreate, useSubmitToGallery } from './use-create.ts';
 
 const RATIOS = ['1:1', '4:5', '9:16', '16:9', '3:2', '2:3'];
 
 export function TextToImageForm() {
-  const navigate = useNavigate();
   const [prompt, setPrompt] = useState('');
   const [model, setModel] = useState<ImageModel>('fast');
   const [effort, setEffort] = useState<ImageEffort | ''>('');
@@ -29,11 +27,7 @@ export function TextToImageForm() {
     ...(fast && model === 'gpt-2.5' ? { fast } : {}),
   };
   const create = useCreate({ ...fromTable('text-to-image'), body, quote: QUOTE_TEXT_TO_IMAGE, create: CREATE_TEXT_TO_IMAGE });
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    const created = await create.submit();
-    if (created) navigate(`/?created=${created.generation_id}`);
-  }
+  const submit = useSubmitToGallery(create.submit);
   return (
     <form className="card create-form" onSubmit={submit} aria-label="Text to image">
       <label>

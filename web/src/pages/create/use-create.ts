@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
 import type { z } from 'zod';
 import { ApiError, gql, unwrap } from '../../api/client.ts';
 import { parseInput } from '../../../../src/domain/validate.ts';
@@ -70,4 +71,14 @@ export function useCreate<S extends z.ZodType>(opts: { schema: S; body: unknown;
   }
 
   return { problem, price, quoteError, submitting, error, submit };
+}
+
+/** A form's submit handler: create, and once the create is accepted show the gallery, where the new generation appears. */
+export function useSubmitToGallery(submit: () => Promise<Record<string, any> | null>) {
+  const navigate = useNavigate();
+  return async (e: FormEvent) => {
+    e.preventDefault();
+    const created = await submit();
+    if (created) navigate(`/?created=${created.generation_id}`);
+  };
 }
