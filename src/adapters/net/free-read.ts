@@ -56,3 +56,33 @@ export function keyNotProven(r: FreeRead, targets: readonly string[], o: { provi
   }
   return undefined;
 }
+
+/**
+ * A check by one free read that lists names (a provider's models or templates): the read proves
+ * the key, and each target must be among the names or it is `model_gone` (in the provider's terms).
+ */
+export function listingCheck(o: {
+  provider: string;
+  /** The read, as it is named in the details: `GET /v2/models`. */
+  what: string;
+  read: (signal: AbortSignal) => Promise<FreeRead>;
+  words: (r: { status: number; json: unknown }) => string;
+  /** What is listed, singular: `model`, `template`. */
+  noun: string;
+  /** The names the answer lists, or undefined when it holds no list. */
+  names: (json: unknown) => string[] | undefined;
+  /** The detail of a target no longer listed. */
+  gone: (target: string, names: readonly string[]) => string;
+}) {
+  return async function check(targets: readonly string[], signal: AbortSignal): Promise<CheckResult[]> {
+    const r = await o.read(signal);
+    const unproven = keyNotProven(r, targets, o);
+    if (unproven || 'unreachable' in r) return unproven!;
+    const names = o.names(r.json);
+    if (!names) return [{ target: 'key', outcome: 'failed', detail: `${o.provider} answered ${o.what} without a list of ${o.noun}s` }, ...notChecked(targets, 'failed', `the ${o.noun} list could not be read`)];
+    return [
+      { target: 'key', outcome: 'ok', detail: `the key is accepted (${o.what} lists ${names.length} ${o.noun}s)` },
+      ...targets.map((target): CheckResult => (names.includes(target) ? { target, outcome: 'ok', detail: `listed by ${o.what}` } : { target, outcome: 'model_gone', detail: o.gone(target, names) })),
+    ];
+  };
+}

@@ -1,6 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { CheckResult } from '../../provider-check.ts';
-import { freeRead, keyNotProven, notChecked } from '../../net/free-read.ts';
+import { freeRead, listingCheck } from '../../net/free-read.ts';
 
 /*
  * `adforge providers check` for Submagic, with one read that costs nothing
@@ -16,23 +15,16 @@ const words = (r: { status: number; json: unknown }): string => {
 
 export function createSubmagicCheck(o: { baseUrl: string; apiKey: string; dispatcher: Dispatcher; timeoutMs?: number }) {
   const base = o.baseUrl.replace(/\/+$/, '');
-
-  const read = (path: string, signal: AbortSignal) => freeRead({ provider: 'Submagic', url: `${base}${path}`, headers: { 'x-api-key': o.apiKey }, dispatcher: o.dispatcher, signal, timeoutMs: o.timeoutMs });
-
-  return async function check(targets: readonly string[], signal: AbortSignal): Promise<CheckResult[]> {
-    const r = await read('/v1/templates', signal);
-    const unproven = keyNotProven(r, targets, { provider: 'Submagic', what: 'GET /v1/templates', words });
-    if (unproven || 'unreachable' in r) return unproven!;
-    const listed = (r.json as { templates?: unknown } | undefined)?.templates;
-    if (!Array.isArray(listed)) return [{ target: 'key', outcome: 'failed', detail: 'Submagic answered GET /v1/templates without a list of templates' }, ...notChecked(targets, 'failed', 'the template list could not be read')];
-    const names = listed.filter((n): n is string => typeof n === 'string');
-    return [
-      { target: 'key', outcome: 'ok', detail: `the key is accepted (GET /v1/templates lists ${names.length} templates)` },
-      ...targets.map((name): CheckResult =>
-        names.includes(name)
-          ? { target: name, outcome: 'ok', detail: 'listed by GET /v1/templates' }
-          : { target: name, outcome: 'model_gone', detail: `Submagic no longer lists the template "${name}" (GET /v1/templates; names are case-sensitive): map its caption template to a listed one in SUBMAGIC_TEMPLATES` },
-      ),
-    ];
-  };
+  return listingCheck({
+    provider: 'Submagic',
+    what: 'GET /v1/templates',
+    read: (signal) => freeRead({ provider: 'Submagic', url: `${base}/v1/templates`, headers: { 'x-api-key': o.apiKey }, dispatcher: o.dispatcher, signal, timeoutMs: o.timeoutMs }),
+    words,
+    noun: 'template',
+    names: (json) => {
+      const listed = (json as { templates?: unknown } | undefined)?.templates;
+      return Array.isArray(listed) ? listed.filter((n): n is string => typeof n === 'string') : undefined;
+    },
+    gone: (name) => `Submagic no longer lists the template "${name}" (GET /v1/templates; names are case-sensitive): map its caption template to a listed one in SUBMAGIC_TEMPLATES`,
+  });
 }

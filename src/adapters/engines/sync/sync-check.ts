@@ -1,6 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { CheckResult } from '../../provider-check.ts';
-import { freeRead, keyNotProven, notChecked } from '../../net/free-read.ts';
+import { freeRead, listingCheck } from '../../net/free-read.ts';
 
 /*
  * `adforge providers check` for sync.so, with one read that costs nothing
@@ -17,23 +16,13 @@ const words = (r: { status: number; json: unknown }): string => {
 
 export function createSyncCheck(o: { baseUrl: string; apiKey: string; dispatcher: Dispatcher; timeoutMs?: number }) {
   const base = o.baseUrl.replace(/\/+$/, '');
-
-  const read = (path: string, signal: AbortSignal) => freeRead({ provider: 'sync', url: `${base}${path}`, headers: { 'x-api-key': o.apiKey }, dispatcher: o.dispatcher, signal, timeoutMs: o.timeoutMs });
-
-  return async function check(targets: readonly string[], signal: AbortSignal): Promise<CheckResult[]> {
-    const r = await read('/v2/models', signal);
-    const unproven = keyNotProven(r, targets, { provider: 'sync', what: 'GET /v2/models', words });
-    if (unproven || 'unreachable' in r) return unproven!;
-    if (!Array.isArray(r.json)) return [{ target: 'key', outcome: 'failed', detail: 'sync answered GET /v2/models without a list of models' }, ...notChecked(targets, 'failed', 'the model list could not be read')];
-    const names = r.json.map((m) => (m as { name?: unknown } | null)?.name).filter((n): n is string => typeof n === 'string');
-    const key: CheckResult = { target: 'key', outcome: 'ok', detail: `the key is accepted (GET /v2/models lists ${names.length} models)` };
-    return [
-      key,
-      ...targets.map((model): CheckResult =>
-        names.includes(model)
-          ? { target: model, outcome: 'ok', detail: 'listed by GET /v2/models' }
-          : { target: model, outcome: 'model_gone', detail: `sync no longer lists "${model}" among the models of this key (GET /v2/models: ${names.join(', ') || 'none'})` },
-      ),
-    ];
-  };
+  return listingCheck({
+    provider: 'sync',
+    what: 'GET /v2/models',
+    read: (signal) => freeRead({ provider: 'sync', url: `${base}/v2/models`, headers: { 'x-api-key': o.apiKey }, dispatcher: o.dispatcher, signal, timeoutMs: o.timeoutMs }),
+    words,
+    noun: 'model',
+    names: (json) => (Array.isArray(json) ? json.map((m) => (m as { name?: unknown } | null)?.name).filter((n): n is string => typeof n === 'string') : undefined),
+    gone: (model, names) => `sync no longer lists "${model}" among the models of this key (GET /v2/models: ${names.join(', ') || 'none'})`,
+  });
 }
