@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { readAtMost } from '../net/read-at-most.ts';
+import { jsonOrUndefined, readAtMost } from '../net/read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
 import type { CheckResult, ProviderProbe } from '../provider-check.ts';
 import { CREDIT_BALANCE_PATH, TOKEN_HEADER, sourceMessage } from './meta-fields.ts';
@@ -41,12 +41,7 @@ export function createMetaAdSourceProbe(opts: MetaAdSourceProbeOptions): Provide
           signal: AbortSignal.any([signal, timer]),
         });
         const raw = await readAtMost(res.body, MAX_BODY_BYTES, () => new Error('the credit balance answer is too large'));
-        let body: unknown;
-        try {
-          body = JSON.parse(raw.toString('utf8'));
-        } catch {
-          body = undefined;
-        }
+        const body = jsonOrUndefined(raw);
         const said = sourceMessage(body);
         const http = `HTTP ${res.statusCode}${said ? `: ${said}` : ''}`;
         if (res.statusCode === 401 || res.statusCode === 403) {

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { CheckOutcome, CheckResult } from '../provider-check.ts';
-import { readAtMost } from './read-at-most.ts';
+import { jsonOrUndefined, readAtMost } from './read-at-most.ts';
 import { isBlockedAddressError } from './safe-dispatcher.ts';
 
 /** A provider's answer to a read of `providers check`, or why there was none. */
@@ -27,12 +27,7 @@ export async function freeRead(o: {
       signal: AbortSignal.any([o.signal, AbortSignal.timeout(o.timeoutMs ?? 15_000)]),
     });
     const raw = await readAtMost(res.body, o.maxBytes ?? 4 * 1024 * 1024, () => new Error(`${o.provider} answered with too much data`));
-    let json: unknown;
-    try {
-      json = JSON.parse(raw.toString('utf8'));
-    } catch {
-      json = undefined;
-    }
+    const json = jsonOrUndefined(raw);
     return { status: res.statusCode, json };
   } catch (e) {
     return { unreachable: isBlockedAddressError(e) ? `the ${o.provider} address is not allowed` : `${o.provider} could not be reached: ${(e as Error).message}` };

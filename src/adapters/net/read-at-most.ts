@@ -20,3 +20,12 @@ export async function readAtMost(body: Readable, maxBytes: number, tooLarge: () 
   }
   return Buffer.concat(chunks, size);
 }
+
+/** A body's JSON, or undefined when it is not JSON (an error page, an empty answer). */
+export function jsonOrUndefined(raw: Buffer): unknown {
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

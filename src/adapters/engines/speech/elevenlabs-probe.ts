@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { readAtMost } from '../../net/read-at-most.ts';
+import { jsonOrUndefined, readAtMost } from '../../net/read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
 import type { CheckOutcome, CheckResult, ProviderProbe } from '../../provider-check.ts';
 import type { ElevenLabsEngineOptions } from './elevenlabs.ts';
@@ -41,12 +41,7 @@ export function createElevenLabsProbe(opts: ElevenLabsProbeOptions): ProviderPro
     try {
       const res = await request(new URL(path, base), { method: 'GET', headers: { 'xi-api-key': opts.apiKey, accept: 'application/json' }, dispatcher, signal: AbortSignal.any([signal, timer]) });
       const raw = await readAtMost(res.body, MAX_BODY_BYTES, () => new Error(`GET /${path} answered with more than ${MAX_BODY_BYTES / 1024 / 1024} MB`));
-      let body: unknown;
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        body = undefined;
-      }
+      const body = jsonOrUndefined(raw);
       return { status: res.statusCode, body };
     } catch (e) {
       if (signal.aborted) throw signal.reason;
