@@ -34,6 +34,20 @@ export class ChildFailure extends Error {
 }
 
 /**
+ * A tool run that did not succeed, for one of the tool's own reasons (its subclass names the tool).
+ * `stderr` is the tail of its diagnostics (may name paths: not user-safe).
+ */
+export class ToolError<Reason extends string> extends Error {
+  readonly reason: Reason;
+  readonly stderr: string;
+  constructor(message: string, reason: Reason, stderr: string, cause?: unknown) {
+    super(message, { cause });
+    this.reason = reason;
+    this.stderr = stderr;
+  }
+}
+
+/**
  * Runs a tool as a separate process (GPL tools are run beside us, never linked) and resolves with
  * its exit, whatever the code. On abort it rejects with `signal.reason`, the AbortSignal convention.
  * A killed child is waited for (briefly) before rejecting, so the caller's cleanup of its working

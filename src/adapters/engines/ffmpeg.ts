@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { ACCEPTED_MEDIA, sniffMedia, type Demuxer, type MediaKind } from '../media/sniff.ts';
-import { ChildFailure, describeExit, runChild } from './child-process.ts';
+import { ChildFailure, describeExit, runChild, ToolError } from './child-process.ts';
 import { loadMediaToolPaths, type MediaToolPaths } from './media-tools.ts';
 import { EngineError } from './render-job.ts';
 
@@ -63,16 +63,9 @@ export interface RunOptions {
 
 export type FfmpegFailure = 'failed' | 'timeout' | 'spawn';
 
-/** A tool run that did not succeed. `stderr` is the tail of its diagnostics (may name paths: not user-safe). */
-export class FfmpegError extends Error {
-  readonly reason: FfmpegFailure;
-  readonly stderr: string;
-  constructor(message: string, reason: FfmpegFailure, stderr: string, cause?: unknown) {
-    super(message, { cause });
-    this.name = 'FfmpegError';
-    this.reason = reason;
-    this.stderr = stderr;
-  }
+/** An ffmpeg or ffprobe run that did not succeed. */
+export class FfmpegError extends ToolError<FfmpegFailure> {
+  override readonly name = 'FfmpegError';
 }
 
 const STDERR_TAIL = 8 * 1024;

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { ChildFailure, describeExit, runChild } from '../child-process.ts';
+import { ChildFailure, describeExit, runChild, ToolError } from '../child-process.ts';
 
 /*
  * Runs eSpeak NG in a child Node process (espeak-child.ts). The synthesizer is GPL: it is never
@@ -24,16 +24,9 @@ export interface EspeakRequest {
 
 export type EspeakFailure = 'unknown-voice' | 'failed';
 
-/** A synthesizer run that did not succeed. `stderr` is diagnostics, not for users. */
-export class EspeakError extends Error {
-  readonly reason: EspeakFailure;
-  readonly stderr: string;
-  constructor(message: string, reason: EspeakFailure, stderr: string, cause?: unknown) {
-    super(message, { cause });
-    this.name = 'EspeakError';
-    this.reason = reason;
-    this.stderr = stderr;
-  }
+/** A synthesizer run that did not succeed. */
+export class EspeakError extends ToolError<EspeakFailure> {
+  override readonly name = 'EspeakError';
 }
 
 /**
