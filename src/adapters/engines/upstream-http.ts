@@ -44,7 +44,21 @@ function networkFailure(provider: string, e: unknown, submit: boolean): Upstream
   return new UpstreamError(submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', `${provider} could not be reached`, { cause: e });
 }
 
-interface ProviderCall {
+/** How a provider's error answers are read: one client's settings, passed on to each of its calls (see httpFailure). */
+interface ErrorReading {
+  /** The provider's error text in its error JSON. */
+  message: (json: unknown) => string | undefined;
+  /** Statuses that provably created nothing, even to a submit. */
+  safeToResend?: ReadonlySet<number>;
+  /** 4xx statuses that leave a submit's outcome unknown (a timeout, a conflict). */
+  unknownOutcome?: ReadonlySet<number>;
+  /** The key was refused, told by an answer other than 401/403 (Google answers a bad key 400 API_KEY_INVALID). */
+  keyRefused?: (status: number, json: unknown) => boolean;
+  /** The wait (ms) a provider gives in its 429 body instead of a Retry-After header (Submagic's `retryAfter`). */
+  retryAfterInBody?: (json: unknown) => number | undefined;
+}
+
+interface ProviderCall extends ErrorReading {
   provider: string;
   dispatcher: Dispatcher;
   method: 'GET' | 'POST' | 'PUT';
@@ -62,13 +76,6 @@ interface ProviderCall {
   binary?: boolean;
   /** A 3xx with a Location is handed back (`redirect`) rather than thrown: the caller decides how to follow it. */
   handBackRedirect?: boolean;
-  /** The provider's error text in its error JSON. */
-  message: (json: unknown) => string | undefined;
-  safeToResend?: ReadonlySet<number>;
-  unknownOutcome?: ReadonlySet<number>;
-  keyRefused?: (status: number, json: unknown) => boolean;
-  /** The wait (ms) a provider gives in its 429 body instead of a Retry-After header (Submagic's `retryAfter`). */
-  retryAfterInBody?: (json: unknown) => number | undefined;
 }
 
 /**
@@ -162,7 +169,7 @@ export function messageOrError(json: unknown): string | undefined {
   return typeof m === 'string' ? m.slice(0, 500) : undefined;
 }
 
-export interface ProviderClientOptions {
+export interface ProviderClientOptions extends ErrorReading {
   provider: string;
   /** Where a path (a URL starting with `/`) is sent: the provider's API root, trailing slashes dropped. */
   baseUrl?: string;
@@ -174,14 +181,6 @@ export interface ProviderClientOptions {
   maxBytes: number;
   /** The cap of a media answer (`binary`). */
   maxBinaryBytes?: number;
-  message: (json: unknown) => string | undefined;
-  safeToResend?: ReadonlySet<number>;
-  /** 4xx statuses that leave a submit's outcome unknown (a timeout, a conflict): see httpFailure. */
-  unknownOutcome?: ReadonlySet<number>;
-  /** The key was refused, told by an answer other than 401/403 (Google answers a bad key 400 API_KEY_INVALID). */
-  keyRefused?: (status: number, json: unknown) => boolean;
-  /** The wait (ms) a provider gives in its 429 body instead of a Retry-After header (Submagic's `retryAfter`). */
-  retryAfterInBody?: (json: unknown) => number | undefined;
 }
 
 export type ProviderRequest = (
