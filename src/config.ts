@@ -15,6 +15,16 @@ const flag = z
   .default('false')
   .transform((v) => v === 'true' || v === '1');
 
+/** An optional variable read by a parser that throws: its error's message is the variable's issue. */
+const parsedBy = <T>(parse: (raw: string | undefined) => T) =>
+  z.string().optional().transform((raw, ctx) => {
+    try {
+      return parse(raw);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: (e as Error).message });
+      return z.NEVER;
+    }
+  });
 const port = z.coerce.number().int().min(0).max(65535);
 
 const TRUST_PROXY_HELP = 'false, a number of proxy hops from 1 to 10 (true means 1), or a comma-separated list of the proxies\' IP addresses or CIDR ranges';
@@ -66,14 +76,7 @@ const baseSchema = z.object({
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   WORKER_LOCAL_QUEUE: z.coerce.number().int().min(0).max(1000).default(32),
   RATE_LIMIT_STORE: z.enum(['postgres', 'memory']).default('postgres'),
-  RATE_LIMIT_TIERS: z.string().optional().transform((raw, ctx) => {
-    try {
-      return parseTierRateLimits(raw);
-    } catch (e) {
-      ctx.addIssue({ code: 'custom', message: (e as Error).message });
-      return z.NEVER;
-    }
-  }),
+  RATE_LIMIT_TIERS: parsedBy(parseTierRateLimits),
   WORKER_COMPLETE_BATCH_MS: z.coerce.number().int().min(-1).max(10_000).default(0),
   ENGINE_ROUTES: z.string().optional(),
   LOCAL_ENGINE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(0),
@@ -96,14 +99,7 @@ const baseSchema = z.object({
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(1).max(3600).default(25),
   MAX_INPUT_VIDEO_MB: z.coerce.number().int().min(1).max(10_000).default(200),
   UPLOAD_TTL_HOURS: z.coerce.number().min(0.001).max(24 * 365).default(24),
-  STORAGE_QUOTA_TIERS: z.string().optional().transform((raw, ctx) => {
-    try {
-      return parseStorageQuotas(raw);
-    } catch (e) {
-      ctx.addIssue({ code: 'custom', message: (e as Error).message });
-      return z.NEVER;
-    }
-  }),
+  STORAGE_QUOTA_TIERS: parsedBy(parseStorageQuotas),
   STORAGE_METRIC_TEAMS: z.coerce.number().int().min(0).max(10_000).default(100),
   SPEECH_TIMEOUT_SECONDS: z.coerce.number().min(0.001).max(3600).default(120),
   SPEECH_CONCURRENCY: z.coerce.number().int().min(1).max(256).optional(),
