@@ -154,4 +154,3 @@ export function createInputResolver(deps: Pick<Deps, 'db' | 'config'> & { storag
     return input(teamId, String(p.video_url), config.maxInputVideoBytes);
   }
 }
-export type InputResolver = ReturnType<typeof createInputResolver>;
