@@ -69,8 +69,20 @@ export type UpstreamOutput =
   | { bytes: Buffer; type?: { mime: string; ext: string } }
   | { fetch: (signal: AbortSignal) => Promise<Buffer> };
 
+/** A job's progress as its engine reports it. `fraction` is absent where the engine names only a stage. */
+export interface EngineProgress {
+  fraction?: number;
+  stage: string;
+}
+
 export type UpstreamStatus =
-  | { state: 'pending'; retryAfterMs?: number; detail?: string }
+  | {
+      state: 'pending';
+      retryAfterMs?: number;
+      detail?: string;
+      /** How far the job is, as the engine reports it: 0 to 1 where it can say, and its stage in words ("queued at position 3", "step 12 of 30"). */
+      progress?: EngineProgress;
+    }
   | { state: 'succeeded'; outputs: UpstreamOutput[]; cost?: number }
   | { state: 'failed'; message: string };
 
