@@ -103,9 +103,20 @@ export function registerAdminCommands(program: Command): void {
 
   program
     .command('engines')
-    .description('routes (providers in fail-over order), each provider with its circuit breaker and the jobs it holds now')
+    .description('which engine makes each operation (and whether it is the built-in demo renderer), routes (providers in fail-over order), each provider with its circuit breaker and the jobs it holds now')
     .option('--json', 'print one JSON object')
-    .action((o: Json) => withApp(o, async (app) => print({ ...(await app.services.engineStatus.status()) }, o)));
+    .action((o: Json) =>
+      withApp(o, async (app) => {
+        const status = await app.services.engineStatus.status();
+        if (o.json) return print({ ...status }, o);
+        const { anyDemo, describePlan, DEMO_HOW_TO } = await import('../domain/who-makes-what.ts');
+        process.stdout.write(`who makes what\n${describePlan(status.operations).map((l) => `  ${l}\n`).join('')}`);
+        if (anyDemo(status.operations)) process.stdout.write(`\n${DEMO_HOW_TO}\n`);
+        process.stdout.write('\n');
+        const { operations: _operations, ...rest } = status;
+        print(rest, o);
+      }),
+    );
 
   const brand = program.command('brand').description("a team's brands");
   brand

@@ -84,6 +84,7 @@ async function runService(role: Role): Promise<void> {
     if (metrics) process.stdout.write(`  metrics   http://${config.metrics.host}:${metrics.port}/metrics\n`);
     if (!config.tlsCertFile) process.stdout.write(`  TLS       self-signed certificate in ${config.dataDir}/tls (curl -k)\n`);
   }
+  if (app && (http || role.worker)) process.stdout.write(await whoMakesWhatBanner(app));
   if (role.demo) {
     const demo = await ensureDemoTeam(app!);
     if (demo) {
@@ -96,6 +97,22 @@ async function runService(role: Role): Promise<void> {
       );
     }
   }
+}
+
+/** The start banner's "who makes what": each operation's engines, and plainly when they are the built-in demo renderer. */
+async function whoMakesWhatBanner(app: App): Promise<string> {
+  const { anyDemo, describePlan, DEMO_HOW_TO } = await import('../domain/who-makes-what.ts');
+  const plan = app.services.engineStatus.operations();
+  const lines = describePlan(plan).map((l) => `  ${l}\n`).join('');
+  if (!anyDemo(plan)) return `\nWho makes what (adforge engines):\n${lines}`;
+  const all = plan.every((o) => o.demo);
+  return (
+    `\nWho makes what (adforge engines):\n${lines}\n` +
+    (all
+      ? 'DEMO MODE: no AI provider is connected. Every image and video is drawn by the built-in demo renderer,\n'
+      : 'The operations marked "local (demo)" are drawn by the built-in demo renderer,\n') +
+    `which writes the prompt on a gradient with a "DEMO RENDER" mark: it is not AI.\n${DEMO_HOW_TO}\n`
+  );
 }
 
 export function registerRunCommands(program: Command): void {

@@ -22,6 +22,7 @@ import { createGraphqlHandler } from './graphql/yoga.ts';
 import { followKeyRevocations } from '../services/key-revocations.ts';
 import { loadTls } from './tls.ts';
 import { fastifyTrustProxy } from './trust-proxy.ts';
+import { anyDemo, DEMO_HOW_TO } from '../domain/who-makes-what.ts';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
@@ -50,7 +51,11 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
   installErrorHandling(fastify, await registerWebApp(fastify, app.config));
 
   // Liveness: the process answers. Whether it can work now (the database, migrations, the worker) is /readyz.
-  fastify.get('/healthz', (_req, reply) => reply.send({ status: 'ok' }));
+  // For operators it also says which engine makes each operation, and `demo` when some are drawn by
+  // the built-in renderer (not AI): engine names only, no key or address.
+  const operations = app.services.engineStatus.operations();
+  const demo = anyDemo(operations);
+  fastify.get('/healthz', (_req, reply) => reply.send({ status: 'ok', demo, ...(demo ? { demo_note: DEMO_HOW_TO } : {}), engines: operations }));
   // Readiness for a balancer or an orchestrator: 503 while this process cannot do its work.
   fastify.get('/readyz', async (_req, reply) => {
     const { ready, checks } = await app.services.readiness.check();

@@ -1,5 +1,6 @@
 import type { EngineRegistry } from '../adapters/engines/registry.ts';
 import { inFlightByProvider, listBreakers } from '../repositories/engine-breakers.ts';
+import { whoMakesWhat, type OperationEngines } from '../domain/who-makes-what.ts';
 import type { Deps } from './deps.ts';
 
 export interface ProviderStatus {
@@ -12,10 +13,14 @@ export interface ProviderStatus {
   in_flight: number;
 }
 
-/** What operators read with `adforge engines --json`: routes, providers, breakers, jobs in flight. */
+/** What operators read with `adforge engines --json`: routes, who makes each operation (and whether it is the demo renderer), providers, breakers, jobs in flight. */
 export function createEngineStatus({ db, config }: Pick<Deps, 'db' | 'config'>, engines: Pick<EngineRegistry, 'routes' | 'providers'>) {
+  // Routes are fixed at start: who makes what is computed once.
+  const operations = whoMakesWhat(engines.routes());
   return {
-    async status(): Promise<{ routes: Array<{ key: string; engines: string[] }>; providers: ProviderStatus[]; breaker: { failures: number; cooldown_seconds: number } }> {
+    /** Which engine makes each operation, and whether it is the built-in demo renderer (no secret in it: /healthz shows it). */
+    operations: (): OperationEngines[] => operations,
+    async status(): Promise<{ routes: Array<{ key: string; engines: string[] }>; operations: OperationEngines[]; providers: ProviderStatus[]; breaker: { failures: number; cooldown_seconds: number } }> {
       const [rows, inFlight] = await Promise.all([listBreakers(db), inFlightByProvider(db)]);
       const now = Date.now();
       const providers = engines.providers().map((e): ProviderStatus => {
@@ -31,7 +36,7 @@ export function createEngineStatus({ db, config }: Pick<Deps, 'db' | 'config'>, 
           in_flight: inFlight[e.name] ?? 0,
         };
       });
-      return { routes: engines.routes(), providers, breaker: { failures: config.upstream.breaker.failures, cooldown_seconds: config.upstream.breaker.cooldownSeconds } };
+      return { routes: engines.routes(), operations, providers, breaker: { failures: config.upstream.breaker.failures, cooldown_seconds: config.upstream.breaker.cooldownSeconds } };
     },
   };
 }

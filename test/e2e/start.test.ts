@@ -128,6 +128,10 @@ describe('adforge start on the embedded PostgreSQL', () => {
     expect(s.output().stdout).toContain(`https://localhost:${port}/api/v1`);
     expect(s.output().stdout).toContain(`https://localhost:${port}/healthz`);
     expect(s.output().stdout).toContain(`dashboard https://localhost:${port}/`);
+    // No provider is configured: the banner says plainly that the built-in renderer is a demo, not AI, and where to go next.
+    expect(s.output().stdout).toMatch(/text-to-image\s+local \(demo, not AI\)\n/);
+    expect(s.output().stdout).toContain('DEMO MODE: no AI provider is connected');
+    expect(s.output().stdout).toMatch(/docs\/providers\.md.*docs\/gpu\.md/);
     const link = await s.waitForStdout(/(https:\/\/localhost:\d+\/welcome#[A-Za-z0-9_-]{43})\s/, 10_000);
     ownerLink = link[1]!;
   }, 40_000);
@@ -157,9 +161,13 @@ describe('adforge start on the embedded PostgreSQL', () => {
     expect(res).toEqual({ status: 200, body: EMPTY_PAGE });
   });
 
-  it('serves GET /healthz', async () => {
+  it('serves GET /healthz, saying which engine makes each operation and that the built-in one is a demo', async () => {
     const res = await get('/healthz');
-    expect(res).toEqual({ status: 200, body: { status: 'ok' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'ok', demo: true, demo_note: expect.stringMatching(/not AI.*docs\/gpu\.md/) });
+    const { engines } = res.body as { engines: unknown[] };
+    expect(engines).toHaveLength(8);
+    expect(engines).toContainEqual({ operation: 'text-to-image', kind: 'image', engines: ['local'], demo: true, demo_fallback: false, models: [] });
   });
 
   it('refuses plain HTTP on the same port with 403 "HTTPS is required"', async () => {
