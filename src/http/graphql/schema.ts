@@ -22,6 +22,7 @@ import './types/dashboard.ts';
 import './types/team-data.ts';
 import './types/audit.ts';
 import './types/upload.ts';
+import './types/engines.ts';
 
 builder.queryType({});
 builder.mutationType({});

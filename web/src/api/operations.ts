@@ -177,3 +177,6 @@ export const CAMPAIGN_UPDATED = `subscription CampaignUpdated($id: ID!) { campai
 export const CAMPAIGN_ROWS = `query CampaignRows($id: ID!, $limit: Int, $offset: Int) {
   campaign(id: $id) { ${CAMPAIGN_FIELDS} rows(limit: $limit, offset: $offset) { totalCount items { row_number row_key type status credits generation_id voiceover_id result_url error } } }
 }`;
+
+// Which engine makes each operation on this server: the dashboard warns where the built-in demo renderer (not AI) draws.
+export const ENGINES = `query Engines { engines { operation kind engines demo demo_fallback models { model engines demo } } }`;

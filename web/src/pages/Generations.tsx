@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { gql, subscribe } from '../api/client.ts';
 import { GENERATIONS, GENERATIONS_UPDATED } from '../api/operations.ts';
+import { DemoBanner } from '../components/DemoBanner.tsx';
 import { Media } from '../components/Media.tsx';
 import { Pager } from '../components/Pager.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
@@ -65,6 +66,7 @@ export function Generations() {
           Create
         </Link>
       </div>
+      <DemoBanner />
       <div className="row wrap filters" role="group" aria-label="Filters">
         <label>
           Type

@@ -1,5 +1,6 @@
 import { NavLink, useParams } from 'react-router';
 import { OPERATION_TABLE, type FormOperation } from '../../../../src/domain/operations.ts';
+import { DemoBanner } from '../../components/DemoBanner.tsx';
 import { AiVideoForm } from './AiVideoForm.tsx';
 import { FieldsForm, type FieldsFormConfig } from './FieldsForm.tsx';
 import { IMAGE_EDIT, LOCALIZE, PRODUCT_SHOTS, SWAP_AVATAR, TEXT_TO_SPEECH, VIDEO_EDIT } from './forms.ts';
@@ -21,11 +22,11 @@ const FORM_OF: { [O in FormOperation]: () => React.JSX.Element } = {
   'text-to-speech': fields(TEXT_TO_SPEECH),
 };
 
-/** Each tab's path under /create/ and label, from the table. */
-const FORMS: Record<string, { label: string; form: () => React.JSX.Element }> = Object.fromEntries(
+/** Each tab's path under /create/, its label and the operation it makes, from the table. */
+const FORMS: Record<string, { label: string; form: () => React.JSX.Element; operation: FormOperation }> = Object.fromEntries(
   (Object.entries(FORM_OF) as [FormOperation, () => React.JSX.Element][]).flatMap(([op, form]) => {
     const tab = OPERATION_TABLE[op].form;
-    return tab ? [[tab.tab, { label: tab.label, form }]] : [];
+    return tab ? [[tab.tab, { label: tab.label, form, operation: op }]] : [];
   }),
 );
 
@@ -42,6 +43,7 @@ export function Create() {
           </NavLink>
         ))}
       </nav>
+      {chosen && <DemoBanner operation={chosen.operation} />}
       {chosen ? <chosen.form /> : <p className="error">Unknown kind of generation: {type}</p>}
     </section>
   );
