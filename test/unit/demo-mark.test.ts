@@ -2,7 +2,8 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import type { EngineJob } from '../../src/adapters/engines/render-job.ts';
 import { imageScene } from '../../src/adapters/engines/local/images.ts';
-import { demoBadgeBox, ImageCache, renderScene } from '../../src/adapters/engines/local/scene.ts';
+import { demoBadgeBox } from '../../src/adapters/engines/local/demo-mark.ts';
+import { ImageCache, renderScene } from '../../src/adapters/engines/local/scene.ts';
 import { canRenderText } from '../../src/adapters/engines/local/text.ts';
 
 /** A text-to-image job as the local engine receives it, in near-white brand colours so a dark mark stands out. */

@@ -5,13 +5,15 @@ import type { Frame, RenderContext } from './render-context.ts';
 import { openWith } from '../ffmpeg.ts';
 import { encode, FPS, mp4Output, seconds } from './encode.ts';
 import { hashString, paletteFor } from './palette.ts';
+import { writeDemoBadge } from './demo-mark.ts';
 import { ImageCache, renderScene } from './scene.ts';
 import { displayText } from './text.ts';
 
 /**
  * Text-to-video stand-in: a still poster of the prompt (over the first frame / reference image
  * when there is one, in brand colours with the logo) under a slow Ken Burns zoom and drift.
- * Sound only when `generate_audio` is true: a quiet pink-noise and drone bed.
+ * Sound only when `generate_audio` is true: a quiet pink-noise and drone bed. The demo mark sits
+ * still in its corner over the motion.
  */
 export async function renderAiVideo(job: EngineJob, dir: string, size: Frame, ctx: RenderContext): Promise<Buffer> {
   const { width: W, height: H, duration } = size;
@@ -28,11 +30,13 @@ export async function renderAiVideo(job: EngineJob, dir: string, size: Frame, ct
       backdrop: first ?? job.brand?.reference?.bytes,
       media: [...job.productImages.map((a) => a.bytes), ...refs].slice(0, 2),
       logo: job.brand?.logo?.bytes,
+      unmarked: true,
     },
     new ImageCache(),
     1,
   );
   await fs.writeFile(path.join(dir, 'still.png'), still);
+  const mark = await writeDemoBadge(dir, W, H);
 
   const frames = Math.ceil(duration * FPS) + 1;
   // Drift towards one of the corners (or straight in), chosen by the prompt so reruns match.
@@ -54,7 +58,12 @@ export async function renderAiVideo(job: EngineJob, dir: string, size: Frame, ct
     : '';
   return encode(
     dir,
-    [...openWith('image2'), '-i', 'still.png', ...audioInputs, '-filter_complex', `[0:v]${zoom},setsar=1,format=yuv420p[v]${audioGraph}`, ...mp4Output(duration, withAudio)],
+    [
+      ...openWith('image2'), '-i', 'still.png', ...audioInputs, ...openWith('image2'), '-i', mark.png,
+      // The demo mark over the motion: it stays whole in its corner while the picture zooms and drifts.
+      '-filter_complex', `[0:v]${zoom},setsar=1[z];[z][${withAudio ? 3 : 1}:v]overlay=${mark.x}:${mark.y},format=yuv420p[v]${audioGraph}`,
+      ...mp4Output(duration, withAudio),
+    ],
     ctx,
   );
 }

@@ -2,6 +2,7 @@ import { EngineError, type EngineJob } from '../render-job.ts';
 import { inputArgs, openWith, probeMedia, writeMedia, type MediaFile, type MediaInfo } from '../ffmpeg.ts';
 import type { CaptionTrack } from './captions.ts';
 import type { Frame, RenderContext } from './render-context.ts';
+import { writeDemoBadge } from './demo-mark.ts';
 import { encode, evenSize, FPS, mp4Output } from './encode.ts';
 
 export interface InputVideo {
@@ -40,18 +41,20 @@ export type Layer = { png: string; x: number | string; y: number | string } | { 
 
 /**
  * Re-encodes the input at the frame's size (scaled to cover, centre-cropped), looped when it is
- * shorter than asked and cut when longer, with `layers` on top. Its audio is kept (through
+ * shorter than asked and cut when longer, with `layers` on top and the demo mark over them. Its audio is kept (through
  * `audioFilter` when given) and padded with silence to the end; a silent input stays silent.
  */
 export async function reencode(
   dir: string,
   input: InputVideo,
   frame: Frame,
-  layers: Layer[],
+  given: Layer[],
   ctx: RenderContext,
   audioFilter = '',
 ): Promise<Buffer> {
   const { width: W, height: H } = frame;
+  // On top of everything: this video is a demo render, not AI.
+  const layers: Layer[] = [...given, await writeDemoBadge(dir, W, H)];
   const args = inputArgs(input.file, ['-stream_loop', '-1']);
   const graph = [`[0:v]scale=${W}:${H}:force_original_aspect_ratio=increase,crop=${W}:${H},setsar=1,fps=${FPS}[l0]`];
   for (const [i, layer] of layers.entries()) {

@@ -2,6 +2,7 @@ import sharp, { type OverlayOptions, type Sharp } from 'sharp';
 import { EngineError } from '../render-job.ts';
 import { grid, rotate, split, type Box } from './layout.ts';
 import { seededRandom, type Palette } from './palette.ts';
+import { demoBadgeAt } from './demo-mark.ts';
 import { canRenderText, escapeXml, fitText, FONT_FAMILY } from './text.ts';
 
 /** One still: a brand-coloured poster with the prompt as headline and the given images laid out on it. */
@@ -22,6 +23,8 @@ export interface Scene {
   logo?: Buffer;
   /** A small label (style name, brand name). */
   tag?: string;
+  /** Leave the demo mark off: the caller lays it on itself (a video, over its motion, so it never drifts out of the frame). */
+  unmarked?: boolean;
 }
 
 interface Pixels {
@@ -85,7 +88,7 @@ export async function renderScene(scene: Scene, cache: ImageCache, compressionLe
   if (withText && scene.headline) marks.push(headlineSvg(scene.headline, textBox, s, scene.palette.ink, scene.backdrop !== undefined, variant));
   if (tag) marks.push(tagSvg(tag, tagFont, scene.palette.ink, m, H - m - Math.round(tagFont * 1.8), W - 2 * m));
   // Last, so nothing covers it: this picture is a demo render, not AI.
-  marks.push(demoBadgeSvg(W, H, withText));
+  if (!scene.unmarked) marks.push(demoBadgeAt(W, H, withText));
   const svg = Buffer.from(backgroundSvg(scene, rand, cells, scene.backdrop !== undefined, marks.join('\n')));
 
   const layers: OverlayOptions[] = [];
@@ -178,31 +181,6 @@ function headlineSvg(text: string, box: Box, s: number, ink: string, overBackdro
     box.h,
     `${panel}<text ${font} fill="${shadowInk}" fill-opacity="0.3">${tspans(off, off)}</text><text ${font} fill="${overBackdrop ? '#ffffff' : ink}">${tspans(0, 0)}</text>`,
   );
-}
-
-/** The words of the demo mark every picture and video of the built-in engine carries. */
-export const DEMO_MARK_TEXT = 'DEMO RENDER \u2014 not AI';
-
-/**
- * Where the demo mark sits: the top-right corner, inside the 6% margin band above the headline
- * and the logo, sized to the frame (a 10 px font at the least).
- */
-export function demoBadgeBox(W: number, H: number): Box & { fontSize: number } {
-  const s = Math.min(W, H);
-  const fontSize = Math.max(10, Math.round(s * 0.022));
-  const h = Math.round(fontSize * 1.6);
-  const w = Math.min(W, Math.round(DEMO_MARK_TEXT.length * fontSize * 0.64 + fontSize * 1.4));
-  const inset = Math.max(2, Math.round(s * 0.015));
-  return { x: Math.max(0, W - inset - w), y: Math.min(inset, Math.max(0, H - h)), w, h, fontSize };
-}
-
-/** A dark pill with the mark's words in white (the pill alone where no font can be drawn: it still shows). */
-function demoBadgeSvg(W: number, H: number, withText: boolean): string {
-  const b = demoBadgeBox(W, H);
-  const text = withText
-    ? `<text x="${Math.round(b.w / 2)}" y="${Math.round(b.h / 2 + b.fontSize * 0.36)}" text-anchor="middle" font-family="${FONT_FAMILY}" font-weight="bold" font-size="${b.fontSize}" fill="#ffffff">${escapeXml(DEMO_MARK_TEXT)}</text>`
-    : '';
-  return nested(b.x, b.y, b.w, b.h, `<rect width="${b.w}" height="${b.h}" rx="${Math.round(b.h / 4)}" fill="#000000" fill-opacity="0.78" stroke="#ffffff" stroke-opacity="0.6" stroke-width="1"/>${text}`);
 }
 
 function tagSvg(text: string, fontSize: number, ink: string, x: number, y: number, maxW: number): string {

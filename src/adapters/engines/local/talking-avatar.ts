@@ -6,6 +6,7 @@ import { EngineError, type EngineJob } from '../render-job.ts';
 import { inputArgs, openWith, probeMedia, writeMedia, type MediaFile } from '../ffmpeg.ts';
 import { defaultCaptionStyle, splitPhrases, timeCues, writeCaptionTrack } from './captions.ts';
 import type { LocalVoice, RenderContext } from './render-context.ts';
+import { withDemoBadge } from './demo-mark.ts';
 import { encode, evenSize, fitOnBlur, FPS, mp4Output, writeImage } from './encode.ts';
 import { displayText } from './text.ts';
 
@@ -37,7 +38,9 @@ export async function renderTalkingAvatar(job: EngineJob, dir: string, ctx: Rend
   const cues = timeCues(splitPhrases(script), duration);
 
   const face = job.avatar?.bytes ?? (await placeholderFace());
-  await writeImage(dir, 'frame.png', await fitOnBlur(face, W, H));
+  const framePath = await writeImage(dir, 'frame.png', await fitOnBlur(face, W, H));
+  // The still carries the demo mark: this video is a demo render, not AI.
+  await fs.writeFile(framePath, await withDemoBadge(await fs.readFile(framePath)));
   const captions = await writeCaptionTrack(dir, cues, { width: W, height: H, duration }, defaultCaptionStyle(W, H));
 
   // One decoded frame, repeated by the loop filter: far cheaper than re-reading the PNG per frame.

@@ -6,6 +6,7 @@ import type { RenderContext } from './render-context.ts';
 import { languageName } from './localize.ts';
 import { parseHex } from './palette.ts';
 import { frameFor, prepareInput, reencode, type Layer } from './input-video.ts';
+import { demoBadgeBox } from './demo-mark.ts';
 import { canRenderText, displayText, escapeXml, FONT_FAMILY } from './text.ts';
 
 /**
@@ -26,7 +27,9 @@ export async function renderVideoEdit(job: EngineJob, dir: string, ctx: RenderCo
   if (await canRenderText()) {
     const tag = await languageTag(lang, frame.width, frame.height);
     await tag.png.toFile(path.join(dir, 'lang.png'));
-    layers.push({ png: 'lang.png', x: `W-w-${tag.margin}`, y: tag.margin });
+    const mark = demoBadgeBox(frame.width, frame.height);
+    // Under the demo mark, which takes the top-right corner.
+    layers.push({ png: 'lang.png', x: `W-w-${tag.margin}`, y: Math.max(tag.margin, mark.y + mark.h + Math.round(tag.margin / 2)) });
   }
   return reencode(dir, input, frame, layers, ctx);
 }
