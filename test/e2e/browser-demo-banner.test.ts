@@ -73,7 +73,12 @@ describe('the demo renderer banner', () => {
     }
   }, 60_000);
 
-  it('with every route on a provider: no banner on the gallery or the forms', async () => {
+  it('with every route on a provider: no banner on the gallery or the forms, and /healthz says no demo', async () => {
+    expect((await demo.api('GET', '/healthz')).body).toMatchObject({ status: 'ok', demo: true });
+    const health = await real.api('GET', '/healthz');
+    expect(health.body).toMatchObject({ status: 'ok', demo: false });
+    expect(health.body).not.toHaveProperty('demo_note');
+    expect(JSON.stringify(health.body)).not.toContain('fal-banner');
     const tab = await signedIn(real);
     try {
       await open(tab.page, `${real.baseUrl}/`, 'Generations');

@@ -170,6 +170,18 @@ describe('adforge start on the embedded PostgreSQL', () => {
     expect(engines).toContainEqual({ operation: 'text-to-image', kind: 'image', engines: ['local'], demo: true, demo_fallback: false, models: [] });
   });
 
+  it('adforge engines says who makes what: here the built-in demo renderer, not AI, and how to connect a provider', async () => {
+    const r = await runCli(['engines'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^who makes what\n {2}talking-avatar\s+local \(demo, not AI\)\n/);
+    expect(r.stdout).toMatch(/\n {2}video-edit\s+local \(demo, not AI\)\n/);
+    expect(r.stdout).toMatch(/it is not AI\. For real AI, set a provider key and ENGINE_ROUTES \(docs\/providers\.md\)/);
+    expect(r.stdout).toMatch(/\nroutes +\[\{"key":"\*","engines":\["local"\]\}\]\n/);
+    const json = stdoutJson(await runCli(['engines', '--json'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+    expect(json.operations).toHaveLength(8);
+    expect(json.operations[0]).toMatchObject({ operation: 'talking-avatar', engines: ['local'], demo: true });
+  });
+
   it('refuses plain HTTP on the same port with 403 "HTTPS is required"', async () => {
     const res = await plainRequest(port, 'GET', '/api/v1/products', { authorization: `Bearer ${demoKey}` });
     expect(res.status).toBe(403);
