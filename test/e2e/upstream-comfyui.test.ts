@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pngBytes } from '../support/image-host.ts';
+import { testVideo } from '../support/media-probe.ts';
+import { startComfyFake, type ComfyFake } from '../support/comfyui-fake.ts';
+import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
+
+// Generations through the real worker with ENGINE_ROUTES sending images and videos to a (fake) ComfyUI.
+let comfy: ComfyFake;
+let png: Buffer;
+let video: Buffer;
+let svc: TestService;
+let t: Awaited<ReturnType<TestService['team']>>;
+
+beforeAll(async () => {
+  png = await pngBytes(64, 64, '#2a7bd0');
+  video = await testVideo({ width: 160, height: 96, seconds: 1, audio: false });
+  comfy = await startComfyFake({ png, mp4: video, steps: 3, stepMs: 20 });
+  svc = await startTestService({ COMFYUI_URL: comfy.url, ENGINE_ROUTES: 'text-to-image=comfyui,ai-video=comfyui,*=local', UPSTREAM_POLL_MS: '40' }, { worker: true });
+  t = await svc.team({ credits: 100_000 });
+});
+afterAll(async () => {
+  await svc?.close();
+  await comfy?.close();
+});
+
+const used = async () => (await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow()).credits_used;
+const post = (path: string, body: Record<string, unknown>) => svc.api('POST', `/api/v1${path}`, { key: t.key, body });
+const jobOf = async (generationId: string) => svc.app.db.selectFrom('upstream_jobs').select(['provider', 'provider_job_id']).where('generation_id', '=', generationId).executeTakeFirstOrThrow();
+
+describe('generations on ComfyUI', () => {
+  it('text-to-image: queued under our prompt_id, the PNG stored as ours', async () => {
+    const res = await post('/images/text-to-image', { model: 'fast', prompt: 'a red sneaker on white', aspect_ratio: '1:1' });
+    expect(res.status).toBe(202);
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(g.status, g.error).toBe('completed');
+    expect((await svc.fetchUrl(g.result_urls[0])).bytes.equals(png)).toBe(true);
+    const job = await jobOf(res.body.generation_id);
+    expect(job.provider).toBe('comfyui');
+    expect(comfy.jobs.get(job.provider_job_id!)?.graph['6']?.inputs).toMatchObject({ text: expect.stringContaining('a red sneaker on white') });
+  });
+
+  it('ai-video: the MP4 is stored as ours', async () => {
+    const res = await post('/videos/ai-video', { model: 'kling-2.6', prompt: 'a sneaker turning slowly', aspect_ratio: '16:9', duration: 5 });
+    expect(res.status).toBe(202);
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(g.status, g.error).toBe('completed');
+    expect((await svc.fetchUrl(g.result_url)).bytes.equals(video)).toBe(true);
+    const job = await jobOf(res.body.generation_id);
+    expect(comfy.jobs.get(job.provider_job_id!)?.graph['40']?.inputs).toMatchObject({ width: 832, length: 81 });
+  });
+
+  it("an execution_error fails the generation with the node's message and refunds it", async () => {
+    const before = await used();
+    comfy.failNext('Allocation on device 0 would exceed allowed memory', 'VAEDecode');
+    const res = await post('/images/text-to-image', { model: 'fast', prompt: 'too big', aspect_ratio: '1:1' });
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(g.status).toBe('failed');
+    expect(g.error).toBe('ComfyUI node 8 (VAEDecode) failed: Allocation on device 0 would exceed allowed memory');
+    expect(await used()).toBe(before);
+  });
+
+  it('nothing adforge sent broke the stored contract', () => {
+    expect(comfy.problems).toEqual([]);
+  });
+});
