@@ -3,6 +3,7 @@ import { pngBytes } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { startComfyFake, type ComfyFake } from '../support/comfyui-fake.ts';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
+import { waitUntil } from '../support/cli-run.ts';
 
 // Generations through the real worker with ENGINE_ROUTES sending images and videos to a (fake) ComfyUI.
 let comfy: ComfyFake;
@@ -54,9 +55,25 @@ describe('generations on ComfyUI', () => {
     comfy.failNext('Allocation on device 0 would exceed allowed memory', 'VAEDecode');
     const res = await post('/images/text-to-image', { model: 'fast', prompt: 'too big', aspect_ratio: '1:1' });
     const g = await waitForGeneration(svc, t.key, res.body.generation_id);
-    expect(g.status).toBe('failed');
-    expect(g.error).toBe('ComfyUI node 8 (VAEDecode) failed: Allocation on device 0 would exceed allowed memory');
+    expect([g.status, g.error]).toEqual(['failed', 'ComfyUI node 8 (VAEDecode) failed: Allocation on device 0 would exceed allowed memory']);
     expect(await used()).toBe(before);
+  });
+
+  it('a cancel removes the queued prompt from ComfyUI and refunds at once', async () => {
+    const before = await used();
+    comfy.hold();
+    try {
+      const res = await post('/images/text-to-image', { model: 'fast', prompt: 'never drawn', aspect_ratio: '1:1' });
+      const id = res.body.generation_id as string;
+      await waitUntil(async () => (await svc.app.db.selectFrom('upstream_jobs').select('state').where('generation_id', '=', id).executeTakeFirst())?.state === 'submitted', 20_000, 'the submit');
+      const { provider_job_id: promptId } = await jobOf(id);
+      expect(comfy.jobs.get(promptId!)?.state).toBe('pending');
+      expect((await svc.api('POST', `/api/v1/generations/${id}/cancel`, { key: t.key })).body).toMatchObject({ status: 'failed', error: 'cancelled' });
+      expect(await used()).toBe(before);
+      await waitUntil(async () => !comfy.jobs.has(promptId!), 20_000, 'the prompt deleted from the queue');
+    } finally {
+      comfy.release();
+    }
   });
 
   it('nothing adforge sent broke the stored contract', () => {

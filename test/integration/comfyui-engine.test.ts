@@ -174,3 +174,19 @@ describe('comfyui engine against a fake ComfyUI', () => {
     expect((await until(e, two.handle)).state).toBe('succeeded');
   });
 });
+
+describe('comfyui engine: a prompt_id a server already holds', () => {
+  it('another process sending the same attempt finds the prompt and posts nothing', async () => {
+    const e = engine([a.url]);
+    const id = randomUUID();
+    a.hold();
+    const req = request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 });
+    await e.submit(req, { id }, signal);
+    const raced = createComfyUiEngine({ urls: [a.url], workflowsDir: SHIPPED_WORKFLOWS, routeKeys: ['text-to-image'], allowPrivate: true, watchProgress: false });
+    const seen = a.posts.length;
+    a.release();
+    const again = await raced.submit(req, { id }, signal);
+    expect(again).toMatchObject({ providerJobId: id, handle: { server: a.url } });
+    expect(a.posts.length).toBe(seen);
+  });
+});

@@ -113,6 +113,7 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
   let held = false;
   let down = false;
   let loseNext = false;
+  let stallNext = false;
   let failNext: { node?: string; message: string } | undefined;
   let interrupted: string | undefined;
   let running: ComfyJob | undefined;
@@ -240,14 +241,21 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
       const invalid = validateGraph(body!.prompt!, new Set(uploads.keys()));
       if (invalid) return answer(res, CONTRACTS.prompt, 400, invalid);
       const promptId = body!.prompt_id!;
-      if (jobs.has(promptId)) return sendJson(res, 409, { error: 'prompt_id already exists' }); // 5e14d797's duplicate answer
+      if (jobs.has(promptId)) {
+        // A second POST of one prompt_id is counted (a resend that should never happen), answered as 5e14d797 answers it.
+        posts.push({ promptId, answered: true });
+        return sendJson(res, 409, { error: 'prompt_id already exists' });
+      }
       const job: ComfyJob = { promptId, number: counter++, clientId: body!.client_id!, graph: body!.prompt!, state: 'pending' };
       jobs.set(promptId, job);
       queueStatus();
       const lose = loseNext;
+      const stall = stallNext;
       loseNext = false;
-      posts.push({ promptId, answered: !lose });
+      stallNext = false;
+      posts.push({ promptId, answered: !lose && !stall });
       if (lose) req.socket.destroy();
+      else if (stall) return; // never answered: the caller dies waiting
       else answer(res, CONTRACTS.prompt, 200, { prompt_id: promptId, number: job.number, node_errors: {} });
       void pump();
       return;
@@ -331,6 +339,8 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
     failNext: (message: string, node?: string) => void (failNext = { message, ...(node ? { node } : {}) }),
     /** The next POST /prompt is queued, but its answer is lost (the connection is cut). */
     loseNextAnswer: () => void (loseNext = true),
+    /** The next POST /prompt is queued and never answered (a worker killed while it waits). */
+    stallNextAnswer: () => void (stallNext = true),
     /** Every request is cut off (a server that is down), until up(). */
     goDown: () => {
       down = true;

@@ -187,8 +187,8 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     const answer = await client(server.url)
       .json('POST', '/prompt', { prompt, client_id: clientId, prompt_id: promptId }, signal, { submit: true })
       .catch(async (e: unknown) => {
-        // A 409 (a build that refuses a prompt_id it already holds) or a lost answer: it is queued if a server says so.
-        if (e instanceof UpstreamError && (e.failure === 'unsent_unknown' || /409/.test(e.message))) {
+        // A lost answer, or a refusal such as a build's 409 for a prompt_id it already holds: it is queued if a server says so.
+        if (e instanceof UpstreamError && (e.failure === 'unsent_unknown' || e.failure === 'refused')) {
           const at = await findPrompt(promptId, signal).catch(() => undefined);
           if (at) return { prompt_id: promptId, node_errors: {} } as Record<string, unknown>;
         }
