@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pngBytes } from '../support/image-host.ts';
+import { graphqlClient } from '../support/graphql-client.ts';
+import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { startComfyFake, type ComfyFake } from '../support/comfyui-fake.ts';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
@@ -8,6 +9,8 @@ import { waitUntil } from '../support/cli-run.ts';
 // Generations through the real worker with ENGINE_ROUTES sending images and videos to a (fake) ComfyUI.
 let comfy: ComfyFake;
 let png: Buffer;
+let ref: Buffer;
+let host: Awaited<ReturnType<typeof startImageHost>>;
 let video: Buffer;
 let svc: TestService;
 let t: Awaited<ReturnType<TestService['team']>>;
@@ -15,13 +18,19 @@ let t: Awaited<ReturnType<TestService['team']>>;
 beforeAll(async () => {
   png = await pngBytes(64, 64, '#2a7bd0');
   video = await testVideo({ width: 160, height: 96, seconds: 1, audio: false });
+  ref = await pngBytes(40, 40, '#d04020');
+  host = await startImageHost({ '/ref.png': sendBytes(ref, 'image/png') });
   comfy = await startComfyFake({ png, mp4: video, steps: 3, stepMs: 20 });
-  svc = await startTestService({ COMFYUI_URL: comfy.url, ENGINE_ROUTES: 'text-to-image=comfyui,ai-video=comfyui,*=local', UPSTREAM_POLL_MS: '40' }, { worker: true });
+  svc = await startTestService(
+    { COMFYUI_URL: comfy.url, ENGINE_ROUTES: 'text-to-image=comfyui,image-edit=comfyui,product-shots=comfyui,ai-video=comfyui,*=local', UPSTREAM_POLL_MS: '40' },
+    { worker: true },
+  );
   t = await svc.team({ credits: 100_000 });
 });
 afterAll(async () => {
   await svc?.close();
   await comfy?.close();
+  await host?.close();
 });
 
 const used = async () => (await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow()).credits_used;
@@ -38,6 +47,35 @@ describe('generations on ComfyUI', () => {
     const job = await jobOf(res.body.generation_id);
     expect(job.provider).toBe('comfyui');
     expect(comfy.jobs.get(job.provider_job_id!)?.graph['6']?.inputs).toMatchObject({ text: expect.stringContaining('a red sneaker on white') });
+  });
+
+  it('image-edit through GraphQL: the reference image uploaded to ComfyUI and named in LoadImage', async () => {
+    const client = await graphqlClient(svc);
+    const res = await client.gql(
+      `mutation ($input: ImageEditInput!) { createImageEdit(input: $input) { ... on MutationCreateImageEditSuccess { data { generation_id } } ... on AppError { code message } } }`,
+      { input: { model: 'fast', prompt: 'make it blue', aspect_ratio: '1:1', reference_image_urls: [host.url('/ref.png')] } },
+      t.key,
+    );
+    await client.close();
+    const id = res.body.data?.createImageEdit?.data?.generation_id;
+    expect(id, JSON.stringify(res.body)).toBeTruthy();
+    const g = await waitForGeneration(svc, t.key, id);
+    expect(g.status, g.error).toBe('completed');
+    const graph = comfy.jobs.get((await jobOf(id)).provider_job_id!)!.graph;
+    expect(comfy.uploads.get(String(graph['10']!.inputs!.image))?.equals(ref)).toBe(true);
+  });
+
+  it("product shots: the product's image restaged by the style's prompt", async () => {
+    const product = await post('/products', { name: 'Mug', description: 'Stoneware', category: 'home', image_url: host.url('/ref.png') });
+    expect(product.status).toBe(201);
+    const res = await post('/images/product-shots', { product_id: product.body.id, style_id: 'studio-white', model: 'fast', aspect_ratio: '4:5' });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(g.status, g.error).toBe('completed');
+    expect((await svc.fetchUrl(g.result_urls[0])).bytes.equals(png)).toBe(true);
+    const graph = comfy.jobs.get((await jobOf(res.body.generation_id)).provider_job_id!)!.graph;
+    expect(graph['11']!.inputs).toMatchObject({ width: 816, height: 1024 });
+    expect(comfy.uploads.get(String(graph['10']!.inputs!.image))?.length).toBeGreaterThan(0);
   });
 
   it('ai-video: the MP4 is stored as ours', async () => {

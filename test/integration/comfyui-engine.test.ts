@@ -92,7 +92,9 @@ describe('comfyui engine against a fake ComfyUI', () => {
   it('image-edit: the input image is uploaded and its name put into LoadImage', async () => {
     const e = engine([a.url]);
     const id = randomUUID();
-    expect(e.refuse('image-edit', { model: 'fast' }, 0)).toMatch(/takes 1 input image/);
+    expect(e.refuse('image-edit', { model: 'fast', reference_image_urls: [] }, 0)).toMatch(/takes 1 input image\(s\); the request brings 0/);
+    expect(e.refuse('image-edit', { model: 'fast', reference_image_urls: ['https://example.com/a.png'] }, 0)).toBeUndefined();
+    expect(e.refuse('product-shots', { model: 'fast', product_id: 'p' }, 0)).toBeUndefined();
     const sub = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, { references: [file(png, 'image/png')] }), { id }, signal);
     const name = String(a.jobs.get(id)!.graph['10']!.inputs!.image);
     expect(a.uploads.get(name)?.equals(png)).toBe(true);

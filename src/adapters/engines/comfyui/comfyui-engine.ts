@@ -76,6 +76,12 @@ export function outputFiles(entry: HistoryEntry, node: string, kind: 'image' | '
   return files.filter((f) => (kind === 'video' ? VIDEO_EXT.test(f.filename) : !VIDEO_EXT.test(f.filename)));
 }
 
+/** The images a request names itself (its URLs, frames, products); a brand's images, counted by the core where it can, come on top. */
+export function imagesNamed(p: Record<string, unknown>): number {
+  const list = (v: unknown) => (Array.isArray(v) ? v.length : 0);
+  return list(p.reference_image_urls) + list(p.product_ids) + [p.reference_image_url, p.product_id, p.first_frame_image_url, p.last_frame_image_url].filter(Boolean).length;
+}
+
 /** A seed from the generation: the same request sent again draws the same picture. */
 const seedOf = (generationId: string) => createHash('sha256').update(generationId).digest().readUInt32BE(0);
 
@@ -248,7 +254,8 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
       const w = workflowFor(operation, params);
       if (!w) return `${operation} is not served by the comfyui engine: COMFYUI_WORKFLOWS has no workflow for it (${[...workflows.keys()].join(', ') || 'none'})`;
       const needed = w.mapping.inputs.images.length;
-      if (operation !== 'ai-video' && attached < needed) return `the ComfyUI workflow for ${w.key} takes ${needed} input image(s); the request brings ${attached}`;
+      const brings = Math.max(attached, imagesNamed(params));
+      if (brings < needed) return `the ComfyUI workflow for ${w.key} takes ${needed} input image(s); the request brings ${brings}`;
       return undefined;
     },
     submit: (req, attempt, signal) => submit(req, attempt.id, signal),
