@@ -51,16 +51,12 @@ describe('generations on ComfyUI', () => {
 
   it('image-edit through GraphQL: the reference image uploaded to ComfyUI and named in LoadImage', async () => {
     const client = await graphqlClient(svc);
-    const res = await client.gql(
-      `mutation ($input: ImageEditInput!) { createImageEdit(input: $input) { ... on MutationCreateImageEditSuccess { data { generation_id } } ... on AppError { code message } } }`,
-      { input: { model: 'fast', prompt: 'make it blue', aspect_ratio: '1:1', reference_image_urls: [host.url('/ref.png')] } },
-      t.key,
-    );
-    await client.close();
-    const id = res.body.data?.createImageEdit?.data?.generation_id;
-    expect(id, JSON.stringify(res.body)).toBeTruthy();
-    const g = await waitForGeneration(svc, t.key, id);
-    expect(g.status, g.error).toBe('completed');
+    const input = { model: 'fast', prompt: 'make it blue', aspect_ratio: '1:1', reference_image_urls: [host.url('/ref.png')] };
+    const query = 'mutation ($input: ImageEditInput!) { createImageEdit(input: $input) { ... on MutationCreateImageEditSuccess { data { generation_id type } } ... on AppError { code message } } }';
+    const created = await client.gql(query, { input }, t.key).finally(() => client.close());
+    expect(created.body.data?.createImageEdit?.data, JSON.stringify(created.body)).toMatchObject({ type: 'edit' });
+    const id = created.body.data.createImageEdit.data.generation_id as string;
+    expect((await waitForGeneration(svc, t.key, id)).status).toBe('completed');
     const graph = comfy.jobs.get((await jobOf(id)).provider_job_id!)!.graph;
     expect(comfy.uploads.get(String(graph['10']!.inputs!.image))?.equals(ref)).toBe(true);
   });
