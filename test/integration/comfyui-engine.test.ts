@@ -192,3 +192,29 @@ describe('comfyui engine: a prompt_id a server already holds', () => {
     expect(a.posts.length).toBe(seen);
   });
 });
+
+describe('comfyui engine: adforge providers check', () => {
+  it("names each routed workflow's model files and finds them in every answering server's models/ folders", async () => {
+    const full = { checkpoints: ['sd_xl_base_1.0.safetensors'], diffusion_models: ['wan2.1_t2v_1.3B_fp16.safetensors'], text_encoders: ['umt5_xxl_fp8_e4m3fn_scaled.safetensors'], vae: ['wan_2.1_vae.safetensors'] };
+    const good = await startComfyFake({ png, mp4, models: full });
+    const partial = await startComfyFake({ png, mp4, models: { ...full, vae: [] } });
+    try {
+      const e = engine([good.url, partial.url]);
+      expect(e.targets!('text-to-image')).toEqual(['checkpoints/sd_xl_base_1.0.safetensors']);
+      const targets = e.targets!('ai-video');
+      expect(targets).toEqual(['diffusion_models/wan2.1_t2v_1.3B_fp16.safetensors', 'text_encoders/umt5_xxl_fp8_e4m3fn_scaled.safetensors', 'vae/wan_2.1_vae.safetensors']);
+      expect(await e.check!(targets, signal)).toEqual([
+        { target: 'key', outcome: 'ok', detail: '2 of 2 ComfyUI servers answer GET /queue' },
+        { target: targets[0], outcome: 'ok', detail: 'in models/diffusion_models on every server that answers' },
+        { target: targets[1], outcome: 'ok', detail: 'in models/text_encoders on every server that answers' },
+        { target: targets[2], outcome: 'model_gone', detail: `not in models/vae on ${partial.url} (GET /models/vae)` },
+      ]);
+      partial.goDown();
+      good.goDown();
+      expect((await e.check!(targets.slice(0, 1), signal))[0]).toMatchObject({ outcome: 'unreachable' });
+      expect([good.problems, partial.problems]).toEqual([[], []]);
+    } finally {
+      await Promise.all([good.close(), partial.close()]);
+    }
+  });
+});

@@ -18,6 +18,7 @@ import { closeServer, listenOnLoopback, readForm, readRaw, sendJson } from './ht
  * executing, `steps` progress messages, executed, execution_success, executing {node: null}; the
  * history then holds the output node's files, served by /view as real PNG or MP4 bytes. It can be
  * told to fail a node (execution_error), to hold the queue, to go down, and to lose a submit's answer.
+ * GET /models/{folder} lists the model files it is given (404 for a folder it has none for).
  */
 
 /** The required inputs of the built-in nodes the fake knows (nodes.py @ 02217e3, comfy_extras nodes_video/wan/hunyuan/model_advanced). */
@@ -95,10 +96,12 @@ const CONTRACTS = {
   interrupt: loadContract('comfyui', 'post-interrupt'),
   upload: loadContract('comfyui', 'upload-image'),
   view: loadContract('comfyui', 'get-view'),
+  models: loadContract('comfyui', 'get-models'),
   ws: loadContract('comfyui', 'websocket'),
 };
 
-export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: number; stepMs?: number }) {
+export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: number; stepMs?: number; models?: Record<string, string[]> }) {
+  const models = opts.models ?? {};
   const steps = opts.steps ?? 3;
   const stepMs = opts.stepMs ?? 30;
   const jobs = new Map<string, ComfyJob>();
@@ -302,6 +305,12 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
       res.writeHead(200, { 'content-type': key.endsWith('.mp4') ? 'video/mp4' : 'image/png' });
       res.end(bytes);
       return;
+    }
+    const m = /^\/models\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && m) {
+      const list = models[decodeURIComponent(m[1]!)];
+      if (!list) return res.writeHead(404).end();
+      return answer(res, CONTRACTS.models, 200, list);
     }
     res.writeHead(404).end();
   }

@@ -4,6 +4,7 @@ import { createProviderClient } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type Engine, type EngineProgress, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { fillGraph, loadWorkflow, workflowKeys, type Workflow } from './workflows.ts';
 import { createProgressWatch, type ProgressWatch } from './comfyui-progress.ts';
+import { createComfyUiCheck, modelFiles } from './comfyui-check.ts';
 
 /*
  * A ComfyUI server (or several), spoken to as its own server code defines the API: Comfy-Org/ComfyUI
@@ -267,7 +268,9 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
       if (state.position) await c.call('POST', '/queue', { delete: [id] }, signal);
       else if (state.running) await c.call('POST', '/interrupt', { prompt_id: id }, signal);
     },
-    targets: (routeKey) => (routeKey === '*' ? [...workflows.values()].map((w) => w.files.graph) : workflows.has(routeKey) ? [workflows.get(routeKey)!.files.graph] : []),
+    // The model files (`<models folder>/<file>`) the route key's workflow loads, for `adforge providers check`.
+    targets: (routeKey) => [...new Set((routeKey === '*' ? [...workflows.values()] : [workflows.get(routeKey)].filter((w): w is Workflow => Boolean(w))).flatMap((w) => modelFiles(w.graph)))],
+    check: createComfyUiCheck({ urls: opts.urls, dispatcher: clients.get(opts.urls[0]!)!.dispatcher }),
   };
 }
 
