@@ -139,16 +139,20 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     );
   }
 
-  /** The server that already holds this prompt (queued, running or in its history), if any answers so. */
-  async function findPrompt(promptId: string, signal: AbortSignal): Promise<string | undefined> {
-    for (const s of await queues(signal)) {
+  /**
+   * Each server's queue (undefined for one that does not answer: down, skipped) and the server
+   * that already holds this prompt (queued, running or in its history), if one answers so.
+   */
+  async function survey(promptId: string, signal: AbortSignal) {
+    const servers = await queues(signal);
+    for (const s of servers) {
       if (!s) continue;
       const state = queueState(s.q, promptId);
-      if (state.running || state.position) return s.url;
+      if (state.running || state.position) return { servers, holder: s.url };
       const h = await client(s.url).json('GET', `/history/${promptId}`, undefined, signal).catch(() => undefined);
-      if (h && h[promptId]) return s.url;
+      if (h && h[promptId]) return { servers, holder: s.url };
     }
-    return undefined;
+    return { servers, holder: undefined };
   }
 
   async function upload(url: string, file: UpstreamFile, name: string, signal: AbortSignal): Promise<string> {
@@ -167,9 +171,9 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     const w = workflowFor(req.operation, req.params);
     if (!w) throw new UpstreamError('refused', `no ComfyUI workflow for ${req.operation}`);
     // A resend of an attempt whose answer was lost: the prompt is already on a server, never queued twice.
-    const known = await findPrompt(promptId, signal);
-    if (known) return { providerJobId: promptId, handle: { server: known, promptId, output: w.mapping.output, kind: w.mapping.kind } };
-    const server = leastLoaded((await queues(signal)).map((s) => s && { ...s, load: queueState(s.q, promptId).load }));
+    const { servers, holder } = await survey(promptId, signal);
+    if (holder) return { providerJobId: promptId, handle: { server: holder, promptId, output: w.mapping.output, kind: w.mapping.kind } };
+    const server = leastLoaded(servers.map((s) => s && { ...s, load: queueState(s.q, promptId).load }));
     if (!server) throw new UpstreamError('transient', `no ComfyUI server answered (${opts.urls.join(', ')})`);
 
     const i = req.inputs;
@@ -196,7 +200,7 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
       .catch(async (e: unknown) => {
         // A lost answer, or a refusal such as a build's 409 for a prompt_id it already holds: it is queued if a server says so.
         if (e instanceof UpstreamError && (e.failure === 'unsent_unknown' || e.failure === 'refused')) {
-          const at = await findPrompt(promptId, signal).catch(() => undefined);
+          const at = (await survey(promptId, signal).catch(() => undefined))?.holder;
           if (at) return { prompt_id: promptId, node_errors: {} } as Record<string, unknown>;
         }
         throw e;
