@@ -117,6 +117,7 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
   let down = false;
   let loseNext = false;
   let stallNext = false;
+  let nodeErrorsNext: Record<string, NodeError> | undefined;
   let failNext: { node?: string; message: string } | undefined;
   let interrupted: string | undefined;
   let running: ComfyJob | undefined;
@@ -259,7 +260,8 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
       posts.push({ promptId, answered: !lose && !stall });
       if (lose) req.socket.destroy();
       else if (stall) return; // never answered: the caller dies waiting
-      else answer(res, CONTRACTS.prompt, 200, { prompt_id: promptId, number: job.number, node_errors: {} });
+      else answer(res, CONTRACTS.prompt, 200, { prompt_id: promptId, number: job.number, node_errors: nodeErrorsNext ?? {} });
+      nodeErrorsNext = undefined;
       void pump();
       return;
     }
@@ -350,6 +352,9 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
     loseNextAnswer: () => void (loseNext = true),
     /** The next POST /prompt is queued and never answered (a worker killed while it waits). */
     stallNextAnswer: () => void (stallNext = true),
+    /** The next prompt is queued, but answered with node errors (validate_prompt keeps a prompt when some output validates; the failed ones are dropped). */
+    partlyInvalidNext: (node: string, classType: string, details: string) =>
+      void (nodeErrorsNext = { [node]: { errors: [{ type: 'value_not_in_list', message: 'Value not in list', details, extra_info: {} }], dependent_outputs: [], class_type: classType } }),
     /** Every request is cut off (a server that is down), until up(). */
     goDown: () => {
       down = true;
