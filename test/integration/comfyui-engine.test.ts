@@ -89,6 +89,24 @@ describe('comfyui engine against a fake ComfyUI', () => {
     expect((await until(e, sub.handle)).state).toBe('succeeded');
   });
 
+  it('the WebSocket reconnects after the server drops it, and the steps are seen again', async () => {
+    const slow = await startComfyFake({ png, mp4, steps: 40, stepMs: 50 });
+    try {
+      const e = engine([slow.url]);
+      slow.hold();
+      const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+      slow.goDown(); // every socket cut
+      slow.up();
+      await new Promise((r) => setTimeout(r, 3500)); // the watch waits 3 s before it reconnects
+      slow.release();
+      const s = await until(e, sub.handle, (x) => x.state !== 'pending' || /running step/.test(x.state === 'pending' ? (x.progress?.stage ?? '') : ''));
+      expect(s).toMatchObject({ state: 'pending', progress: { stage: expect.stringMatching(/^running step \d+ of 40$/) } });
+      expect(slow.problems).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('image-edit: the input image is uploaded and its name put into LoadImage', async () => {
     const e = engine([a.url]);
     const id = randomUUID();
