@@ -122,6 +122,8 @@ describe('comfyui engine against a fake ComfyUI', () => {
   it('ai-video: frames and rate from the duration (Wan: 4n+1 at 16 fps); the MP4 comes back', async () => {
     const e = engine([a.url]);
     const id = randomUUID();
+    expect(e.refuse('ai-video', { model: 'veo-3.1', first_frame_image_url: 'https://example.com/f.png' }, 0)).toBe('the ComfyUI workflow for ai-video takes 0 input image(s); the request brings 1 (frames or reference images)');
+    expect(e.refuse('ai-video', { model: 'veo-3.1', reference_image_urls: [] }, 0)).toBeUndefined();
     const sub = await e.submit(request('ai-video', { model: 'veo-3.1', aspect_ratio: '16:9', resolution: '720p', duration: 4 }), { id }, signal);
     const graph = a.jobs.get(id)!.graph;
     expect(graph['40']!.inputs).toMatchObject({ width: 832, height: 464, length: 65 });

@@ -261,6 +261,8 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
       const needed = w.mapping.inputs.images.length;
       const brings = Math.max(attached, imagesNamed(params));
       if (brings < needed) return `the ComfyUI workflow for ${w.key} takes ${needed} input image(s); the request brings ${brings}`;
+      // A video's frames and references are what it is made from: a workflow without slots for them would silently drop them.
+      if (operation === 'ai-video' && imagesNamed(params) > needed) return `the ComfyUI workflow for ${w.key} takes ${needed} input image(s); the request brings ${imagesNamed(params)} (frames or reference images)`;
       return undefined;
     },
     submit: (req, attempt, signal) => submit(req, attempt.id, signal),
