@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createComfyUiEngine } from '../../src/adapters/engines/comfyui/comfyui-engine.ts';
+import { comfyuiProvider } from '../../src/adapters/engines/comfyui/provider.ts';
 import { SHIPPED_WORKFLOWS } from '../../src/adapters/engines/comfyui/workflows.ts';
 import { type Engine, type UpstreamRequest, type UpstreamStatus } from '../../src/adapters/engines/engine-contract.ts';
 import { startComfyFake, type ComfyFake } from '../support/comfyui-fake.ts';
@@ -246,5 +248,14 @@ describe('comfyui engine: adforge providers check', () => {
     } finally {
       await Promise.all([good.close(), partial.close()]);
     }
+  });
+});
+
+describe('comfyui provider module', () => {
+  it('reaches the COMFYUI_URL servers on a private address with ALLOW_PRIVATE_NETWORK_URLS off (operator configuration, never a request)', async () => {
+    const settings = comfyuiProvider.settings(z.object(comfyuiProvider.env).parse({ COMFYUI_URL: a.url, ENGINE_ROUTES: 'text-to-image=comfyui' }) as never);
+    const e = comfyuiProvider.create(settings, { allowPrivate: false });
+    const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+    expect((await until(e, sub.handle)).state).toBe('succeeded');
   });
 });

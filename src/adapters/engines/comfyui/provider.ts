@@ -53,5 +53,7 @@ export const comfyuiProvider = defineProvider({
     routeKeys: Object.freeze(comfyRouteKeys((e as { ENGINE_ROUTES?: string }).ENGINE_ROUTES)),
   }),
   makes: { operations: COMFYUI_OPERATIONS, models: [], limits: {} },
-  create: (s, shared) => createComfyUiEngine({ ...s, allowPrivate: shared.allowPrivate }),
+  // A GPU server sits on the operator's own network: its addresses come from COMFYUI_URL alone (no
+  // request names one), so they are reached without opening ALLOW_PRIVATE_NETWORK_URLS to every user URL.
+  create: (s) => createComfyUiEngine({ ...s, allowPrivate: true }),
 });
