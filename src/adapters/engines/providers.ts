@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { comfyuiProvider } from './comfyui/provider.ts';
 import { falProvider } from './fal/provider.ts';
 import { geminiProvider } from './gemini/provider.ts';
 import { heygenProvider } from './heygen/provider.ts';
@@ -11,7 +12,7 @@ import { syncProvider } from './sync/provider.ts';
  * Every provider adforge knows: adding one is its folder and a line here. The order is the order
  * their engines are listed (engine status, `adforge providers check`, a route's error message).
  */
-export const PROVIDERS = [submagicProvider, syncProvider, heygenProvider, geminiProvider, openaiProvider, falProvider] as const;
+export const PROVIDERS = [submagicProvider, syncProvider, heygenProvider, geminiProvider, openaiProvider, falProvider, comfyuiProvider] as const;
 
 type Provider = (typeof PROVIDERS)[number];
 type SettingsOf<P extends Provider> = ReturnType<P['settings']>;

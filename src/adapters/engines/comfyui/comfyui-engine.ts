@@ -1,0 +1,283 @@
+import { createHash } from 'node:crypto';
+import type { GenerationOperation } from '../../../domain/generation-types.ts';
+import { createProviderClient } from '../upstream-http.ts';
+import { UpstreamError, attachedImages, type Engine, type EngineProgress, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
+import { fillGraph, loadWorkflow, workflowKeys, type Workflow } from './workflows.ts';
+import { createProgressWatch, type ProgressWatch } from './comfyui-progress.ts';
+import { createComfyUiCheck, modelFiles } from './comfyui-check.ts';
+
+/*
+ * A ComfyUI server (or several), spoken to as its own server code defines the API: Comfy-Org/ComfyUI
+ * server.py @ 002c3fb (post_prompt, get_history_prompt_id, get_queue, post_queue, post_interrupt,
+ * image_upload, view_image, websocket_handler), execution.py @ 04e2a91 (validate_prompt, PromptQueue,
+ * the execution messages) and main.py @ 02018c7 (history status, progress); the stored contracts
+ * are test/contracts/comfyui/. The job id is ours: the attempt id (a lowercase UUID) is the
+ * `prompt_id` of POST /prompt, so a submit whose answer was lost is found again by GET /history/{id}
+ * and GET /queue on every server before anything is sent again. Each job goes to the least loaded
+ * server that answers GET /queue (its running and pending prompts); the server is kept in the
+ * handle. A finished prompt is read from its history: the mapping's output node's files, read
+ * through GET /view; an `execution_error` message fails it with the node's own words. Inputs are
+ * uploaded with POST /upload/image (ComfyUI stores any file there) and their names put into the
+ * load nodes the mapping names. Cancel deletes a pending prompt (POST /queue {delete}) or
+ * interrupts it when it runs (POST /interrupt {prompt_id}). ComfyUI has no authentication.
+ */
+export interface ComfyUiOptions {
+  /** The servers' roots (COMFYUI_URL). */
+  urls: readonly string[];
+  /** The workflows folder (COMFYUI_WORKFLOWS). */
+  workflowsDir: string;
+  /** The ENGINE_ROUTES keys that send work to comfyui: each needs its workflow, checked at start. */
+  routeKeys: readonly string[];
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  /** Follow each server's WebSocket for step progress (off in unit checks). */
+  watchProgress?: boolean;
+}
+
+/** The operations a ComfyUI workflow can make (and that adforge ships workflows for). */
+export const COMFYUI_OPERATIONS = ['text-to-image', 'product-shots', 'image-edit', 'ai-video'] as const satisfies readonly GenerationOperation[];
+const MAX_JSON_BYTES = 16 * 1024 * 1024;
+const MAX_MEDIA_BYTES = 1024 * 1024 * 1024;
+const VIDEO_EXT = /\.(mp4|webm|mkv|mov)$/i;
+
+/** ComfyUI's 400 body: {error: {type, message, details}, node_errors: {id: {errors: [{message, details}], class_type}}}, in words. */
+export function comfyMessage(json: unknown): string | undefined {
+  const j = json as { error?: unknown; node_errors?: Record<string, { class_type?: string; errors?: Array<{ message?: string; details?: string }> }> } | undefined;
+  const e = j?.error;
+  const head = typeof e === 'string' ? e : typeof (e as { message?: unknown })?.message === 'string' ? (e as { message: string }).message : undefined;
+  const nodes = Object.entries(j?.node_errors && !Array.isArray(j.node_errors) ? j.node_errors : {}).map(
+    ([id, n]) => `node ${id} (${n.class_type ?? '?'}): ${(n.errors ?? []).map((x) => [x.message, x.details].filter(Boolean).join(': ')).join('; ')}`,
+  );
+  const text = [head, ...nodes].filter(Boolean).join('; ');
+  return text ? text.slice(0, 500) : undefined;
+}
+
+type HistoryFile = { filename: string; subfolder?: string; type?: string };
+type HistoryEntry = {
+  outputs?: Record<string, Record<string, unknown>>;
+  status?: { status_str?: string; completed?: boolean; messages?: Array<[string, Record<string, unknown>]> };
+};
+
+/** Why a finished prompt failed, from its history's status messages (execution_error: the node and its exception message). */
+export function historyFailure(entry: HistoryEntry): string | undefined {
+  const messages = entry.status?.messages ?? [];
+  const error = messages.find(([t]) => t === 'execution_error')?.[1];
+  if (error) return `ComfyUI node ${String(error.node_id ?? '?')} (${String(error.node_type ?? '?')}) failed: ${String(error.exception_message ?? 'no message').trim().slice(0, 500)}`;
+  if (messages.some(([t]) => t === 'execution_interrupted')) return 'ComfyUI interrupted the workflow';
+  if (entry.status?.status_str === 'error') return 'ComfyUI ended the workflow with an error';
+  return undefined;
+}
+
+/** The result files of the output node: images, or the video savers' (SaveVideo puts its file under `images`), by extension. */
+export function outputFiles(entry: HistoryEntry, node: string, kind: 'image' | 'video'): HistoryFile[] {
+  const out = entry.outputs?.[node] ?? {};
+  const files = ['images', 'gifs', 'videos', 'video']
+    .flatMap((k) => (Array.isArray(out[k]) ? (out[k] as unknown[]) : []))
+    .filter((f): f is HistoryFile => typeof (f as HistoryFile | null)?.filename === 'string');
+  return files.filter((f) => (kind === 'video' ? VIDEO_EXT.test(f.filename) : !VIDEO_EXT.test(f.filename)));
+}
+
+/** The images a request names itself (its URLs, frames, products); a brand's images, counted by the core where it can, come on top. */
+export function imagesNamed(p: Record<string, unknown>): number {
+  const list = (v: unknown) => (Array.isArray(v) ? v.length : 0);
+  return list(p.reference_image_urls) + list(p.product_ids) + [p.reference_image_url, p.product_id, p.first_frame_image_url, p.last_frame_image_url].filter(Boolean).length;
+}
+
+/** A seed from the generation: the same request sent again draws the same picture. */
+const seedOf = (generationId: string) => createHash('sha256').update(generationId).digest().readUInt32BE(0);
+
+/** Queue length of a GET /queue answer, and where a prompt is in it. */
+export function queueState(q: unknown, promptId: string): { load: number; running: boolean; position?: number } {
+  const j = (q ?? {}) as { queue_running?: unknown[][]; queue_pending?: unknown[][] };
+  const running = Array.isArray(j.queue_running) ? j.queue_running : [];
+  const pending = (Array.isArray(j.queue_pending) ? j.queue_pending : []).slice().sort((a, b) => Number(a[0]) - Number(b[0]));
+  const at = pending.findIndex((item) => item[1] === promptId);
+  return { load: running.length + pending.length, running: running.some((item) => item[1] === promptId), ...(at >= 0 ? { position: at + 1 } : {}) };
+}
+
+/** The least loaded of the servers' loads (ties: the first listed); undefined when none answered. */
+export function leastLoaded<T extends { load: number }>(servers: readonly (T | undefined)[]): T | undefined {
+  return servers.reduce<T | undefined>((best, s) => (s && (!best || s.load < best.load) ? s : best), undefined);
+}
+
+export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
+  // Every workflow a route needs (and, for `*` or none named, every one in the folder) is read and checked now: a broken one stops the start.
+  const keys = opts.routeKeys.includes('*') || opts.routeKeys.length === 0 ? workflowKeys(opts.workflowsDir) : [];
+  const workflows = new Map<string, Workflow>();
+  for (const key of new Set([...keys, ...opts.routeKeys.filter((k) => k !== '*')])) workflows.set(key, loadWorkflow(opts.workflowsDir, key));
+  for (const w of workflows.values()) {
+    const opKind = (COMFYUI_OPERATIONS as readonly string[]).includes(w.key) ? (w.key === 'ai-video' ? 'video' : 'image') : undefined;
+    if (opKind && opKind !== w.mapping.kind) throw new Error(`invalid configuration: COMFYUI_WORKFLOWS ${w.files.mapping}: kind is ${w.mapping.kind}, but ${w.key} makes ${opKind}s`);
+  }
+
+  const clients = new Map(
+    opts.urls.map((url) => [
+      url,
+      createProviderClient({ provider: 'ComfyUI', baseUrl: url, allowPrivate: opts.allowPrivate, headers: { accept: 'application/json' }, timeoutMs: opts.timeoutMs ?? 120_000, maxBytes: MAX_JSON_BYTES, maxBinaryBytes: MAX_MEDIA_BYTES, message: comfyMessage }),
+    ]),
+  );
+  const client = (url: string) => {
+    const c = clients.get(url);
+    if (!c) throw new UpstreamError('refused', `the ComfyUI server ${url} of this job is no longer in COMFYUI_URL`);
+    return c;
+  };
+  const clientId = `adforge-${process.pid}-${createHash('sha256').update(opts.urls.join(',')).digest('hex').slice(0, 8)}`;
+  const watch: ProgressWatch | undefined = opts.watchProgress === false ? undefined : createProgressWatch({ urls: opts.urls, clientId });
+
+  const workflowFor = (operation: string, params: Record<string, unknown>): Workflow | undefined =>
+    (typeof params.model === 'string' ? workflows.get(params.model) : undefined) ?? workflows.get(operation);
+
+  /** Each server's queue, or undefined for one that does not answer (down: skipped). */
+  async function queues(signal: AbortSignal) {
+    return Promise.all(
+      opts.urls.map((url) =>
+        client(url)
+          .json('GET', '/queue', undefined, signal)
+          .then((q) => ({ url, q }))
+          .catch(() => undefined),
+      ),
+    );
+  }
+
+  /**
+   * Each server's queue (undefined for one that does not answer: down, skipped) and the server
+   * that already holds this prompt (queued, running or in its history), if one answers so.
+   */
+  async function survey(promptId: string, signal: AbortSignal) {
+    const servers = await queues(signal);
+    for (const s of servers) {
+      if (!s) continue;
+      const state = queueState(s.q, promptId);
+      if (state.running || state.position) return { servers, holder: s.url };
+      const h = await client(s.url).json('GET', `/history/${promptId}`, undefined, signal).catch(() => undefined);
+      if (h && h[promptId]) return { servers, holder: s.url };
+    }
+    return { servers, holder: undefined };
+  }
+
+  async function upload(url: string, file: UpstreamFile, name: string, signal: AbortSignal): Promise<string> {
+    const { bytes, mime } = await file.read(signal);
+    const form = new FormData();
+    form.append('image', new Blob([new Uint8Array(bytes)], { type: mime }), `${name}.${extOf(mime)}`);
+    form.append('type', 'input');
+    form.append('subfolder', 'adforge');
+    form.append('overwrite', 'true');
+    const j = await client(url).json('POST', '/upload/image', form, signal);
+    if (typeof j?.name !== 'string') throw new UpstreamError('transient', 'ComfyUI answered the upload without a file name');
+    return typeof j.subfolder === 'string' && j.subfolder ? `${j.subfolder}/${j.name}` : j.name;
+  }
+
+  async function submit(req: UpstreamRequest, promptId: string, signal: AbortSignal) {
+    const w = workflowFor(req.operation, req.params);
+    if (!w) throw new UpstreamError('refused', `no ComfyUI workflow for ${req.operation}`);
+    // A resend of an attempt whose answer was lost: the prompt is already on a server, never queued twice.
+    const { servers, holder } = await survey(promptId, signal);
+    if (holder) return { providerJobId: promptId, handle: { server: holder, promptId, output: w.mapping.output, kind: w.mapping.kind } };
+    const server = leastLoaded(servers.map((s) => s && { ...s, load: queueState(s.q, promptId).load }));
+    if (!server) throw new UpstreamError('transient', `no ComfyUI server answered (${opts.urls.join(', ')})`);
+
+    const i = req.inputs;
+    const images = [i.face, i.firstFrame, i.lastFrame, ...attachedImages(i)].filter((f): f is UpstreamFile => Boolean(f));
+    const slots = w.mapping.inputs.images;
+    if (images.length < slots.length) throw new UpstreamError('refused', `the ComfyUI workflow for ${w.key} takes ${slots.length} input image(s); the request brings ${images.length}`);
+    const names: string[] = [];
+    for (const [n, file] of images.slice(0, slots.length).entries()) names.push(await upload(server.url, file, `${promptId}-${n + 1}`, signal));
+    let video: string | undefined;
+    let audio: string | undefined;
+    if (w.mapping.inputs.video) {
+      if (!i.video) throw new UpstreamError('refused', `the ComfyUI workflow for ${w.key} takes a video; the request brings none`);
+      video = await upload(server.url, i.video, `${promptId}-video`, signal);
+    }
+    if (w.mapping.inputs.audio) {
+      if (!i.speech) throw new UpstreamError('refused', `the ComfyUI workflow for ${w.key} takes audio; the request brings none`);
+      audio = await upload(server.url, i.speech, `${promptId}-audio`, signal);
+    }
+    const prompt = fillGraph(w, { prompt: i.prompt, params: req.params, seed: seedOf(req.generationId), images: names, ...(video ? { video } : {}), ...(audio ? { audio } : {}) });
+
+    await watch?.ready(server.url, promptId);
+    const answer = await client(server.url)
+      .json('POST', '/prompt', { prompt, client_id: clientId, prompt_id: promptId }, signal, { submit: true })
+      .catch(async (e: unknown) => {
+        // A lost answer, or a refusal such as a build's 409 for a prompt_id it already holds: it is queued if a server says so.
+        if (e instanceof UpstreamError && (e.failure === 'unsent_unknown' || e.failure === 'refused')) {
+          const at = (await survey(promptId, signal).catch(() => undefined))?.holder;
+          if (at) return { prompt_id: promptId, node_errors: {} } as Record<string, unknown>;
+        }
+        throw e;
+      });
+    const nodeErrors = answer?.node_errors && typeof answer.node_errors === 'object' ? Object.keys(answer.node_errors) : [];
+    if (nodeErrors.length) {
+      // Queued with some outputs dropped: ours may be among them. It is taken off the queue and refused.
+      await client(server.url).call('POST', '/queue', { delete: [promptId] }, signal).catch(() => {});
+      throw new UpstreamError('refused', `ComfyUI refused the workflow: ${comfyMessage(answer) ?? nodeErrors.join(', ')}`);
+    }
+    const id = typeof answer?.prompt_id === 'string' ? answer.prompt_id : promptId;
+    return { providerJobId: id, handle: { server: server.url, promptId: id, output: w.mapping.output, kind: w.mapping.kind } };
+  }
+
+  async function poll(handle: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus> {
+    const url = String(handle.server);
+    const id = String(handle.promptId);
+    const c = client(url);
+    const history = async () => (await c.json('GET', `/history/${id}`, undefined, signal))?.[id] as HistoryEntry | undefined;
+    let entry = await history();
+    if (!entry) {
+      const state = queueState(await c.json('GET', '/queue', undefined, signal), id);
+      if (state.position) return { state: 'pending', detail: `queued at position ${state.position}`, progress: { stage: `queued at position ${state.position}` } };
+      if (state.running) {
+        const progress: EngineProgress = watch?.progressOf(id) ?? { stage: 'running' };
+        return { state: 'pending', detail: progress.stage, progress };
+      }
+      // Finished between the two reads, or lost (the server restarted): the history decides.
+      entry = await history();
+      if (!entry) return { state: 'failed', message: `the ComfyUI server ${url} no longer knows the job (it was restarted or its history cleared)` };
+    }
+    const failure = historyFailure(entry);
+    watch?.forget(id);
+    if (failure) return { state: 'failed', message: failure };
+    const kind = handle.kind === 'video' ? 'video' : 'image';
+    const files = outputFiles(entry, String(handle.output), kind);
+    if (!files.length) return { state: 'failed', message: `the ComfyUI workflow finished without ${kind === 'video' ? 'a video' : 'an image'} from node ${String(handle.output)}` };
+    return {
+      state: 'succeeded',
+      outputs: files.map((f) => ({
+        fetch: async (s: AbortSignal) => {
+          const q = new URLSearchParams({ filename: f.filename, subfolder: f.subfolder ?? '', type: f.type ?? 'output' });
+          return (await c.call('GET', `/view?${q.toString()}`, undefined, s, { binary: true })).raw;
+        },
+      })),
+    };
+  }
+
+  return {
+    name: 'comfyui',
+    kind: 'upstream',
+    // Our prompt_id, and a look on every server before a resend, make a lost answer safe to send again.
+    dedupesSubmit: () => true,
+    refuse(operation: GenerationOperation, params: Record<string, unknown>, attached: number) {
+      if (!(COMFYUI_OPERATIONS as readonly string[]).includes(operation)) return `${operation} is not served by the comfyui engine (it makes ${COMFYUI_OPERATIONS.join(', ')})`;
+      const w = workflowFor(operation, params);
+      if (!w) return `${operation} is not served by the comfyui engine: COMFYUI_WORKFLOWS has no workflow for it (${[...workflows.keys()].join(', ') || 'none'})`;
+      const needed = w.mapping.inputs.images.length;
+      const brings = Math.max(attached, imagesNamed(params));
+      if (brings < needed) return `the ComfyUI workflow for ${w.key} takes ${needed} input image(s); the request brings ${brings}`;
+      // A video's frames and references are what it is made from: a workflow without slots for them would silently drop them.
+      if (operation === 'ai-video' && imagesNamed(params) > needed) return `the ComfyUI workflow for ${w.key} takes ${needed} input image(s); the request brings ${imagesNamed(params)} (frames or reference images)`;
+      return undefined;
+    },
+    submit: (req, attempt, signal) => submit(req, attempt.id, signal),
+    poll,
+    async cancel(handle, signal) {
+      const c = client(String(handle.server));
+      const id = String(handle.promptId);
+      const state = queueState(await c.json('GET', '/queue', undefined, signal), id);
+      if (state.position) await c.call('POST', '/queue', { delete: [id] }, signal);
+      else if (state.running) await c.call('POST', '/interrupt', { prompt_id: id }, signal);
+    },
+    // The model files (`<models folder>/<file>`) the route key's workflow loads, for `adforge providers check`.
+    targets: (routeKey) => [...new Set((routeKey === '*' ? [...workflows.values()] : [workflows.get(routeKey)].filter((w): w is Workflow => Boolean(w))).flatMap((w) => modelFiles(w.graph)))],
+    check: createComfyUiCheck({ urls: opts.urls, dispatcher: clients.get(opts.urls[0]!)!.dispatcher }),
+  };
+}
+
+const extOf = (mime: string) => ({ 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'video/mp4': 'mp4', 'video/webm': 'webm', 'video/quicktime': 'mov', 'audio/mpeg': 'mp3', 'audio/wav': 'wav' })[mime] ?? 'bin';

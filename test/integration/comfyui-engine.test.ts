@@ -1,0 +1,261 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createComfyUiEngine } from '../../src/adapters/engines/comfyui/comfyui-engine.ts';
+import { comfyuiProvider } from '../../src/adapters/engines/comfyui/provider.ts';
+import { SHIPPED_WORKFLOWS } from '../../src/adapters/engines/comfyui/workflows.ts';
+import { type Engine, type UpstreamRequest, type UpstreamStatus } from '../../src/adapters/engines/engine-contract.ts';
+import { startComfyFake, type ComfyFake } from '../support/comfyui-fake.ts';
+import { imageInfo, makeMedia, testVideo, videoInfo } from '../support/media-probe.ts';
+
+// The comfyui adapter against a fake ComfyUI held to test/contracts/comfyui/ (two servers, for the choice between them).
+let png: Buffer;
+let mp4: Buffer;
+let a: ComfyFake;
+let b: ComfyFake;
+const engines: Engine[] = [];
+const signal = new AbortController().signal;
+
+beforeAll(async () => {
+  png = await makeMedia(['-f', 'lavfi', '-i', 'testsrc=size=64x64:rate=1', '-frames:v', '1'], 'png');
+  mp4 = await testVideo({ width: 160, height: 96, seconds: 1, audio: false });
+  a = await startComfyFake({ png, mp4 });
+  b = await startComfyFake({ png, mp4 });
+});
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+});
+afterEach(() => {
+  for (const f of [a, b]) {
+    f.up();
+    f.release();
+    expect(f.problems).toEqual([]);
+  }
+});
+
+const engine = (urls: string[]) => {
+  const e = createComfyUiEngine({ urls, workflowsDir: SHIPPED_WORKFLOWS, routeKeys: ['text-to-image', 'image-edit', 'product-shots', 'ai-video'], allowPrivate: true, timeoutMs: 5000 });
+  engines.push(e);
+  return e;
+};
+const file = (bytes: Buffer, mime: string) => ({ url: 'https://example.com/x', read: async () => ({ bytes, mime }) });
+const request = (operation: UpstreamRequest['operation'], params: Record<string, unknown>, extra: Partial<UpstreamRequest['inputs']> = {}): UpstreamRequest => ({
+  generationId: randomUUID(),
+  operation,
+  params,
+  inputs: { prompt: 'a red sneaker on white', references: [], brandImages: [], productImages: [], ...extra },
+});
+async function until(e: Engine, handle: Record<string, unknown>, stop: (s: UpstreamStatus) => boolean = (s) => s.state !== 'pending'): Promise<UpstreamStatus> {
+  for (let i = 0; i < 400; i++) {
+    const s = await e.poll(handle, signal);
+    if (stop(s)) return s;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the job never ended');
+}
+const bytesOf = async (s: UpstreamStatus) => {
+  if (s.state !== 'succeeded') throw new Error(`not succeeded: ${JSON.stringify(s)}`);
+  return Promise.all(s.outputs.map((o) => ('fetch' in o ? o.fetch(signal) : Promise.reject(new Error('not a fetch')))));
+};
+
+describe('comfyui engine against a fake ComfyUI', () => {
+  it('text-to-image: our prompt_id, the prompt, size and batch in the mapped inputs; the PNGs come back through /view', async () => {
+    const e = engine([a.url]);
+    const id = randomUUID();
+    const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '16:9', resolution: '1k', quantity: 2 }), { id }, signal);
+    expect(sub.providerJobId).toBe(id);
+    expect(sub.handle).toMatchObject({ server: a.url, promptId: id });
+    const graph = a.jobs.get(id)!.graph;
+    expect(graph['6']!.inputs).toMatchObject({ text: 'a red sneaker on white' });
+    expect(graph['5']!.inputs).toMatchObject({ width: 1024, height: 576, batch_size: 2 });
+    const done = await until(e, sub.handle);
+    const out = await bytesOf(done);
+    expect(out).toHaveLength(2);
+    expect(out[0]!.equals(png)).toBe(true);
+    expect((await imageInfo(out[0]!)).width).toBe(64);
+  });
+
+  it('reports the queue position while waiting, and the running step from the WebSocket', async () => {
+    const e = engine([a.url]);
+    a.hold();
+    a.occupy(1);
+    const id = randomUUID();
+    const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id }, signal);
+    const queued = await e.poll(sub.handle, signal);
+    expect(queued).toMatchObject({ state: 'pending', progress: { stage: 'queued at position 2' } });
+    a.release();
+    const running = await until(e, sub.handle, (s) => s.state !== 'pending' || /running step/.test(s.state === 'pending' ? (s.progress?.stage ?? '') : ''));
+    expect(running.state).toBe('pending');
+    if (running.state === 'pending') expect(running.progress).toMatchObject({ stage: expect.stringMatching(/^running step \d of 3$/), fraction: expect.any(Number) });
+    expect((await until(e, sub.handle)).state).toBe('succeeded');
+  });
+
+  it('the WebSocket reconnects after the server drops it, and the steps are seen again', async () => {
+    const slow = await startComfyFake({ png, mp4, steps: 40, stepMs: 50 });
+    try {
+      const e = engine([slow.url]);
+      slow.hold();
+      const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+      slow.goDown(); // every socket cut
+      slow.up();
+      await new Promise((r) => setTimeout(r, 3500)); // the watch waits 3 s before it reconnects
+      slow.release();
+      const s = await until(e, sub.handle, (x) => x.state !== 'pending' || /running step/.test(x.state === 'pending' ? (x.progress?.stage ?? '') : ''));
+      expect(s).toMatchObject({ state: 'pending', progress: { stage: expect.stringMatching(/^running step \d+ of 40$/) } });
+      expect(slow.problems).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('image-edit: the input image is uploaded and its name put into LoadImage', async () => {
+    const e = engine([a.url]);
+    const id = randomUUID();
+    expect(e.refuse('image-edit', { model: 'fast', reference_image_urls: [] }, 0)).toMatch(/takes 1 input image\(s\); the request brings 0/);
+    expect(e.refuse('image-edit', { model: 'fast', reference_image_urls: ['https://example.com/a.png'] }, 0)).toBeUndefined();
+    expect(e.refuse('product-shots', { model: 'fast', product_id: 'p' }, 0)).toBeUndefined();
+    const sub = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, { references: [file(png, 'image/png')] }), { id }, signal);
+    const name = String(a.jobs.get(id)!.graph['10']!.inputs!.image);
+    expect(a.uploads.get(name)?.equals(png)).toBe(true);
+    expect((await until(e, sub.handle)).state).toBe('succeeded');
+  });
+
+  it('ai-video: frames and rate from the duration (Wan: 4n+1 at 16 fps); the MP4 comes back', async () => {
+    const e = engine([a.url]);
+    const id = randomUUID();
+    expect(e.refuse('ai-video', { model: 'veo-3.1', first_frame_image_url: 'https://example.com/f.png' }, 0)).toBe('the ComfyUI workflow for ai-video takes 0 input image(s); the request brings 1 (frames or reference images)');
+    expect(e.refuse('ai-video', { model: 'veo-3.1', reference_image_urls: [] }, 0)).toBeUndefined();
+    const sub = await e.submit(request('ai-video', { model: 'veo-3.1', aspect_ratio: '16:9', resolution: '720p', duration: 4 }), { id }, signal);
+    const graph = a.jobs.get(id)!.graph;
+    expect(graph['40']!.inputs).toMatchObject({ width: 832, height: 464, length: 65 });
+    expect(graph['50']!.inputs).toMatchObject({ fps: 16 });
+    const [video] = await bytesOf(await until(e, sub.handle));
+    expect((await videoInfo(video!)).videoCodec).toBe('h264');
+  });
+
+  it("an execution_error fails the job with the node's own message", async () => {
+    const e = engine([a.url]);
+    a.failNext('CUDA out of memory. Tried to allocate 2.00 GiB', 'KSampler');
+    const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+    const s = await until(e, sub.handle);
+    expect(s).toEqual({ state: 'failed', message: 'ComfyUI node 3 (KSampler) failed: CUDA out of memory. Tried to allocate 2.00 GiB' });
+  });
+
+  it('a prompt queued with node errors (an output dropped) is taken off the queue and refused with ComfyUI\'s words', async () => {
+    const e = engine([a.url]);
+    a.hold();
+    const id = randomUUID();
+    a.partlyInvalidNext('4', 'CheckpointLoaderSimple', "ckpt_name: 'sd_xl_base_1.0.safetensors' not in []");
+    const err = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id }, signal).catch((x: unknown) => x);
+    expect(err).toMatchObject({ failure: 'refused', message: "ComfyUI refused the workflow: node 4 (CheckpointLoaderSimple): Value not in list: ckpt_name: 'sd_xl_base_1.0.safetensors' not in []" });
+    expect(a.jobs.has(id)).toBe(false);
+  });
+
+  it('cancel deletes a queued prompt, and interrupts a running one', async () => {
+    const e = engine([a.url]);
+    a.hold();
+    const queued = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+    await e.cancel!(queued.handle, signal);
+    expect(a.jobs.has(String(queued.handle.promptId))).toBe(false);
+    a.release();
+
+    const slow = await startComfyFake({ png, mp4, steps: 50, stepMs: 40 });
+    try {
+      const e2 = engine([slow.url]);
+      const running = await e2.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+      await until(e2, running.handle, (s) => s.state === 'pending' && s.progress?.stage !== 'queued at position 1');
+      await e2.cancel!(running.handle, signal);
+      expect(await until(e2, running.handle)).toEqual({ state: 'failed', message: 'ComfyUI interrupted the workflow' });
+      expect(slow.problems).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('a submit whose answer was lost is sent again safely: one prompt on the server', async () => {
+    const e = engine([a.url, b.url]);
+    const id = randomUUID();
+    const req = request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 });
+    a.loseNextAnswer();
+    b.loseNextAnswer();
+    // The lost answer: the prompt is looked for on every server, found, and taken as queued.
+    const first = await e.submit(req, { id }, signal);
+    expect(first.providerJobId).toBe(id);
+    // A worker that died before recording the submit sends it again: found, never queued twice.
+    const again = await e.submit(req, { id }, signal);
+    expect(again.providerJobId).toBe(id);
+    expect([...a.posts, ...b.posts].filter((p) => p.promptId === id)).toHaveLength(1);
+    expect((await until(e, again.handle)).state).toBe('succeeded');
+  });
+
+  it('each job goes to the least loaded server; a server that is down is skipped', async () => {
+    const e = engine([a.url, b.url]);
+    a.hold();
+    a.occupy(2);
+    const one = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+    expect(one.handle.server).toBe(b.url);
+    a.release();
+    await until(e, one.handle);
+    b.goDown();
+    const two = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+    expect(two.handle.server).toBe(a.url);
+    a.goDown();
+    const none = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal).catch((err: unknown) => err);
+    expect(none).toMatchObject({ failure: 'transient', message: expect.stringMatching(/no ComfyUI server answered/) });
+    a.up();
+    b.up();
+    expect((await until(e, two.handle)).state).toBe('succeeded');
+  });
+});
+
+describe('comfyui engine: a prompt_id a server already holds', () => {
+  it('another process sending the same attempt finds the prompt and posts nothing', async () => {
+    const e = engine([a.url]);
+    const id = randomUUID();
+    a.hold();
+    const req = request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 });
+    await e.submit(req, { id }, signal);
+    const raced = createComfyUiEngine({ urls: [a.url], workflowsDir: SHIPPED_WORKFLOWS, routeKeys: ['text-to-image'], allowPrivate: true, watchProgress: false });
+    const seen = a.posts.length;
+    a.release();
+    const again = await raced.submit(req, { id }, signal);
+    expect(again).toMatchObject({ providerJobId: id, handle: { server: a.url } });
+    expect(a.posts.length).toBe(seen);
+  });
+});
+
+describe('comfyui engine: adforge providers check', () => {
+  it("names each routed workflow's model files and finds them in every answering server's models/ folders", async () => {
+    const full = { checkpoints: ['sd_xl_base_1.0.safetensors'], diffusion_models: ['wan2.1_t2v_1.3B_fp16.safetensors'], text_encoders: ['umt5_xxl_fp8_e4m3fn_scaled.safetensors'], vae: ['wan_2.1_vae.safetensors'] };
+    const good = await startComfyFake({ png, mp4, models: full });
+    const partial = await startComfyFake({ png, mp4, models: { ...full, vae: [] } });
+    try {
+      const e = engine([good.url, partial.url]);
+      expect(e.targets!('text-to-image')).toEqual(['checkpoints/sd_xl_base_1.0.safetensors']);
+      const targets = e.targets!('ai-video');
+      expect(targets).toEqual(['diffusion_models/wan2.1_t2v_1.3B_fp16.safetensors', 'text_encoders/umt5_xxl_fp8_e4m3fn_scaled.safetensors', 'vae/wan_2.1_vae.safetensors']);
+      expect(await e.check!(targets, signal)).toEqual([
+        { target: 'key', outcome: 'ok', detail: '2 of 2 ComfyUI servers answer GET /queue' },
+        { target: targets[0], outcome: 'ok', detail: 'in models/diffusion_models on every server that answers' },
+        { target: targets[1], outcome: 'ok', detail: 'in models/text_encoders on every server that answers' },
+        { target: targets[2], outcome: 'model_gone', detail: `not in models/vae on ${partial.url} (GET /models/vae)` },
+      ]);
+      partial.goDown();
+      good.goDown();
+      expect((await e.check!(targets.slice(0, 1), signal))[0]).toMatchObject({ outcome: 'unreachable' });
+      expect([good.problems, partial.problems]).toEqual([[], []]);
+    } finally {
+      await Promise.all([good.close(), partial.close()]);
+    }
+  });
+});
+
+describe('comfyui provider module', () => {
+  it('reaches the COMFYUI_URL servers on a private address with ALLOW_PRIVATE_NETWORK_URLS off (operator configuration, never a request)', async () => {
+    const settings = comfyuiProvider.settings(z.object(comfyuiProvider.env).parse({ COMFYUI_URL: a.url, ENGINE_ROUTES: 'text-to-image=comfyui' }) as never);
+    const e = comfyuiProvider.create(settings, { allowPrivate: false });
+    const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+    expect((await until(e, sub.handle)).state).toBe('succeeded');
+  });
+});
