@@ -122,4 +122,15 @@ describe("the local engine's steps", () => {
     for (let i = 1; i < fractions.length; i++) expect(fractions[i]).toBeGreaterThanOrEqual(fractions[i - 1]!);
     expect(fractions.at(-1)).toBeCloseTo(0.9);
   });
+
+  it('reports drawing, then encoding, for a video', async () => {
+    const engine = createLocalEngine();
+    const seen: EngineProgress[] = [];
+    const job = { generationId: 'g', operation: 'ai-video', kind: 'video', params: {}, width: 64, height: 36, durationSeconds: 1, quantity: 1, prompt: 'a slow zoom' } as const;
+    await engine.run({ ...job, referenceImages: [], productImages: [] }, AbortSignal.timeout(60_000), (p) => seen.push(p));
+    expect(seen).toEqual([
+      { stage: 'drawing the video', fraction: 0 },
+      { stage: 'encoding the video', fraction: 0.45 },
+    ]);
+  });
 });

@@ -58,7 +58,7 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): LocalEngine {
       // The renderer's own fractions, placed in the render's share of the whole.
       const scaled = progress && ((p: EngineProgress) => progress({ stage: p.stage, fraction: base + (RENDERED - base) * (p.fraction ?? 0) }));
       const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs, speak: opts.speak, progress: scaled };
-      progress?.(stage(job.kind === 'image' ? 'rendering' : 'rendering and encoding the video', base));
+      progress?.(stage(job.kind === 'image' ? 'rendering' : 'drawing the video', base));
       try {
         const files = job.kind === 'image' ? await renderImages(job, ctx) : [await renderVideo(job, ctx)];
         return { files };
