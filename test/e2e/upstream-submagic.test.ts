@@ -48,6 +48,26 @@ describe('video edit on Submagic', () => {
     expect(p).toMatchObject({ title: `adforge ${res.body.generation_id}`, language: 'es', templateName: 'Hormozi 2', videoUrl: host.url('/talk.mp4'), exports: 1 });
   });
 
+  it("Submagic's states are the generation's live stage on GraphQL (it gives no fraction)", async () => {
+    const res = await post('/videos/edit', { template_id: 'bold-pop', video_url: host.url('/talk.mp4'), language: 'en' });
+    const client = await graphqlClient(svc);
+    const ws = client.ws(t.key);
+    const stages: Array<string | null> = [];
+    try {
+      const query = 'subscription ($id: ID!) { generationUpdated(id: $id) { status progress stage } }';
+      for await (const m of ws.iterate<{ generationUpdated: { status: string; progress: number | null; stage: string | null } }>({ query, variables: { id: res.body.generation_id } })) {
+        const g = m.data!.generationUpdated;
+        stages.push(g.stage);
+        if (g.status === 'processing' && g.stage !== 'sent to submagic' && g.stage !== 'copying the result' && g.stage !== null) expect(g.progress).toBeNull();
+      }
+    } finally {
+      await ws.dispose();
+    }
+    expect(stages).toContain('transcribing');
+    expect(stages).toContain('exporting');
+    expect(stages.indexOf('transcribing')).toBeLessThan(stages.indexOf('exporting'));
+  });
+
   it('a completed generation is uploaded as a file (our links need not be public), through GraphQL; SUBMAGIC_TEMPLATES overrides a template', async () => {
     const source = await post('/videos/ai-video', { model: 'veo-3.1', prompt: 'source clip', aspect_ratio: '16:9', duration: 4 });
     const src = await waitForGeneration(svc, t.key, source.body.generation_id);
