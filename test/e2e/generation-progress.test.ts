@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFalFake, type FalFake } from '../support/fal-fake.ts';
-import { graphqlClient } from '../support/graphql-client.ts';
+import { graphqlClient, progressEvents, type ProgressEvent } from '../support/graphql-client.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { startGeminiFake } from '../support/gemini-fake.ts';
 import { pngBytes } from '../support/image-host.ts';
@@ -47,31 +47,9 @@ afterAll(async () => {
   await gemini?.close();
 });
 
-interface Seen {
-  at: number;
-  status: string;
-  progress: number | null;
-  stage: string | null;
-}
-
+type Seen = ProgressEvent;
 const WATCH = 'subscription ($id: ID!) { generationUpdated(id: $id) { status progress stage } }';
-
-/** Every generationUpdated event of one generation until it ends (the server completes the stream). */
-async function watch(id: string): Promise<Seen[]> {
-  const ws = client.ws(t.key);
-  const seen: Seen[] = [];
-  const limit = setTimeout(() => void ws.dispose(), 40_000);
-  try {
-    for await (const m of ws.iterate<{ generationUpdated: Omit<Seen, 'at'> }>({ query: WATCH, variables: { id } })) {
-      if (m.errors) throw new Error(JSON.stringify(m.errors));
-      seen.push({ at: Date.now(), ...m.data!.generationUpdated });
-    }
-  } finally {
-    clearTimeout(limit);
-    await ws.dispose();
-  }
-  return seen;
-}
+const watch = (id: string) => progressEvents(client, t.key, id);
 
 const SPEC_KEYS = ['completed_at', 'created_at', 'credits', 'details', 'error', 'files_expired_at', 'generation_id', 'id', 'result_url', 'result_urls', 'status', 'type'];
 

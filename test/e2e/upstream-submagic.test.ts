@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient } from '../support/graphql-client.ts';
+import { graphqlClient, progressEvents } from '../support/graphql-client.ts';
 import { sendBytes, startImageHost } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { startSubmagicFake } from '../support/submagic-fake.ts';
@@ -51,18 +51,9 @@ describe('video edit on Submagic', () => {
   it("Submagic's states are the generation's live stage on GraphQL (it gives no fraction)", async () => {
     const res = await post('/videos/edit', { template_id: 'bold-pop', video_url: host.url('/talk.mp4'), language: 'en' });
     const client = await graphqlClient(svc);
-    const ws = client.ws(t.key);
-    const stages: Array<string | null> = [];
-    try {
-      const query = 'subscription ($id: ID!) { generationUpdated(id: $id) { status progress stage } }';
-      for await (const m of ws.iterate<{ generationUpdated: { status: string; progress: number | null; stage: string | null } }>({ query, variables: { id: res.body.generation_id } })) {
-        const g = m.data!.generationUpdated;
-        stages.push(g.stage);
-        if (g.status === 'processing' && g.stage !== 'sent to submagic' && g.stage !== 'copying the result' && g.stage !== null) expect(g.progress).toBeNull();
-      }
-    } finally {
-      await ws.dispose();
-    }
+    const seen = await progressEvents(client, t.key, res.body.generation_id);
+    const stages = seen.map((g) => g.stage);
+    for (const g of seen) if (g.status === 'processing' && g.stage !== 'sent to submagic' && g.stage !== 'copying the result' && g.stage !== null) expect(g.progress).toBeNull();
     expect(stages).toContain('transcribing');
     expect(stages).toContain('exporting');
     expect(stages.indexOf('transcribing')).toBeLessThan(stages.indexOf('exporting'));
