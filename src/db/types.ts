@@ -188,6 +188,10 @@ export interface GenerationsTable {
   /** Bytes of the stored results, and of the input copy kept for this generation alone (storage usage). */
   output_bytes: Generated<number>;
   input_bytes: Generated<number>;
+  /** Live progress while processing (0 to 1, null when unknown), its stage in words, and when it was last written (migration 0022). */
+  progress: Generated<number | null>;
+  stage: Generated<string | null>;
+  progress_at: Generated<Date | null>;
 }
 
 export interface GenerationProductsTable {

@@ -6,6 +6,7 @@ import type { Page } from '../domain/inputs.ts';
 import { fetchPage, type PageOf } from './fetch-page.ts';
 import { keyLockName, type StoredKey } from './idempotency-keys.ts';
 import type { JobSpec } from './jobs.ts';
+import { GENERATION_EVENTS_CHANNEL } from '../events/channels.ts';
 
 export function findGeneration(db: Db, teamId: string, id: string): Promise<GenerationRow | undefined> {
   return db.selectFrom('generations').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
@@ -39,7 +40,8 @@ export function finishGeneration(
 ): Promise<GenerationRow | undefined> {
   const set =
     end.status === 'completed'
-      ? { status: end.status, result_keys: end.result_keys, result_meta: JSON.stringify(end.result_meta), output_bytes: end.output_bytes ?? 0, completed_at: sql<Date>`now()` }
+      ? // Done: its progress is whole and no stage is left; a failure keeps how far it got.
+        { status: end.status, result_keys: end.result_keys, result_meta: JSON.stringify(end.result_meta), output_bytes: end.output_bytes ?? 0, completed_at: sql<Date>`now()`, progress: 1, stage: null }
       : { status: end.status, error: end.error, completed_at: sql<Date>`now()` };
   return db
     .updateTable('generations')
@@ -48,6 +50,26 @@ export function finishGeneration(
     .where('status', '=', 'processing')
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * A processing generation's live progress, written only when it changed and, with `minGapMs`, only
+ * when the last write is at least that old (a flood of reports becomes a few writes a second); the
+ * change notice goes out in the same statement, as notifyGenerationChanged sends it. Answers
+ * whether it was written.
+ */
+export async function writeGenerationProgress(db: Db, id: string, p: { progress: number | null; stage: string }, minGapMs: number | null): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    with moved as (
+      update generations set progress = ${p.progress}::real, stage = ${p.stage}, progress_at = clock_timestamp()
+      where id = ${id}::uuid and status = 'processing'
+        and (progress is distinct from ${p.progress}::real or stage is distinct from ${p.stage})
+        and (${minGapMs}::int is null or progress_at is null or progress_at <= clock_timestamp() - make_interval(secs => ${minGapMs}::int / 1000.0))
+      returning id, team_id, status
+    )
+    select id, pg_notify(${GENERATION_EVENTS_CHANNEL}, json_build_object('id', id, 'team_id', team_id, 'status', status, 'at', (extract(epoch from clock_timestamp()) * 1000)::bigint)::text)
+    from moved`.execute(db);
+  return rows.length > 0;
 }
 
 export function overdueGenerationIds(db: Db, limit = 100): Promise<string[]> {

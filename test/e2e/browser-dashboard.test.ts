@@ -149,6 +149,46 @@ describe('the dashboard in a browser', () => {
     await screenshot(page, 'generation-detail');
   });
 
+  it("shows a processing card's progress bar moving, with its stage in words, on the gallery and the detail page", async () => {
+    const { page } = tab;
+    await page.getByRole('link', { name: 'Generations', exact: true }).first().click();
+    await page.getByRole('heading', { name: 'Generations', exact: true }).waitFor();
+    // Made by a key: the card arrives through the subscription, then follows the local engine's 1.5 s hold.
+    const made = await svc.api('POST', '/api/v1/images/text-to-image', { key: team.key, body: { model: 'fast', prompt: 'a progress bar on a gallery card', aspect_ratio: '1:1' } });
+    expect(made.status).toBe(202);
+    const card = page.locator(`[data-testid="generation-card"][data-id="${made.body.generation_id}"]`);
+    const bar = card.getByTestId('generation-progress');
+    await bar.waitFor();
+    const seen: number[] = [];
+    const stages = new Set<string>();
+    await expect
+      .poll(
+        async () => {
+          const value = await bar.getAttribute('data-progress').catch(() => null);
+          if (value) seen.push(Number(value));
+          const words = await card.getByTestId('generation-stage').textContent().catch(() => null);
+          if (words) stages.add(words);
+          return new Set(seen).size;
+        },
+        { timeout: 10_000, interval: 100 },
+      )
+      .toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThanOrEqual(seen[i - 1]!);
+    expect([...stages].some((s) => s.startsWith('held before the render (LOCAL_ENGINE_DELAY_MS)'))).toBe(true);
+    await screenshot(page, 'generation-progress');
+    await expect.poll(() => card.getAttribute('data-status'), { timeout: 30_000, interval: 200 }).toBe('completed');
+    expect(await bar.count()).toBe(0);
+
+    // The detail page shows the bar too while processing.
+    const next = await svc.api('POST', '/api/v1/images/text-to-image', { key: team.key, body: { model: 'fast', prompt: 'a progress bar on a detail page', aspect_ratio: '1:1' } });
+    await page.goto(`${svc.baseUrl}/generations/${next.body.generation_id}`);
+    const detailBar = page.getByTestId('generation-progress');
+    await detailBar.waitFor();
+    await expect.poll(async () => Number((await detailBar.getAttribute('data-progress').catch(() => '0')) || 0), { timeout: 10_000, interval: 100 }).toBeGreaterThan(0.1);
+    await page.getByRole('link', { name: 'Download output 1' }).waitFor({ timeout: 30_000 });
+    expect(await detailBar.count()).toBe(0);
+  });
+
   it('shows the balance, the spend chart and the ledger', async () => {
     const { page } = tab;
     await page.getByRole('link', { name: 'Credits' }).click();

@@ -1,7 +1,7 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
-import { graphqlClient } from '../support/graphql-client.ts';
+import { graphqlClient, progressEvents } from '../support/graphql-client.ts';
 import { HEYGEN_DOCUMENTED_LANGUAGES, startHeyGenFake } from '../support/heygen-fake.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
@@ -75,6 +75,16 @@ describe('talking avatars on HeyGen (heygen-avatar4)', () => {
     for (const k of row.result_keys) results += (await stored(k)).length;
     expect(row.output_bytes).toBe(results);
     expect(results).toBeGreaterThan(0);
+  });
+
+  it("HeyGen's states are the generation's live stage: its first answer, pending, shows as queued", async () => {
+    const res = await post('/videos/talking-avatar', { avatar_id: platformAvatar.id, avatar_type: 'platform', script: 'Progress, in words.', voice_id: VOICE_ID });
+    const seen = await progressEvents(await graphqlClient(svc), t.key, res.body.generation_id);
+    const stages = seen.map((g) => g.stage);
+    expect(stages.indexOf('sent to heygen')).toBeGreaterThanOrEqual(0);
+    expect(stages.indexOf('queued'), JSON.stringify(stages)).toBeGreaterThan(stages.indexOf('sent to heygen'));
+    expect(seen.find((g) => g.stage === 'queued')!.progress).toBe(0);
+    expect(seen.at(-1)).toMatchObject({ status: 'completed', progress: 1, stage: null });
   });
 
   it("a voiceover_id is used as it is: the lip-sync provider receives the voiceover's own bytes (not spoken again)", async () => {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { graphqlClient } from '../support/graphql-client.ts';
+import { graphqlClient, progressEvents } from '../support/graphql-client.ts';
 import { sendBytes, startImageHost } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { startSubmagicFake } from '../support/submagic-fake.ts';
@@ -46,6 +46,17 @@ describe('video edit on Submagic', () => {
     expect((await svc.fetchUrl(g.result_url)).bytes.equals(video)).toBe(true);
     const p = await projectOf(res.body.generation_id);
     expect(p).toMatchObject({ title: `adforge ${res.body.generation_id}`, language: 'es', templateName: 'Hormozi 2', videoUrl: host.url('/talk.mp4'), exports: 1 });
+  });
+
+  it("Submagic's states are the generation's live stage on GraphQL (it gives no fraction)", async () => {
+    const res = await post('/videos/edit', { template_id: 'bold-pop', video_url: host.url('/talk.mp4'), language: 'en' });
+    const client = await graphqlClient(svc);
+    const seen = await progressEvents(client, t.key, res.body.generation_id);
+    const stages = seen.map((g) => g.stage);
+    for (const g of seen) if (g.status === 'processing' && g.stage !== 'sent to submagic' && g.stage !== 'copying the result' && g.stage !== null) expect(g.progress).toBeNull();
+    expect(stages).toContain('transcribing');
+    expect(stages).toContain('exporting');
+    expect(stages.indexOf('transcribing')).toBeLessThan(stages.indexOf('exporting'));
   });
 
   it('a completed generation is uploaded as a file (our links need not be public), through GraphQL; SUBMAGIC_TEMPLATES overrides a template', async () => {

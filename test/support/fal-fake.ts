@@ -37,6 +37,10 @@ export interface FalFakeOptions {
   video: Buffer;
   /** Status polls answered IN_QUEUE / IN_PROGRESS before COMPLETED. */
   pollsUntilDone?: number;
+  /** Of those, the first ones answered IN_QUEUE (default 1), queue_position counting down to 0 (the next to run). */
+  queuedPolls?: number;
+  /** IN_PROGRESS polls asked with logs=1 carry one more log line each ("step k of n", as a sampler logs). */
+  stepLogs?: boolean;
   /** With a fal_webhook, the job ends this long after the submit and the webhook is sent. */
   webhookAfterMs?: number;
 }
@@ -206,9 +210,13 @@ export async function startFalFake(opts: FalFakeOptions) {
       const done = r.done || (!holdCompletion && r.polls > (opts.pollsUntilDone ?? 2));
       const root = `${baseUrl}/${status[1]}/${status[2]}/requests/${status[3]}`;
       const urls = { request_id: status[3], response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel` };
-      const logs = query.logs === '1' ? [] : null;
+      const queuedPolls = opts.queuedPolls ?? 1;
+      const ran = Math.max(0, r.polls - queuedPolls);
+      const steps = Math.max(1, (opts.pollsUntilDone ?? 2) - queuedPolls);
+      const lines = opts.stepLogs ? Array.from({ length: Math.min(ran, steps) }, (_, i) => ({ message: `step ${i + 1} of ${steps}`, level: 'INFO', source: 'USER', timestamp: new Date().toISOString() })) : [];
+      const logs = query.logs === '1' ? lines : null;
       if (done) return answer(res, c, 200, { status: 'COMPLETED', ...urls, logs, metrics: { inference_time: 1.5 }, ...(r.failed ?? {}) });
-      return answer(res, c, 202, r.polls === 1 ? { status: 'IN_QUEUE', ...urls, queue_position: 0, logs } : { status: 'IN_PROGRESS', ...urls, logs });
+      return answer(res, c, 202, r.polls <= queuedPolls ? { status: 'IN_QUEUE', ...urls, queue_position: queuedPolls - r.polls, logs } : { status: 'IN_PROGRESS', ...urls, logs });
     }
     const cancel = /^\/([\w.-]+)\/([\w.-]+)\/requests\/([\w-]+)\/cancel$/.exec(url.pathname);
     if (cancel && req.method === 'PUT') {

@@ -34,3 +34,28 @@ export async function graphqlClient(svc: { baseUrl: string; app: { config: Pick<
   }
   return { url, gql, ws, fetchFn, close: () => dispatcher.close() };
 }
+
+export interface ProgressEvent {
+  at: number;
+  status: string;
+  progress: number | null;
+  stage: string | null;
+}
+
+/** Every generationUpdated event of one generation, with its live progress, until the server ends the stream (or `timeoutMs`). */
+export async function progressEvents(client: Awaited<ReturnType<typeof graphqlClient>>, key: string, id: string, timeoutMs = 40_000): Promise<ProgressEvent[]> {
+  const ws = client.ws(key);
+  const seen: ProgressEvent[] = [];
+  const limit = setTimeout(() => void ws.dispose(), timeoutMs);
+  try {
+    const query = 'subscription ($id: ID!) { generationUpdated(id: $id) { status progress stage } }';
+    for await (const m of ws.iterate<{ generationUpdated: Omit<ProgressEvent, 'at'> }>({ query, variables: { id } })) {
+      if (m.errors) throw new Error(JSON.stringify(m.errors));
+      seen.push({ at: Date.now(), ...m.data!.generationUpdated });
+    }
+  } finally {
+    clearTimeout(limit);
+    await ws.dispose();
+  }
+  return seen;
+}

@@ -104,7 +104,11 @@ export interface Engine {
    * `attachedImages` counts the reference images the request brings (URLs, brand, products).
    */
   refuse(operation: GenerationOperation, params: Record<string, unknown>, attachedImages: number): string | undefined;
-  submit(request: UpstreamRequest, attempt: { id: string; webhookUrl?: string }, signal: AbortSignal): Promise<UpstreamSubmission>;
+  /**
+   * `attempt.onProgress`: for an engine that works while the submit runs (the local renderer), how
+   * it reports its steps as it goes; the core throttles them. Upstream engines report through poll.
+   */
+  submit(request: UpstreamRequest, attempt: { id: string; webhookUrl?: string; onProgress?: (progress: EngineProgress) => void }, signal: AbortSignal): Promise<UpstreamSubmission>;
   poll(handle: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus>;
   cancel?(handle: Record<string, unknown>, signal: AbortSignal): Promise<void>;
   /**

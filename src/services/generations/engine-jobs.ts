@@ -19,6 +19,8 @@ import { storeResults } from './results.ts';
 import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
+import { COPYING, createProgressWriter } from './progress.ts';
+import { queued } from '../../adapters/engines/progress.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
@@ -40,7 +42,8 @@ export function createUpstreamCore(
   const toldOperator = new Set<string>();
   const inputsOf = createInputResolver({ db, storage, config, speech });
   const breakers = createEngineBreakers({ db, config, log });
-  const submitHere = createInProcessSubmit({ db, storage, config, log, lifecycle, events });
+  const progress = createProgressWriter({ db, log });
+  const submitHere = createInProcessSubmit({ db, storage, config, log, lifecycle, events, progress });
 
   /**
    * The next look at a job. A provider with a poll budget shares it among all the jobs it holds in
@@ -128,6 +131,7 @@ export function createUpstreamCore(
     called(engine.name, 'submit', 'ok');
     await breakers.accepted(engine.name);
     await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
+    await progress.set(g.id, { ...queued(), stage: `sent to ${engine.name}` }, { force: true });
     if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
     else await schedulePoll(attempt.id, config.upstream.pollMs, engine);
     return 'settled';
@@ -239,6 +243,7 @@ export function createUpstreamCore(
       called(engine.name, 'poll', 'ok');
       if (status.state === 'pending') {
         await countPoll(db, job.id, status.detail ?? 'pending');
+        if (status.progress) await progress.set(g.id, status.progress);
         return schedulePoll(job.id, status.retryAfterMs ?? config.upstream.pollMs, engine);
       }
       return finish(g, job, engine, status);
@@ -250,6 +255,7 @@ export function createUpstreamCore(
     if (status.state === 'failed') return failBoth(g, job.id, status.message, engine.name);
     let copied;
     try {
+      await progress.set(g.id, COPYING, { force: true });
       copied = await copyResults(g, status.outputs);
     } catch (e) {
       if (e instanceof UpstreamError) return failBoth(g, job.id, e.message);

@@ -9,6 +9,7 @@ import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResults } from './results.ts';
 import { subscribeGenerationEvents } from '../../events/generation-events.ts';
 import type { EventBus } from '../../events/pg-events.ts';
+import { COPYING, type ProgressWriter } from './progress.ts';
 
 export interface Attempt {
   number: number;
@@ -29,8 +30,10 @@ export class RetryLater extends Error {
  * it renders and is stopped when the generation ends elsewhere (a cancel, the sweeper's deadline)
  * or the worker shuts down; a transient failure is retried by the job queue, up to its attempts.
  */
-export function createInProcessSubmit(deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { lifecycle: GenerationLifecycle; events?: EventBus | undefined }) {
-  const { db, storage, config, log, lifecycle, events } = deps;
+export function createInProcessSubmit(
+  deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { lifecycle: GenerationLifecycle; events?: EventBus | undefined; progress: ProgressWriter },
+) {
+  const { db, storage, config, log, lifecycle, events, progress } = deps;
 
   /**
    * Aborts `stop` when the generation ends while it renders, heard on the event bus from whichever
@@ -66,7 +69,7 @@ export function createInProcessSubmit(deps: Pick<Deps, 'db' | 'storage' | 'confi
       const signals = [AbortSignal.timeout(config.engineAttemptTimeoutSeconds * 1000), ended.signal];
       if (shutdown) signals.push(shutdown);
       const submission = await inSpan('engine.run', { 'adforge.engine': engine.name, 'adforge.generation_id': g.id, 'adforge.operation': g.operation }, () =>
-        engine.submit(request, { id: g.id }, AbortSignal.any(signals)),
+        engine.submit(request, { id: g.id, onProgress: (p) => progress.report(g.id, p) }, AbortSignal.any(signals)),
       );
       files = filesOf(submission.done);
     } catch (e) {
@@ -85,9 +88,12 @@ export function createInProcessSubmit(deps: Pick<Deps, 'db' | 'storage' | 'confi
       await lifecycle.fail(g.id, verdict.message, { engine: engine.name });
       return;
     } finally {
+      // The engine's reports end with its submit: none may land after the core's own stage or the end.
+      await progress.settle(g.id);
       await unwatch();
     }
 
+    await progress.set(g.id, COPYING, { force: true });
     const { keys, meta, bytes } = await inSpan('storage.put', { 'adforge.generation_id': g.id, 'adforge.files': files.length }, () => storeResults(storage, g, files));
     await lifecycle.complete(g.id, keys, meta, { engine: engine.name, outputBytes: bytes });
   };

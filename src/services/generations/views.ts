@@ -14,10 +14,22 @@ export interface GenerationSummary {
   files_expired_at: string | null;
 }
 
+/**
+ * The live progress of a generation, carried under a symbol: JSON (the REST answers) never shows
+ * it, so those keep the spec's exact shapes, while GraphQL's `progress` and `stage` read it.
+ */
+export const LIVE_PROGRESS = Symbol('live progress');
+export interface LiveProgress {
+  /** 0 to 1, null when the engine has not said; 1 once completed; a failure keeps where it stopped. */
+  progress: number | null;
+  stage: string | null;
+}
+
 export interface GenerationDetail extends GenerationSummary {
   generation_id: string;
   credits: number;
   details: Record<string, unknown>;
+  [LIVE_PROGRESS]?: LiveProgress;
 }
 
 // The spec's keys first for the types it lists; the rest of the stored request follows.
@@ -45,7 +57,10 @@ export async function summaryView(storage: Storage, row: GenerationRow): Promise
 
 export async function detailView(storage: Storage, row: GenerationRow): Promise<GenerationDetail> {
   const summary = await summaryView(storage, row);
-  return { ...summary, generation_id: row.id, credits: row.credits, details: detailsOf(row) };
+  const detail: GenerationDetail = { ...summary, generation_id: row.id, credits: row.credits, details: detailsOf(row) };
+  // Not enumerable either: copies and comparisons of the REST answer never meet it.
+  Object.defineProperty(detail, LIVE_PROGRESS, { value: { progress: row.progress ?? null, stage: row.stage ?? null } satisfies LiveProgress, enumerable: false });
+  return detail;
 }
 
 function detailsOf(row: GenerationRow): Record<string, unknown> {

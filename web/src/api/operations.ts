@@ -1,7 +1,7 @@
 // Every GraphQL document the dashboard sends. test/unit/web-operations.test.ts validates each
 // against the server's schema: the app and GraphQL clients share one contract.
 
-const GENERATION_FIELDS = `id type status credits error created_at completed_at result_url result_urls files_expired_at
+const GENERATION_FIELDS = `id type status credits error created_at completed_at result_url result_urls files_expired_at progress stage
   details { __typename ... on ImageDetails { prompt model aspect_ratio quantity } ... on AiVideoDetails { all } ... on TalkingAvatarDetails { all } ... on SwapAvatarDetails { all } ... on LocalizeDetails { all } ... on VideoEditDetails { all } }`;
 
 export const GENERATIONS = `query Generations($limit: Int, $offset: Int, $type: GenerationTypeFilter, $status: GenerationStatus) {

@@ -8,6 +8,7 @@ import { ErrorNote, Spinner, when } from '../components/ui.tsx';
 import { isOwner, useSession } from '../session.tsx';
 import { DeleteGeneration, FilesExpired } from './generation-delete.tsx';
 import { typeLabel, type Generation } from './generation-types.ts';
+import { GenerationProgress } from './generation-progress.tsx';
 
 /** Every field of GET /generations/{id}, its outputs, and the webhook attempts made for it. */
 export function GenerationDetail() {
@@ -71,6 +72,7 @@ export function GenerationDetail() {
             <Spinner /> Still making: this page updates by itself.
           </p>
         )}
+        <GenerationProgress g={g} />
       </div>
       <dl className="facts card">
         {fields.map(([k, v]) => (

@@ -8,6 +8,7 @@ import { Pager } from '../components/Pager.tsx';
 import { Empty, ErrorNote, Spinner, when } from '../components/ui.tsx';
 import { BulkDelete, DeleteGeneration, FilesExpired, PROCESSING_NOT_DELETABLE, SelectionBar } from './generation-delete.tsx';
 import { describe, typeLabel, type Generation } from './generation-types.ts';
+import { GenerationProgress } from './generation-progress.tsx';
 import { isImageOperation } from '../../../src/domain/generation-types.ts';
 import { useListParams } from '../components/use-list-params.ts';
 
@@ -132,6 +133,7 @@ export function GenerationCard({ g, selected, onSelect, onDeleted }: { g: Genera
         ) : g.status === 'processing' ? (
           <div className="placeholder">
             <Spinner /> making…
+            <GenerationProgress g={g} />
           </div>
         ) : (
           <div className="placeholder failed">{g.error ?? 'failed'}</div>

@@ -10,6 +10,9 @@ export interface Generation {
   result_urls: string[];
   /** Set when the team's retention period removed the files: the generation stays, its files are gone. */
   files_expired_at?: string | null;
+  /** Live progress while processing (0 to 1, null when the engine has not said) and its stage in words. */
+  progress?: number | null;
+  stage?: string | null;
   details: { __typename: string; prompt?: string | null; model?: string | null; aspect_ratio?: string | null; quantity?: number | null; all?: Record<string, unknown> };
 }
 

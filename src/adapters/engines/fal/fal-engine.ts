@@ -1,6 +1,7 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
+import { queued, running } from '../progress.ts';
 import { createFalCheck, falTargets } from './fal-check.ts';
 import { createFalHookVerifier } from './webhook.ts';
 import { FAL_MODELS, falInput, falRefusal, type FalModel } from './fal-models.ts';
@@ -35,6 +36,16 @@ const SUBMIT_RETRYABLE = new Set([429, 502, 503, 504]);
 // A timeout or a conflict answered to a submit proves nothing: fal may hold the job (and bill it).
 // Not sent again; the generation fails and is refunded, as after a 5xx.
 const SUBMIT_UNKNOWN = new Set([408, 409]);
+
+/** The newest log line fal gave ({message, level, source, timestamp} items, oldest first), if any. */
+function lastLogLine(logs: unknown): string | undefined {
+  if (!Array.isArray(logs)) return undefined;
+  for (let i = logs.length - 1; i >= 0; i--) {
+    const message = (logs[i] as { message?: unknown } | null)?.message;
+    if (typeof message === 'string' && message.trim()) return message;
+  }
+  return undefined;
+}
 
 export function createFalEngine(opts: FalOptions): Engine {
   const base = new URL(opts.queueUrl.replace(/\/+$/, '') + '/');
@@ -103,9 +114,13 @@ export function createFalEngine(opts: FalOptions): Engine {
     },
 
     async poll(handle, signal): Promise<UpstreamStatus> {
-      const status = (await call('GET', `${String(handle.status_url)}?logs=0`, undefined, signal)) as { status?: unknown; error?: unknown; error_type?: unknown } | undefined;
+      // logs=1: a running job's log lines (fal-js queue.status; null otherwise), its last one is the stage.
+      const status = (await call('GET', `${String(handle.status_url)}?logs=1`, undefined, signal)) as
+        | { status?: unknown; error?: unknown; error_type?: unknown; queue_position?: unknown; logs?: unknown }
+        | undefined;
       const state = status?.status;
-      if (state === 'IN_QUEUE' || state === 'IN_PROGRESS') return { state: 'pending', detail: state };
+      if (state === 'IN_QUEUE') return { state: 'pending', detail: state, progress: queued(status?.queue_position) };
+      if (state === 'IN_PROGRESS') return { state: 'pending', detail: state, progress: running(lastLogLine(status?.logs)) };
       if (state !== 'COMPLETED') throw new UpstreamError('transient', 'fal answered an unknown status');
       let result: unknown;
       try {

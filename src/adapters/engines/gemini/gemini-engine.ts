@@ -1,6 +1,7 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type Engine, type UpstreamFile, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
+import { running } from '../progress.ts';
 import { checkGemini, geminiTargets } from './gemini-check.ts';
 import { isKeyRefused } from './gemini-errors.ts';
 import { readVideoFile } from './video-file.ts';
@@ -115,7 +116,8 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
         error?: { message?: unknown };
         response?: { generateVideoResponse?: { generatedSamples?: Array<{ video?: { uri?: unknown } }>; raiMediaFilteredReasons?: unknown[] } };
       } | undefined;
-      if (!op?.done) return { state: 'pending' };
+      // A long-running operation says only whether it is done.
+      if (!op?.done) return { state: 'pending', progress: running() };
       if (op.error) return { state: 'failed', message: `Gemini could not make the video: ${typeof op.error.message === 'string' ? op.error.message.slice(0, 500) : 'failed'}` };
       const res = op.response?.generateVideoResponse;
       const uri = res?.generatedSamples?.[0]?.video?.uri;

@@ -1,6 +1,7 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient } from '../upstream-http.ts';
 import { UpstreamError, type Engine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
+import { queued, running } from '../progress.ts';
 import { faceAsset, speechAsset, type HeyGenAsset } from './heygen-assets.ts';
 import { createHeyGenCheck } from './heygen-check.ts';
 import { HEYGEN_DEFAULT_LANGUAGES, HEYGEN_WAITING_STATUSES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, heygenTargets, translationBody } from './heygen-map.ts';
@@ -135,7 +136,8 @@ function v3Status(d: Record<string, unknown>, waiting: readonly string[]): Upstr
   const status = String(d.status ?? '');
   if (status === 'completed') return succeededWith(d.video_url);
   if (status === 'failed') return failedWith(d.failure_message ?? d.failure_code);
-  if (waiting.includes(status)) return { state: 'pending', detail: status };
+  // HeyGen gives states only: `pending` waits for a worker; `processing` (videos), `running` (translations) run.
+  if (waiting.includes(status)) return { state: 'pending', detail: status, progress: status === 'pending' ? queued() : running() };
   return undefined;
 }
 
@@ -145,7 +147,7 @@ function workflowStatus(d: Record<string, unknown>): UpstreamStatus {
   if (status === 'completed') return succeededWith((d.output as { video_url?: unknown } | undefined)?.video_url);
   if (status === 'failed') return failedWith((d.error as { message?: unknown } | undefined)?.message);
   if (status === 'not_found') return { state: 'failed', message: 'HeyGen has no such face swap (not_found)' };
-  return { state: 'pending', detail: status };
+  return { state: 'pending', detail: status, progress: running(status.slice(0, 60)) };
 }
 
 function lowerKeys(o: Readonly<Record<string, string>>): Record<string, string> {

@@ -4,6 +4,7 @@ import sharp, { type Sharp } from 'sharp';
 import { EngineError } from '../render-job.ts';
 import { runFfmpeg } from '../ffmpeg.ts';
 import type { RenderContext } from './render-context.ts';
+import { stage } from '../progress.ts';
 
 export const FPS = 30;
 
@@ -36,6 +37,8 @@ export function mp4Output(duration: number, hasAudio: boolean): string[] {
 /** Runs ffmpeg in `dir` with `args` (inputs, filters, mp4Output) and returns the MP4 it wrote. */
 export async function encode(dir: string, args: string[], ctx: RenderContext): Promise<Buffer> {
   const out = path.join(dir, 'out.mp4');
+  // Every local video ends here: its pictures and sound are ready, ffmpeg makes the MP4.
+  ctx.progress?.(stage('encoding the video', 0.5));
   await runFfmpeg([...args, out], { signal: ctx.signal, timeoutMs: ctx.timeoutMs, cwd: dir });
   return fs.readFile(out);
 }

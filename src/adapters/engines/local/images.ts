@@ -1,5 +1,6 @@
 import type { EngineFile, EngineJob } from '../render-job.ts';
 import type { RenderContext } from './render-context.ts';
+import { step } from '../progress.ts';
 import { hashString, mix, paletteFor, parseHex } from './palette.ts';
 import { ImageCache, renderScene, type Scene } from './scene.ts';
 import { displayText } from './text.ts';
@@ -14,12 +15,14 @@ export async function renderImages(job: EngineJob, ctx: RenderContext): Promise<
   const out: EngineFile[] = new Array(count);
   let next = 0;
   let failed = false;
+  let drawn = 0;
   const worker = async () => {
     while (next < scenes.length && !failed) {
       const i = next++;
       ctx.signal.throwIfAborted();
       const scene = scenes[i];
       if (scene) out[i] = { bytes: await renderScene(scene, cache), mime: 'image/png', ext: 'png' };
+      ctx.progress?.(step(++drawn, count, 'rendered image'));
     }
   };
   await Promise.all(

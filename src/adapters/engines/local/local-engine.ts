@@ -4,7 +4,8 @@ import { FfmpegError } from '../ffmpeg.ts';
 import type { RenderContext, Speak } from './render-context.ts';
 import { renderImages } from './images.ts';
 import { localJob } from './job.ts';
-import { UpstreamError, type Engine, type UpstreamRequest } from '../engine-contract.ts';
+import { UpstreamError, type Engine, type EngineProgress, type UpstreamRequest } from '../engine-contract.ts';
+import { stage } from '../progress.ts';
 import { renderVideo } from './videos.ts';
 
 export interface LocalEngineOptions {
@@ -19,7 +20,13 @@ export interface LocalEngineOptions {
 }
 
 /** The local engine: the one engine contract, and `run` for a job whose inputs are read already (its renderers' tests). */
-export type LocalEngine = Engine & { readonly kind: 'local'; run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> };
+export type LocalEngine = Engine & { readonly kind: 'local'; run(job: EngineJob, signal: AbortSignal, progress?: (p: EngineProgress) => void): Promise<EngineResult> };
+
+// Of the whole job: the held time (LOCAL_ENGINE_DELAY_MS) takes the first half when there is one;
+// the render runs up to RENDERED, the rest is the core's (storing the files).
+const HELD = 0.5;
+const RENDERED = 0.9;
+const HOLD_TICK_MS = 100;
 
 /**
  * The built-in engine: renders real images (sharp) and videos (ffmpeg) on this machine, with no
@@ -35,23 +42,23 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): LocalEngine {
     dedupesSubmit: () => true,
     refuse: () => undefined,
     /** Renders at once, reading the inputs through read(): the answer is "done" with the files. */
-    async submit(request: UpstreamRequest, _attempt: { id: string }, signal: AbortSignal) {
-      const { files } = await engine.run(await localJob(request, signal), signal);
+    async submit(request: UpstreamRequest, attempt: { id: string; onProgress?: (p: EngineProgress) => void }, signal: AbortSignal) {
+      attempt.onProgress?.(stage('reading the inputs', 0));
+      const { files } = await engine.run(await localJob(request, signal), signal, attempt.onProgress);
       return { providerJobId: request.generationId, handle: {}, done: { state: 'succeeded' as const, outputs: files.map((f) => ({ bytes: f.bytes, type: { mime: f.mime, ext: f.ext } })) } };
     },
     poll(): Promise<never> {
       return Promise.reject(new UpstreamError('refused', 'the local engine answers its submit with the files; it has nothing to poll'));
     },
-    async run(job: EngineJob, signal: AbortSignal): Promise<EngineResult> {
+    async run(job: EngineJob, signal: AbortSignal, progress?: (p: EngineProgress) => void): Promise<EngineResult> {
       signal.throwIfAborted();
-      if (delayMs > 0) {
-        // timers/promises rejects with its own AbortError; the signal's reason is what callers check.
-        await sleep(delayMs, undefined, { signal }).catch((err: unknown) => {
-          throw signal.aborted ? signal.reason : err;
-        });
-      }
+      if (delayMs > 0) await hold(delayMs, signal, progress);
       failOnPurpose(job);
-      const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs, speak: opts.speak };
+      const base = delayMs > 0 ? HELD : 0;
+      // The renderer's own fractions, placed in the render's share of the whole.
+      const scaled = progress && ((p: EngineProgress) => progress({ stage: p.stage, fraction: base + (RENDERED - base) * (p.fraction ?? 0) }));
+      const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs, speak: opts.speak, progress: scaled };
+      progress?.(stage(job.kind === 'image' ? 'rendering' : 'drawing the video', base));
       try {
         const files = job.kind === 'image' ? await renderImages(job, ctx) : [await renderVideo(job, ctx)];
         return { files };
@@ -62,6 +69,20 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): LocalEngine {
     },
   };
   return engine;
+}
+
+/** The configured wait before the render, reported as it passes so that a client sees the job move. */
+async function hold(delayMs: number, signal: AbortSignal, progress?: (p: EngineProgress) => void): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const elapsed = Date.now() - started;
+    if (elapsed >= delayMs) return;
+    progress?.(stage('held before the render (LOCAL_ENGINE_DELAY_MS)', (HELD * elapsed) / delayMs));
+    // timers/promises rejects with its own AbortError; the signal's reason is what callers check.
+    await sleep(Math.min(HOLD_TICK_MS, delayMs - elapsed), undefined, { signal }).catch((err: unknown) => {
+      throw signal.aborted ? signal.reason : err;
+    });
+  }
 }
 
 function failOnPurpose(job: EngineJob): void {

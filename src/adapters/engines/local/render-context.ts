@@ -1,4 +1,5 @@
 import type { EngineJob } from '../render-job.ts';
+import type { EngineProgress } from '../engine-contract.ts';
 
 /** A catalogue voice as the speech synthesizer takes it (the job's `voice`). */
 export type LocalVoice = NonNullable<EngineJob['voice']>;
@@ -15,6 +16,8 @@ export interface RenderContext {
   tmpRoot?: string;
   /** Longest one ffmpeg run may take. */
   timeoutMs?: number;
+  /** The renderer's steps as it takes them (an image of the batch done), fractions of its own work. */
+  progress?: ((p: EngineProgress) => void) | undefined;
 }
 
 /** The output video's exact shape. */

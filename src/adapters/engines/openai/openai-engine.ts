@@ -2,6 +2,7 @@ import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { fitFrame } from '../../media/fit-frame.ts';
 import { createProviderClient, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type Engine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
+import { fractionOf, queued, running } from '../progress.ts';
 import { createOpenAiCheck, openaiTargets } from './openai-check.ts';
 import { editImage } from './openai-images.ts';
 import { OPENAI_DEFAULT_IMAGE_MODELS, OPENAI_RETIRED, imageFields, openaiRefusal, soraSize, videosRetiredNote } from './openai-map.ts';
@@ -108,7 +109,11 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
       const id = encodeURIComponent(String(handle.id));
       const { json } = await call('GET', `/videos/${id}`, undefined, signal);
       const v = json as { status?: unknown; progress?: unknown; error?: { message?: unknown } | null } | undefined;
-      if (v?.status === 'queued' || v?.status === 'in_progress') return { state: 'pending', detail: `${String(v.status)} ${String(v.progress ?? 0)}%` };
+      // `progress`: OpenAI's approximate completion percentage, 0 to 100 (openai-node's Video).
+      if (v?.status === 'queued') return { state: 'pending', detail: `${String(v.status)} ${String(v.progress ?? 0)}%`, progress: queued() };
+      if (v?.status === 'in_progress') {
+        return { state: 'pending', detail: `${String(v.status)} ${String(v.progress ?? 0)}%`, progress: running(undefined, fractionOf(v.progress, 100)) };
+      }
       if (v?.status === 'failed') return { state: 'failed', message: `OpenAI could not make the video: ${typeof v.error?.message === 'string' ? v.error.message.slice(0, 500) : 'failed'}` };
       if (v?.status !== 'completed') throw new UpstreamError('transient', 'OpenAI answered an unknown status');
       return { state: 'succeeded', outputs: [{ fetch: async (s) => (await call('GET', `/videos/${id}/content`, undefined, s, { binary: true })).raw }] };

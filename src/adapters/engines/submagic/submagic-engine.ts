@@ -1,6 +1,7 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient, messageOrError } from '../upstream-http.ts';
 import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
+import { stage } from '../progress.ts';
 import { createSubmagicCheck } from './submagic-check.ts';
 
 /*
@@ -110,11 +111,13 @@ export function createSubmagicEngine(opts: SubmagicOptions): Engine {
       }
       if (p.status === 'completed') {
         // Transcribed. auto_approve renders at once; otherwise the project waits for a person to export it in Submagic.
-        if (!handle.autoApprove) return { state: 'pending', detail: 'awaiting approval in Submagic' };
+        if (!handle.autoApprove) return { state: 'pending', detail: 'awaiting approval in Submagic', progress: stage('awaiting approval in Submagic') };
         await call('POST', `/v1/projects/${id}/export`, {}, signal);
-        return { state: 'pending', detail: 'exporting' };
+        return { state: 'pending', detail: 'exporting', progress: stage('exporting') };
       }
-      return { state: 'pending', detail: String(p.status ?? 'processing') };
+      // Submagic's states (processing, transcribing, exporting) are the stage; it gives no fraction.
+      const state = typeof p.status === 'string' && p.status ? p.status : 'processing';
+      return { state: 'pending', detail: state, progress: stage(state.slice(0, 60)) };
     },
 
     // The Submagic template names a route may send work to: video edit is the only operation served.

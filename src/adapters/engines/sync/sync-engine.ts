@@ -5,6 +5,7 @@ import { probeMedia } from '../ffmpeg.ts';
 import { createProviderClient } from '../upstream-http.ts';
 import { createSyncCheck } from './sync-check.ts';
 import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
+import { queued, running } from '../progress.ts';
 
 /*
  * sync.so's API, held to the contracts in test/contracts/sync/ (synchronicity-labs/sync-typescript-sdk
@@ -106,7 +107,8 @@ export function createSyncEngine(opts: SyncOptions): Engine {
 
     async poll(handle, signal): Promise<UpstreamStatus> {
       const g = (await call('GET', `/v2/generate/${encodeURIComponent(String(handle.id))}`, undefined, signal)) ?? {};
-      if (SYNC_WORKING.includes(String(g.status))) return { state: 'pending', detail: String(g.status) };
+      // sync gives states only: PENDING is waiting for a worker, PROCESSING is running.
+      if (SYNC_WORKING.includes(String(g.status))) return { state: 'pending', detail: String(g.status), progress: g.status === 'PENDING' ? queued() : running() };
       const ending = typeof g.status === 'string' ? SYNC_ENDINGS[g.status] : undefined;
       if (ending) return { state: 'failed', message: `sync ${ending}: ${typeof g.error === 'string' && g.error ? g.error.slice(0, 500) : String(g.status).toLowerCase()}` };
       if (g.status !== 'COMPLETED') throw new UpstreamError('transient', 'sync answered an unknown status');

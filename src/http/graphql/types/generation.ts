@@ -3,7 +3,7 @@ import type { ProductRow } from '../../../db/types.ts';
 import { deliveryView, type WebhookDelivery as WebhookDeliveryView } from '../../../services/webhooks.ts';
 import { avatarView } from '../../../services/avatars.ts';
 import { brandView } from '../../../services/brands.ts';
-import type { GenerationDetail, UpstreamAttempt } from '../../../services/generations/views.ts';
+import { LIVE_PROGRESS, type GenerationDetail, type UpstreamAttempt } from '../../../services/generations/views.ts';
 import { productView } from '../../../services/products.ts';
 import { voiceoverView } from '../../../services/voiceovers.ts';
 import { builder } from '../builder.ts';
@@ -150,6 +150,18 @@ export const GenerationRef = builder.objectRef<GenerationDetail>('Generation').i
       resolve: (g) => g.files_expired_at,
     }),
     credits: t.exposeInt('credits'),
+    progress: t.float({
+      nullable: true,
+      description:
+        'How far the generation is, from 0 to 1, as its engine reports it: null while the engine has not said (a stage alone); 1 once completed; a failed generation keeps the value it reached. Updated a few times a second at most (generationUpdated carries each change)',
+      resolve: (g) => g[LIVE_PROGRESS]?.progress ?? null,
+    }),
+    stage: t.string({
+      nullable: true,
+      description:
+        'What the generation is doing, in words ("queued at position 2", "running step 12 of 30", "copying the result"); null before its engine said anything and once completed; a failed generation keeps the stage it failed in',
+      resolve: (g) => g[LIVE_PROGRESS]?.stage ?? null,
+    }),
     details: t.field({ type: GenerationDetailsUnion, resolve: (g) => ({ ...g.details, __type: g.type, __kind: kindOf(g) }) }),
     avatar: t.field({
       type: AvatarRef,
