@@ -91,6 +91,21 @@ describe('comfyui engine against a fake ComfyUI', () => {
     expect((await until(e, sub.handle)).state).toBe('succeeded');
   });
 
+  it('a worker process that did not send the job sees its running steps too (queued without a client_id, its progress reaches every socket)', async () => {
+    const slow = await startComfyFake({ png, mp4, steps: 40, stepMs: 50 });
+    try {
+      const sender = engine([slow.url]);
+      const poller = engine([slow.url]); // another worker process: its own watcher, its own socket
+      const sub = await sender.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+      const s = await until(poller, sub.handle, (x) => x.state !== 'pending' || /running step/.test(x.state === 'pending' ? (x.progress?.stage ?? '') : ''));
+      expect(s).toMatchObject({ state: 'pending', progress: { stage: expect.stringMatching(/^running step \d+ of 40$/), fraction: expect.any(Number) } });
+      expect((await until(poller, sub.handle)).state).toBe('succeeded');
+      expect(slow.problems).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('the WebSocket reconnects after the server drops it, and the steps are seen again', async () => {
     const slow = await startComfyFake({ png, mp4, steps: 40, stepMs: 50 });
     try {

@@ -83,10 +83,18 @@ export function validateGraph(graph: Graph, uploaded: ReadonlySet<string> = new 
 export interface ComfyJob {
   promptId: string;
   number: number;
-  clientId: string;
+  /** The POST's client_id; adforge sends none (see BROADCAST_WITHOUT_CLIENT). */
+  clientId?: string | undefined;
   graph: Graph;
   state: 'pending' | 'running' | 'done';
 }
+
+/**
+ * Where a message goes, as server.py and execution.py route it: `status` to every socket; a
+ * prompt's messages to its client_id's socket, or, for a prompt queued without one, progress,
+ * progress_state and execution_interrupted to every socket and the rest to none.
+ */
+const BROADCAST_WITHOUT_CLIENT = new Set(['status', 'progress', 'progress_state', 'execution_interrupted']);
 
 const CONTRACTS = {
   prompt: loadContract('comfyui', 'post-prompt'),
@@ -130,10 +138,10 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
     checkAnswer({ ...CONTRACTS.ws, responses: { '200': CONTRACTS.ws.responses[type]! } }, 200, data);
     const frame = JSON.stringify({ type, data });
     if (clientId) sockets.get(clientId)?.send(frame);
-    else for (const ws of sockets.values()) ws.send(frame);
+    else if (BROADCAST_WITHOUT_CLIENT.has(type)) for (const ws of sockets.values()) ws.send(frame);
   };
   const pending = () => [...jobs.values()].filter((j) => j.state === 'pending').sort((a, b) => a.number - b.number);
-  const item = (j: ComfyJob) => [j.number, j.promptId, j.graph, { client_id: j.clientId, create_time: Date.now() }, []];
+  const item = (j: ComfyJob) => [j.number, j.promptId, j.graph, { ...(j.clientId ? { client_id: j.clientId } : {}), create_time: Date.now() }, []];
   const queueStatus = () => emit(undefined, 'status', { status: { exec_info: { queue_remaining: pending().length + (running ? 1 : 0) } } });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -250,7 +258,7 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
         posts.push({ promptId, answered: true });
         return sendJson(res, 409, { error: 'prompt_id already exists' });
       }
-      const job: ComfyJob = { promptId, number: counter++, clientId: body!.client_id!, graph: body!.prompt!, state: 'pending' };
+      const job: ComfyJob = { promptId, number: counter++, clientId: body!.client_id, graph: body!.prompt!, state: 'pending' };
       jobs.set(promptId, job);
       queueStatus();
       const lose = loseNext;

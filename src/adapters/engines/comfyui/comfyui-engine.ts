@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type Engine, type EngineProgress, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
@@ -121,8 +121,10 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     if (!c) throw new UpstreamError('refused', `the ComfyUI server ${url} of this job is no longer in COMFYUI_URL`);
     return c;
   };
-  const clientId = `adforge-${process.pid}-${createHash('sha256').update(opts.urls.join(',')).digest('hex').slice(0, 8)}`;
-  const watch: ProgressWatch | undefined = opts.watchProgress === false ? undefined : createProgressWatch({ urls: opts.urls, clientId });
+  // Prompts are queued without a client_id: ComfyUI then sends their `progress` to every socket
+  // (server.py send_sync with sid None), so whichever worker process polls a job sees its steps,
+  // not only the one that sent it. The socket's own id only names this watcher.
+  const watch: ProgressWatch | undefined = opts.watchProgress === false ? undefined : createProgressWatch({ urls: opts.urls, clientId: `adforge-${randomUUID()}` });
 
   const workflowFor = (operation: string, params: Record<string, unknown>): Workflow | undefined =>
     (typeof params.model === 'string' ? workflows.get(params.model) : undefined) ?? workflows.get(operation);
@@ -196,7 +198,7 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
 
     await watch?.ready(server.url, promptId);
     const answer = await client(server.url)
-      .json('POST', '/prompt', { prompt, client_id: clientId, prompt_id: promptId }, signal, { submit: true })
+      .json('POST', '/prompt', { prompt, prompt_id: promptId }, signal, { submit: true })
       .catch(async (e: unknown) => {
         // A lost answer, or a refusal such as a build's 409 for a prompt_id it already holds: it is queued if a server says so.
         if (e instanceof UpstreamError && (e.failure === 'unsent_unknown' || e.failure === 'refused')) {
@@ -225,6 +227,8 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
       const state = queueState(await c.json('GET', '/queue', undefined, signal), id);
       if (state.position) return { state: 'pending', detail: `queued at position ${state.position}`, progress: { stage: `queued at position ${state.position}` } };
       if (state.running) {
+        // This process may not have sent it: follow the server's socket from now on (not waited for).
+        void watch?.ready(url, id);
         const progress: EngineProgress = watch?.progressOf(id) ?? { stage: 'running' };
         return { state: 'pending', detail: progress.stage, progress };
       }
