@@ -82,7 +82,7 @@ describe("each GET's documented statuses", () => {
 
   it('a translation waits through pending and running and ends with its video_url', async () => {
     const sub = await engine.submit(request('localize', { video: file(Buffer.alloc(0), 'video/mp4', 'https://example.com/clip.mp4') }, { output_language: 'fr', mode: 'speed' }), attempt(), signal());
-    expect(await engine.poll(sub.handle, signal())).toEqual({ state: 'pending', detail: 'pending' });
+    expect(await engine.poll(sub.handle, signal())).toEqual({ state: 'pending', detail: 'pending', progress: { fraction: 0, stage: 'queued' } });
     expect(await pollUntilEnded(sub.handle)).toEqual({ state: 'succeeded', outputs: [{ url: `${fake.url}/files/${sub.providerJobId}.mp4` }] });
   });
 });
