@@ -11,7 +11,9 @@ describe('GET /healthz', () => {
   it('answers 200 over TLS without a key once the schema is ready', async () => {
     const res = await svc.api('GET', '/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok' });
+    // Liveness first; then, for operators, who makes what (this setup: the demo renderer for every operation).
+    expect(res.body).toMatchObject({ status: 'ok', demo: true });
+    expect((res.body as { engines: Array<{ operation: string; engines: string[] }> }).engines.map((e) => e.engines)).toEqual(Array(8).fill(['local']));
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 });
