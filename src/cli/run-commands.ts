@@ -101,7 +101,7 @@ async function runService(role: Role): Promise<void> {
 
 /** The start banner's "who makes what": each operation's engines, and plainly when they are the built-in demo renderer. */
 async function whoMakesWhatBanner(app: App): Promise<string> {
-  const { anyDemo, describePlan, DEMO_HOW_TO } = await import('../domain/who-makes-what.ts');
+  const { anyDemo, describePlan, DEMO_NEXT_STEP } = await import('../domain/who-makes-what.ts');
   const plan = app.services.engineStatus.operations();
   const lines = describePlan(plan).map((l) => `  ${l}\n`).join('');
   if (!anyDemo(plan)) return `\nWho makes what (adforge engines):\n${lines}`;
@@ -111,7 +111,7 @@ async function whoMakesWhatBanner(app: App): Promise<string> {
     (all
       ? 'DEMO MODE: no AI provider is connected. Every image and video is drawn by the built-in demo renderer,\n'
       : 'The operations marked "local (demo)" are drawn by the built-in demo renderer,\n') +
-    `which writes the prompt on a gradient with a "DEMO RENDER" mark: it is not AI.\n${DEMO_HOW_TO}\n`
+    `which writes the prompt on a gradient with a "DEMO RENDER" mark: it is not AI.\n${DEMO_NEXT_STEP}\n`
   );
 }
 

@@ -70,9 +70,12 @@ export function whoMakesWhat(routes: ReadonlyArray<{ key: string; engines: reado
 /** True when some request of some operation is drawn by the demo renderer. */
 export const anyDemo = (plan: ReadonlyArray<{ demo: boolean }>): boolean => plan.some((o) => o.demo);
 
+/** How to go from the demo renderer to real AI. */
+export const DEMO_NEXT_STEP =
+  'For real AI, set a provider key and ENGINE_ROUTES (docs/providers.md), or run open models on your own GPU through a ComfyUI server (docs/gpu.md).';
+
 /** The operators' one-line how-to, wherever the demo renderer is named. */
-export const DEMO_HOW_TO =
-  'The built-in "local" engine is a demo: it draws the prompt\'s words on a gradient, it is not AI. For real AI, set a provider key and ENGINE_ROUTES (docs/providers.md), or run open models on your own GPU through a ComfyUI server (docs/gpu.md).';
+export const DEMO_HOW_TO = `The built-in "local" engine is a demo: it draws the prompt's words on a gradient, it is not AI. ${DEMO_NEXT_STEP}`;
 
 /** One line per operation, as the start banner and `adforge engines` print them. */
 export function describePlan(plan: readonly OperationEngines[]): string[] {

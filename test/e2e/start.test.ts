@@ -132,6 +132,7 @@ describe('adforge start on the embedded PostgreSQL', () => {
     expect(s.output().stdout).toMatch(/text-to-image\s+local \(demo, not AI\)\n/);
     expect(s.output().stdout).toContain('DEMO MODE: no AI provider is connected');
     expect(s.output().stdout).toMatch(/docs\/providers\.md.*docs\/gpu\.md/);
+    expect(s.output().stdout.match(/it is not AI/g)).toHaveLength(1); // said once, then what to do
     const link = await s.waitForStdout(/(https:\/\/localhost:\d+\/welcome#[A-Za-z0-9_-]{43})\s/, 10_000);
     ownerLink = link[1]!;
   }, 40_000);
