@@ -11,6 +11,7 @@ import { describe, typeLabel, type Generation } from './generation-types.ts';
 import { GenerationProgress } from './generation-progress.tsx';
 import { isImageOperation } from '../../../src/domain/generation-types.ts';
 import { useListParams } from '../components/use-list-params.ts';
+import { useNewestOnly } from '../components/newest-only.ts';
 
 const PAGE = 24;
 
@@ -23,13 +24,15 @@ export function Generations() {
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [done, setDone] = useState<string | null>(null);
+  const newest = useNewestOnly();
   const load = useCallback(
     () =>
-      gql<{ generations: { items: Generation[]; totalCount: number } }>(GENERATIONS, { limit: PAGE, offset, type: type || null, status: status || null }).then(
+      newest(
+        gql<{ generations: { items: Generation[]; totalCount: number } }>(GENERATIONS, { limit: PAGE, offset, type: type || null, status: status || null }),
         (d) => setPage(d.generations),
         setError,
       ),
-    [type, status, offset],
+    [type, status, offset, newest],
   );
   useEffect(() => void load(), [load]);
   useEffect(() => setSelected(new Set()), [type, status, offset]);

@@ -7,6 +7,7 @@ import { Empty, ErrorNote, Spinner, when } from '../../components/ui.tsx';
 import { isOwner, useSession } from '../../session.tsx';
 import { AUDIT_ACTIONS } from '../../../../src/domain/audit-actions.ts';
 import { useListParams } from '../../components/use-list-params.ts';
+import { useNewestOnly } from '../../components/newest-only.ts';
 
 const PAGE = 50;
 
@@ -61,16 +62,18 @@ function AuditLogPage() {
   const [page, setPage] = useState<{ items: Line[]; totalCount: number } | null>(null);
   const [members, setMembers] = useState<{ id: string; email: string }[]>([]);
   const [error, setError] = useState<unknown>(null);
+  const newest = useNewestOnly();
   useEffect(() => {
     gql<{ members: { id: string; email: string }[] }>(MEMBERS).then((d) => setMembers(d.members), setError);
   }, []);
   useEffect(() => {
     setError(null);
-    gql<{ auditLog: { items: Line[]; totalCount: number } }>(AUDIT_LOG, { action: action || null, ...actorFilter(actor), since: iso(since), until: iso(until), limit: PAGE, offset }).then(
+    void newest(
+      gql<{ auditLog: { items: Line[]; totalCount: number } }>(AUDIT_LOG, { action: action || null, ...actorFilter(actor), since: iso(since), until: iso(until), limit: PAGE, offset }),
       (d) => setPage(d.auditLog),
       setError,
     );
-  }, [action, actor, since, until, offset]);
+  }, [action, actor, since, until, offset, newest]);
   const filtered = action || actor || since || until;
   return (
     <section>
