@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { canManage } from '../domain/dashboard-users.ts';
@@ -119,8 +119,7 @@ export function createTeamExports({ db, storage, log }: Pick<Deps, 'db' | 'stora
       try {
         await exporter.write(row.team_id, createWriteStream(file), { audit: false });
         const { size } = await stat(file);
-        if (storage.putStream) await storage.putStream(key, createReadStream(file), size, ARCHIVE_TYPE);
-        else await storage.put(key, await readFile(file), ARCHIVE_TYPE);
+        await storage.putStream(key, createReadStream(file), { contentType: ARCHIVE_TYPE, maxBytes: size, size });
         await db.transaction().execute(async (trx) => {
           const done = await completeTeamExport(trx, row.id, key, size);
           // Deleted meanwhile (the team with it): the archive goes at once, by the job below.

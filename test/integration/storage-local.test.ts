@@ -72,14 +72,28 @@ describe('local storage', () => {
   });
 
   it('stores a stream of the announced size, and refuses one of another size without leaving its bytes', async () => {
-    await storage.putStream!('exports/a.zip', Readable.from([Buffer.from('abc'), Buffer.from('de')]), 5, 'application/zip');
+    await storage.putStream('exports/a.zip', Readable.from([Buffer.from('abc'), Buffer.from('de')]), { contentType: 'application/zip', maxBytes: 5, size: 5 });
     expect(await storage.get('exports/a.zip')).toEqual({ bytes: Buffer.from('abcde'), contentType: 'application/zip' });
-    await expect(storage.putStream!('exports/b.zip', Readable.from([Buffer.from('abc')]), 5, 'application/zip')).rejects.toMatchObject({
+    await expect(storage.putStream('exports/b.zip', Readable.from([Buffer.from('abc')]), { contentType: 'application/zip', maxBytes: 5, size: 5 })).rejects.toMatchObject({
       code: 'validation_error',
       message: 'stored 3 bytes where 5 were announced',
     });
     expect(await storage.get('exports/b.zip')).toBeNull();
     expect(await readdir(path.join(root, '.tmp')).catch(() => [])).toEqual([]);
+  });
+
+  it('counts a stream of unknown length as it arrives: past the limit nothing lands, under it the size is answered', async () => {
+    const chunks = () => Readable.from([Buffer.alloc(4, 1), Buffer.alloc(4, 2), Buffer.alloc(4, 3)]);
+    await expect(storage.putStream('media/big.mp4', chunks(), { contentType: 'video/mp4', maxBytes: 10 })).rejects.toMatchObject({
+      code: 'validation_error',
+      message: 'the file is larger than 10 bytes',
+    });
+    expect(await storage.get('media/big.mp4')).toBeNull();
+    expect(await readdir(path.join(root, '.tmp')).catch(() => [])).toEqual([]);
+    await expect(storage.putStream('media/ok.mp4', chunks(), { contentType: 'video/mp4', maxBytes: 12 })).resolves.toEqual({ size: 12 });
+    const part = await storage.openStream('media/ok.mp4', { start: 3, end: 8 });
+    expect(part?.size).toBe(12);
+    expect(Buffer.concat(await part!.stream.toArray())).toEqual(Buffer.from([1, 2, 2, 2, 2, 3]));
   });
 
   it('keeps the content type the caller gave, whatever the extension says', async () => {

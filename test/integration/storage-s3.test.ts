@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createS3Storage, type S3Storage } from '../../src/adapters/storage/s3.ts';
 import { startS3Server } from '../support/s3-server.ts';
@@ -30,6 +31,28 @@ describe('s3 storage against s3rver', () => {
   it('puts and gets an object with its content type', async () => {
     await storage.put(key, jpegBytes, 'image/jpeg');
     expect(await storage.get(key)).toEqual({ bytes: jpegBytes, contentType: 'image/jpeg' });
+  });
+
+  it('streams an object of unknown length in parts (multipart past 8 MB) and reads a range of it', async () => {
+    const part = (n: number) => Buffer.alloc(1024 * 1024, n);
+    const chunks = Array.from({ length: 9 }, (_, i) => part(i));
+    await expect(storage.putStream('media/nine.bin', Readable.from(chunks), { contentType: 'video/mp4', maxBytes: 20 * 1024 * 1024 })).resolves.toEqual({ size: 9 * 1024 * 1024 });
+    const whole = await storage.openStream('media/nine.bin');
+    expect(whole?.size).toBe(9 * 1024 * 1024);
+    expect(whole?.contentType).toBe('video/mp4');
+    expect(Buffer.concat(await whole!.stream.toArray()).equals(Buffer.concat(chunks))).toBe(true);
+    const range = await storage.openStream('media/nine.bin', { start: 1024 * 1024 - 2, end: 1024 * 1024 + 1 });
+    expect(range?.size).toBe(9 * 1024 * 1024);
+    expect(Buffer.concat(await range!.stream.toArray())).toEqual(Buffer.from([0, 0, 1, 1]));
+  });
+
+  it('stores nothing when a stream passes its limit', async () => {
+    const chunks = Array.from({ length: 3 }, () => Buffer.alloc(4 * 1024 * 1024, 7));
+    await expect(storage.putStream('media/over.bin', Readable.from(chunks), { contentType: 'video/mp4', maxBytes: 10 * 1024 * 1024 })).rejects.toMatchObject({
+      code: 'validation_error',
+      message: `the file is larger than ${10 * 1024 * 1024} bytes`,
+    });
+    expect(await storage.openStream('media/over.bin')).toBeNull();
   });
 
   it('returns null for a missing key', async () => {

@@ -3,9 +3,11 @@ import type { ReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { byteLimit } from '../net/byte-limit.ts';
 import { AppError } from '../../domain/errors.ts';
 import { type LinkCheck, nowInSeconds, signLink, verifyLink } from './signing.ts';
-import { assertValidKey, isValidKey, resolveLinkTtl, type Storage, type StoredObject } from './storage.ts';
+import { assertValidKey, type ByteRange, isValidKey, type PutStreamOptions, resolveLinkTtl, type Storage, storageTooLarge, type StoredObject } from './storage.ts';
 
 export interface LocalStorageOptions {
   /** Usually `${DATA_DIR}/files`. */
@@ -26,7 +28,7 @@ export interface LocalStorage extends Storage {
   /** Checks a link's signature and expiry without touching the disk. */
   verifyLink(key: string, expires: string, signature: string, now?: number): LinkCheck;
   /** For serving large files without buffering them; null when missing. */
-  openStream(key: string): Promise<LocalObjectStream | null>;
+  openStream(key: string, range?: ByteRange): Promise<LocalObjectStream | null>;
 }
 
 interface ContentTypeSidecar {
@@ -64,18 +66,14 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
   };
   const sidecarPath = (file: string): string => path.join(path.dirname(file), `.${path.basename(file)}.meta.json`);
 
-  /** Writes a temp file and renames it into place; with `size`, content of another length is refused and never lands. */
-  async function writeAtomically(target: string, content: Buffer | string | Readable, size?: number): Promise<void> {
+  /** Writes a temp file and renames it into place: nothing lands unless every byte was written and synced. */
+  async function writeAtomically(target: string, write: (handle: FileHandle) => Promise<void>): Promise<void> {
     await mkdir(tempDir, { recursive: true });
     const temp = path.join(tempDir, `${randomUUID()}.tmp`);
     try {
       const handle = await open(temp, 'wx');
       try {
-        await handle.writeFile(content);
-        if (size !== undefined) {
-          const written = (await handle.stat()).size;
-          if (written !== size) throw new AppError('validation_error', `stored ${written} bytes where ${size} were announced`);
-        }
+        await write(handle);
         await handle.sync();
       } finally {
         await handle.close();
@@ -86,6 +84,23 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       await rm(temp, { force: true });
       throw e;
     }
+  }
+
+  const writeWhole = (target: string, content: Buffer | string) => writeAtomically(target, (h) => h.writeFile(content));
+
+  /** Streams into the temp file through the byte limit; with `size`, content of another length never lands. */
+  async function writeStream(target: string, stream: Readable, opts: PutStreamOptions): Promise<number> {
+    const limit = byteLimit(opts.maxBytes, opts.tooLarge ?? storageTooLarge(opts.maxBytes));
+    await writeAtomically(target, async (handle) => {
+      // Written through the handle itself so it can be synced before the rename.
+      await pipeline(stream, limit, async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) await handle.write(chunk);
+      });
+      if (opts.size !== undefined && limit.size() !== opts.size) {
+        throw new AppError('validation_error', `stored ${limit.size()} bytes where ${opts.size} were announced`);
+      }
+    });
+    return limit.size();
   }
 
   async function readContentType(file: string): Promise<string> {
@@ -105,14 +120,14 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       const file = dataPath(key);
       const sidecar: ContentTypeSidecar = { contentType };
       // Sidecar first: until the data file lands a reader sees "missing", never bytes without their type.
-      await writeAtomically(sidecarPath(file), JSON.stringify(sidecar));
-      await writeAtomically(file, bytes);
+      await writeWhole(sidecarPath(file), JSON.stringify(sidecar));
+      await writeWhole(file, bytes);
     },
 
-    async putStream(key, stream, size, contentType) {
+    async putStream(key, stream, opts) {
       const file = dataPath(key);
-      await writeAtomically(sidecarPath(file), JSON.stringify({ contentType } satisfies ContentTypeSidecar));
-      await writeAtomically(file, stream, size);
+      await writeWhole(sidecarPath(file), JSON.stringify({ contentType: opts.contentType } satisfies ContentTypeSidecar));
+      return { size: await writeStream(file, stream, opts) };
     },
 
     async get(key): Promise<StoredObject | null> {
@@ -151,7 +166,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
       return verifyLink({ key, expires, signature }, secret, now);
     },
 
-    async openStream(key) {
+    async openStream(key, range) {
       const file = dataPath(key);
       let handle: FileHandle;
       try {
@@ -168,7 +183,8 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
           return null;
         }
         const contentType = await readContentType(file);
-        return { stream: handle.createReadStream(), size: stats.size, contentType };
+        const stream = range ? handle.createReadStream({ start: range.start, end: range.end }) : handle.createReadStream();
+        return { stream, size: stats.size, contentType };
       } catch (e) {
         await handle.close();
         throw e;

@@ -1,7 +1,10 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { Readable } from 'node:stream';
+import { byteLimit } from '../net/byte-limit.ts';
 import { AppError } from '../../domain/errors.ts';
-import { assertValidKey, resolveLinkTtl, type Storage, type StoredObject } from './storage.ts';
+import { assertValidKey, resolveLinkTtl, type Storage, storageTooLarge, type StoredObject } from './storage.ts';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -25,6 +28,9 @@ export interface S3Storage extends Storage {
 }
 
 const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
+// Parts of 8 MB, two in flight: a stream of any length costs at most ~16 MB of memory (S3's floor is 5 MB a part, 10,000 parts).
+const PART_BYTES = 8 * 1024 * 1024;
+const PARTS_IN_FLIGHT = 2;
 
 function clientConfig(options: S3StorageOptions, endpoint: string | undefined): S3ClientConfig {
   return {
@@ -126,25 +132,47 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
       return getSignedUrl(presignClient, new GetObjectCommand({ Bucket, Key: key }), { expiresIn });
     },
 
-    async openStream(key) {
+    async openStream(key, range) {
       assertValidKey(key);
       try {
-        const response = await client.send(new GetObjectCommand({ Bucket, Key: key }));
+        const response = await client.send(new GetObjectCommand({ Bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
         if (!response.Body) return null;
-        return { stream: response.Body as import('node:stream').Readable, size: Number(response.ContentLength ?? 0), contentType: response.ContentType ?? FALLBACK_CONTENT_TYPE };
+        // A ranged answer's ContentLength is the range's; the object's size is after the slash of Content-Range.
+        const whole = range && response.ContentRange ? Number(response.ContentRange.split('/')[1]) : Number(response.ContentLength ?? 0);
+        return { stream: response.Body as Readable, size: whole, contentType: response.ContentType ?? FALLBACK_CONTENT_TYPE };
       } catch (e) {
         if (isNotFound(e)) return null;
         throw storageFailure('get', e);
       }
     },
 
-    async putStream(key, stream, size, contentType) {
+    async putStream(key, stream, opts) {
       assertValidKey(key);
+      const limit = byteLimit(opts.maxBytes, opts.tooLarge ?? storageTooLarge(opts.maxBytes));
+      // A failed source or a broken limit aborts the multipart upload, so no part is left billed in the bucket.
+      stream.on('error', (e) => limit.destroy(e));
+      stream.pipe(limit);
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key: key, Body: limit, ContentType: opts.contentType },
+        partSize: PART_BYTES,
+        queueSize: PARTS_IN_FLIGHT,
+        leavePartsOnError: false,
+      });
+      const failed = new Promise<never>((_, reject) => limit.once('error', reject));
+      failed.catch(() => {});
       try {
-        await client.send(new PutObjectCommand({ Bucket, Key: key, Body: stream, ContentLength: size, ContentType: contentType }));
+        await Promise.race([upload.done(), failed]);
       } catch (e) {
+        await upload.abort().catch(() => {});
+        if (limit.errored && !(e as { $metadata?: unknown }).$metadata) throw limit.errored;
         throw storageFailure('put', e);
       }
+      if (opts.size !== undefined && limit.size() !== opts.size) {
+        await client.send(new DeleteObjectCommand({ Bucket, Key: key })).catch(() => {});
+        throw new AppError('validation_error', `stored ${limit.size()} bytes where ${opts.size} were announced`);
+      }
+      return { size: limit.size() };
     },
   };
 }

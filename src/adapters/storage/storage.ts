@@ -8,24 +8,50 @@ export interface StoredObject {
 
 export interface StoredObjectStream {
   stream: Readable;
+  /** The whole object's size, also when the stream reads a range of it. */
   size: number;
   contentType: string;
 }
 
-/** Where generated and uploaded media live; keys look like `products/<uuid>.png`. */
+/** Bytes `start` to `end`, both included, as in an HTTP Range. */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
+
+export interface PutStreamOptions {
+  contentType: string;
+  /** Counted as the bytes arrive: past it the write fails with `tooLarge()` and nothing is stored. */
+  maxBytes: number;
+  /** The exact length when the caller knows it: another length fails and nothing is stored. */
+  size?: number;
+  tooLarge?: () => Error;
+}
+
+/**
+ * Where generated and uploaded media live; keys look like `products/<uuid>.png`. Media (videos,
+ * audio, results, uploads) go through putStream/openStream and are never held whole in memory;
+ * put/get are for small objects (images we decode, sidecars).
+ */
 export interface Storage {
   put(key: string, bytes: Buffer, contentType: string): Promise<void>;
-  /** null when the key holds nothing. */
+  /** null when the key holds nothing. Whole in memory: small objects only. */
   get(key: string): Promise<StoredObject | null>;
   /** Deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
   /** A link anyone can GET until it expires; ttl defaults to an hour. */
   signedUrl(key: string, ttlSeconds?: number): Promise<string>;
-  /** The object as a stream with its size, for files too large to hold in memory; null when missing. */
-  openStream?(key: string): Promise<StoredObjectStream | null>;
-  /** Stores exactly `size` bytes read from `stream` (an export archive) without holding them in memory. */
-  putStream?(key: string, stream: Readable, size: number, contentType: string): Promise<void>;
+  /** The object (or `range` of it) as a stream with the object's size; null when missing. */
+  openStream(key: string, range?: ByteRange): Promise<StoredObjectStream | null>;
+  /**
+   * Stores what `stream` yields without holding it in memory (local disk: a temporary file renamed
+   * into place; S3: a multipart upload). Nothing is stored when the stream fails or breaks a limit.
+   */
+  putStream(key: string, stream: Readable, opts: PutStreamOptions): Promise<{ size: number }>;
 }
+
+export const storageTooLarge = (maxBytes: number) => (): AppError =>
+  new AppError('validation_error', `the file is larger than ${maxBytes} bytes`);
 
 export const DEFAULT_LINK_TTL_SECONDS = 3600;
 // S3 refuses presigned links longer than a week; local links follow the same cap so both backends agree.
