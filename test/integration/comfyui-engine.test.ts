@@ -7,6 +7,7 @@ import { SHIPPED_WORKFLOWS } from '../../src/adapters/engines/comfyui/workflows.
 import { type Engine, type UpstreamRequest, type UpstreamStatus } from '../../src/adapters/engines/engine-contract.ts';
 import { startComfyFake, type ComfyFake } from '../support/comfyui-fake.ts';
 import { imageInfo, makeMedia, testVideo, videoInfo } from '../support/media-probe.ts';
+import { memoryFile } from '../support/upstream-file.ts';
 
 // The comfyui adapter against a fake ComfyUI held to test/contracts/comfyui/ (two servers, for the choice between them).
 let png: Buffer;
@@ -39,7 +40,7 @@ const engine = (urls: string[]) => {
   engines.push(e);
   return e;
 };
-const file = (bytes: Buffer, mime: string) => ({ url: 'https://example.com/x', read: async () => ({ bytes, mime }) });
+const file = (bytes: Buffer, mime: string) => memoryFile(bytes, mime, 'https://example.com/x');
 const request = (operation: UpstreamRequest['operation'], params: Record<string, unknown>, extra: Partial<UpstreamRequest['inputs']> = {}): UpstreamRequest => ({
   generationId: randomUUID(),
   operation,

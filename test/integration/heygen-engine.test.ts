@@ -6,6 +6,7 @@ import { UpstreamError, type Engine, type UpstreamFile, type UpstreamRequest } f
 import { startHeyGenFake } from '../support/heygen-fake.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { wavSeconds } from '../support/wav.ts';
+import { memoryFile } from '../support/upstream-file.ts';
 
 /*
  * The HeyGen adapter against the contract-held fake, without the service around it: what it sends
@@ -23,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake?.close());
 
-const file = (bytes: Buffer, mime: string, url = 'https://example.com/input'): UpstreamFile => ({ url, read: async () => ({ bytes, mime }) });
+const file = (bytes: Buffer, mime: string, url = 'https://example.com/input'): UpstreamFile => memoryFile(bytes, mime, url);
 const request = (operation: UpstreamRequest['operation'], inputs: Partial<UpstreamRequest['inputs']>, params: Record<string, unknown> = {}): UpstreamRequest => ({
   generationId: `gen-${Math.random().toString(36).slice(2)}`,
   operation,

@@ -4,6 +4,7 @@ import { createOpenAiEngine } from '../../src/adapters/engines/openai/openai-eng
 import type { Engine, UpstreamFile, UpstreamRequest, UpstreamStatus } from '../../src/adapters/engines/engine-contract.ts';
 import { pngBytes } from '../support/image-host.ts';
 import { startOpenAiFake } from '../support/openai-fake.ts';
+import { memoryFile } from '../support/upstream-file.ts';
 
 /*
  * The OpenAI engine against its contract-held fake, without the service: the Videos (Sora) path,
@@ -29,7 +30,7 @@ afterAll(async () => {
 // Nothing the engine sends may break the contract.
 afterEach(() => expect(fake.refused.filter((r) => r.status === 400 && r.error.code !== 'moderation_blocked')).toEqual([]));
 
-const file = (bytes: Buffer, mime: string): UpstreamFile => ({ url: 'https://example.test/ref', read: async () => ({ bytes, mime }) });
+const file = (bytes: Buffer, mime: string): UpstreamFile => memoryFile(bytes, mime, 'https://example.test/ref');
 const request = (operation: UpstreamRequest['operation'], params: Record<string, unknown>, references: UpstreamFile[] = []): UpstreamRequest => ({
   generationId: 'g-1',
   operation,

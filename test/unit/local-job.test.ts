@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { localJob } from '../../src/adapters/engines/local/job.ts';
 import type { UpstreamFile, UpstreamInputs } from '../../src/adapters/engines/engine-contract.ts';
+import { memoryFile } from '../support/upstream-file.ts';
 
 // The local engine gets the inputs every engine gets and reads what it draws through read().
 const reads: string[] = [];
-const file = (name: string): UpstreamFile => ({
-  url: `https://inputs.example/${name}`,
-  read: async () => {
-    reads.push(name);
-    return { bytes: Buffer.from(name), mime: 'image/png' };
-  },
-});
+const file = (name: string): UpstreamFile => memoryFile(Buffer.from(name), 'image/png', `https://inputs.example/${name}`, () => reads.push(name));
 const inputs = (more: Partial<UpstreamInputs> = {}): UpstreamInputs => ({ prompt: 'the woven prompt', references: [], brandImages: [], productImages: [], ...more });
 const signal = new AbortController().signal;
 const text = (assets: { bytes: Buffer }[] | undefined) => (assets ?? []).map((a) => a.bytes.toString());

@@ -1,4 +1,5 @@
 import type { GenerationOperation } from '../../domain/generation-types.ts';
+import type { Readable } from 'node:stream';
 import type { CheckResult } from '../provider-check.ts';
 
 /**
@@ -19,8 +20,13 @@ export interface UpstreamRequest {
 export interface UpstreamFile {
   /** The request's own URL, or a signed link to our stored copy (reachable on PUBLIC_BASE_URL or S3). */
   url: string;
-  /** Read through the SSRF-safe downloader or from storage; a failure is the provider's refusal to use it. */
+  /**
+   * The bytes whole, through the SSRF-safe downloader or from storage: for images an engine decodes
+   * or sends inline (bounded by the image limit). A failure is the provider's refusal to use it.
+   */
   read(signal: AbortSignal): Promise<{ bytes: Buffer; mime: string }>;
+  /** Any file as a stream (videos, audio): never held whole in memory. `size` when it is known before reading. */
+  open(signal: AbortSignal): Promise<{ stream: Readable; mime: string; size?: number }>;
 }
 
 export interface UpstreamInputs {
