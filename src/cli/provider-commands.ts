@@ -122,7 +122,7 @@ export function registerProviderCommands(program: Command): void {
       try {
         const config = loadConfig();
         // A retired route stops `start`; here it is built anyway, to be reported beside the rest.
-        const report = await checkProviders({ engines: buildEngines(config, { allowRetired: true }), probes: buildProbes(config) });
+        const report = await checkProviders({ engines: await buildEngines(config, { allowRetired: true }), probes: buildProbes(config) });
         if (!o.json) printReport(report);
         const spent = o.spend ? await spend(config, report, o) : undefined;
         if (spent && !o.json) for (const x of spent.outcomes) process.stdout.write(`  ${x.route} via ${x.provider}: ${x.status}: ${x.detail} (generation ${x.generation_id})\n`);

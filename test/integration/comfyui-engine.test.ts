@@ -270,7 +270,7 @@ describe('comfyui engine: adforge providers check', () => {
 describe('comfyui provider module', () => {
   it('reaches the COMFYUI_URL servers on a private address with ALLOW_PRIVATE_NETWORK_URLS off (operator configuration, never a request)', async () => {
     const settings = comfyuiProvider.settings(z.object(comfyuiProvider.env).parse({ COMFYUI_URL: a.url, ENGINE_ROUTES: 'text-to-image=comfyui' }) as never);
-    const e = comfyuiProvider.create(settings, { allowPrivate: false });
+    const e = await comfyuiProvider.create(settings, { allowPrivate: false });
     const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
     expect((await until(e, sub.handle)).state).toBe('succeeded');
   });

@@ -22,7 +22,7 @@ function folderWith(edit: (m: Record<string, any>, g: Record<string, any>) => vo
   if (g) fs.writeFileSync(path.join(dir, `${key}.json`), JSON.stringify(g));
   return dir;
 }
-const start = (env: Record<string, string>) => () => buildEngines(loadConfig({ DATA_DIR: '/tmp/x', COMFYUI_URL: 'http://127.0.0.1:8188', ...env }));
+const start = async (env: Record<string, string>) => buildEngines(loadConfig({ DATA_DIR: '/tmp/x', COMFYUI_URL: 'http://127.0.0.1:8188', ...env }));
 
 describe('ComfyUI workflows as templates', () => {
   it('every shipped workflow, filled for a request, passes the fake ComfyUI graph checks', () => {
@@ -61,27 +61,27 @@ describe('ComfyUI workflows as templates', () => {
     expect(frameCount({ fps: 24, frames_multiple_of: 8, frames_plus: 1 }, 4)).toBe(97);
   });
 
-  it('a broken mapping or workflow stops the start, naming the file and the field', () => {
+  it('a broken mapping or workflow stops the start, naming the file and the field', async () => {
     const routes = { ENGINE_ROUTES: 'text-to-image=comfyui,*=local' };
     let dir = folderWith((m) => (m.inputs.prompt = { node: '6', input: 'txt' }));
-    expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).toThrow(`invalid configuration: COMFYUI_WORKFLOWS ${dir}/text-to-image.mapping.json: inputs.prompt names input txt of node 6 (CLIPTextEncode), which it does not have (text, clip)`);
+    await expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).rejects.toThrow(`invalid configuration: COMFYUI_WORKFLOWS ${dir}/text-to-image.mapping.json: inputs.prompt names input txt of node 6 (CLIPTextEncode), which it does not have (text, clip)`);
     dir = folderWith((m) => (m.inputs.seed = { node: '42', input: 'seed' }));
-    expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).toThrow(/text-to-image\.mapping\.json: inputs\.seed names node 42, which the workflow does not have/);
+    await expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).rejects.toThrow(/text-to-image\.mapping\.json: inputs\.seed names node 42, which the workflow does not have/);
     dir = folderWith((m) => (m.output = 7));
-    expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).toThrow(/text-to-image\.mapping\.json: output Invalid input: expected string/);
+    await expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).rejects.toThrow(/text-to-image\.mapping\.json: output Invalid input: expected string/);
     dir = folderWith((m) => (m.kind = 'video'));
-    expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).toThrow(/text-to-image\.mapping\.json: video is required for a video workflow/);
+    await expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).rejects.toThrow(/text-to-image\.mapping\.json: video is required for a video workflow/);
     dir = folderWith((_m, g) => (g['8'].inputs.vae = ['77', 2]));
-    expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).toThrow(/text-to-image\.json: node 8 input vae links to node 77/);
+    await expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).rejects.toThrow(/text-to-image\.json: node 8 input vae links to node 77/);
     dir = folderWith((_m, g) => {
       for (const k of Object.keys(g)) delete g[k];
       Object.assign(g, { nodes: [], links: [] });
     });
-    expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).toThrow(/text-to-image\.json: nodes .*export the workflow in API format/);
+    await expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).rejects.toThrow(/text-to-image\.json: nodes .*export the workflow in API format/);
     // A route to comfyui without its workflow.
     dir = folderWith(() => {});
-    expect(start({ ENGINE_ROUTES: 'ai-video=comfyui,*=local', COMFYUI_WORKFLOWS: dir })).toThrow(`invalid configuration: COMFYUI_WORKFLOWS ${dir}/ai-video.mapping.json: is missing (or cannot be read)`);
-    expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).not.toThrow();
+    await expect(start({ ENGINE_ROUTES: 'ai-video=comfyui,*=local', COMFYUI_WORKFLOWS: dir })).rejects.toThrow(`invalid configuration: COMFYUI_WORKFLOWS ${dir}/ai-video.mapping.json: is missing (or cannot be read)`);
+    await expect(start({ ...routes, COMFYUI_WORKFLOWS: dir })).resolves.toBeDefined();
   });
 
   it('route keys: the ENGINE_ROUTES keys whose chain names comfyui', () => {

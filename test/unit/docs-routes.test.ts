@@ -9,11 +9,11 @@ const PROVIDERS = fs.readFileSync(new URL('../../docs/providers.md', import.meta
 const KEYS = Object.fromEntries(PROVIDER_MODULES.map((p) => [p.keyVariable, 'k']));
 
 describe("docs/providers.md's worked ENGINE_ROUTES", () => {
-  it('starts with every provider key set: it routes no model to a provider that retired it', () => {
+  it('starts with every provider key set: it routes no model to a provider that retired it', async () => {
     const routes = /^ENGINE_ROUTES=(\S+)$/m.exec(PROVIDERS)?.[1];
     expect(routes, 'docs/providers.md shows a worked ENGINE_ROUTES line').toBeTruthy();
     const config = loadConfig({ DATA_DIR: '/tmp/adforge-docs-routes', ENGINE_ROUTES: routes, ...KEYS });
-    const engines = buildEngines(config);
+    const engines = await buildEngines(config);
     expect(engines.retiredRoutes()).toEqual([]);
     // Every operation of the spec reaches a real provider.
     for (const op of ['talking-avatar', 'ai-video', 'swap-avatar', 'localize', 'video-edit', 'text-to-image', 'image-edit']) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SUBMAGIC_DEFAULT_TEMPLATES, SUBMAGIC_MAX_UPLOAD_BYTES, SUBMAGIC_POLL_BUDGET, submagicTitle } from '../../src/adapters/engines/submagic/submagic-engine.ts';
+import { SUBMAGIC_DEFAULT_TEMPLATES, SUBMAGIC_POLL_BUDGET, submagicTitle } from '../../src/adapters/engines/submagic/submagic-engine.ts';
+import { SUBMAGIC_MAX_UPLOAD_BYTES } from '../../src/adapters/engines/submagic/submagic-limits.ts';
 import { loadConfig } from '../../src/config.ts';
 import { pollSpacing } from '../../src/services/generations/engine-jobs.ts';
 import { loadContract } from '../support/contract.ts';

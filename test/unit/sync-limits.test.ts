@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SYNC_ENDINGS, SYNC_MAX_UPLOAD_BYTES, SYNC_MODELS, SYNC_WORKING } from '../../src/adapters/engines/sync/sync-engine.ts';
+import { SYNC_ENDINGS, SYNC_WORKING } from '../../src/adapters/engines/sync/sync-engine.ts';
+import { SYNC_MAX_UPLOAD_BYTES, SYNC_MODELS } from '../../src/adapters/engines/sync/sync-limits.ts';
 import { loadContract } from '../support/contract.ts';
 
 // What the sync adapter sends and reads, against what test/contracts/sync/ says sync takes and answers.

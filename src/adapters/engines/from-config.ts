@@ -5,13 +5,17 @@ import { synthesize } from './speech/tts.ts';
 import { createEngineRegistry, type EngineRegistry } from './registry.ts';
 import type { Engine } from './engine-contract.ts';
 
-/** Every engine the config turns on (the local one, and each provider module whose key is set), and the routes between them. An unknown engine or a missing key stops the start. */
-export function buildEngines(config: Readonly<Config>, o: { allowRetired?: boolean } = {}): EngineRegistry {
+/**
+ * Every engine the config turns on (the local one, and each provider module whose key is set), and
+ * the routes between them. An unknown engine or a missing key stops the start. Only the engines
+ * turned on are imported.
+ */
+export async function buildEngines(config: Readonly<Config>, o: { allowRetired?: boolean } = {}): Promise<EngineRegistry> {
   const engines: Engine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs, speak: synthesize })];
   const shared = { allowPrivate: config.allowPrivateNetworkUrls };
   for (const provider of PROVIDERS) {
     const settings = config.upstream[provider.name];
-    if (settings) engines.push((provider.create as (s: typeof settings, sh: typeof shared) => Engine)(settings, shared));
+    if (settings) engines.push(await (provider.create as (s: typeof settings, sh: typeof shared) => Promise<Engine>)(settings, shared));
   }
   return createEngineRegistry(engines, config.engineRoutes, o);
 }

@@ -34,7 +34,11 @@ export interface ProviderModule<Name extends string = string, Shape extends z.Zo
   /** Its settings from its parsed variables, made only when `keyVariable` is set (Config.upstream[name]). */
   settings(env: z.output<z.ZodObject<Shape>>): Settings;
   readonly makes: ProviderMakes;
-  create(settings: Settings, shared: ProviderShared): Engine;
+  /**
+   * Its engine. The engine's module (with the HTTP client, media and tracing libraries it brings)
+   * is imported here, on use: reading the configuration loads no engine (an admin command's start).
+   */
+  create(settings: Settings, shared: ProviderShared): Promise<Engine>;
 }
 
 /** Declares a provider module, its types inferred from its variables. */

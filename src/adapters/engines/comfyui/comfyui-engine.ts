@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type Engine, type EngineProgress, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
-import { fillGraph, loadWorkflow, workflowKeys, type Workflow } from './workflows.ts';
+import { COMFYUI_OPERATIONS, fillGraph, loadWorkflow, workflowKeys, type Workflow } from './workflows.ts';
 import { createProgressWatch, type ProgressWatch } from './comfyui-progress.ts';
 import { createComfyUiCheck, modelFiles } from './comfyui-check.ts';
 
@@ -33,9 +33,6 @@ export interface ComfyUiOptions {
   /** Follow each server's WebSocket for step progress (off in unit checks). */
   watchProgress?: boolean;
 }
-
-/** The operations a ComfyUI workflow can make (and that adforge ships workflows for). */
-export const COMFYUI_OPERATIONS = ['text-to-image', 'product-shots', 'image-edit', 'ai-video'] as const satisfies readonly GenerationOperation[];
 const MAX_JSON_BYTES = 16 * 1024 * 1024;
 const MAX_MEDIA_BYTES = 1024 * 1024 * 1024;
 const VIDEO_EXT = /\.(mp4|webm|mkv|mov)$/i;

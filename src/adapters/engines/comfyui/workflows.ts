@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { parseAspectRatio } from '../../../domain/aspect-ratio.ts';
 import { IMAGE_LONG_SIDE } from '../../../domain/image-inputs.ts';
-import type { ImageResolution } from '../../../domain/generation-types.ts';
+import type { GenerationOperation, ImageResolution } from '../../../domain/generation-types.ts';
 
 /*
  * ComfyUI workflows as templates. For each route key (an operation or a model, as ENGINE_ROUTES
@@ -16,6 +16,9 @@ import type { ImageResolution } from '../../../domain/generation-types.ts';
 
 /** The folder of the workflows adforge ships (the default of COMFYUI_WORKFLOWS). */
 export const SHIPPED_WORKFLOWS = path.join(import.meta.dirname, 'workflows');
+
+/** The operations a ComfyUI workflow can make (and that adforge ships workflows for). */
+export const COMFYUI_OPERATIONS = ['text-to-image', 'product-shots', 'image-edit', 'ai-video'] as const satisfies readonly GenerationOperation[];
 
 const nodeInput = z.strictObject({ node: z.string().min(1), input: z.string().min(1) });
 export type NodeInput = z.infer<typeof nodeInput>;

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineProvider, pairsVariable } from '../provider.ts';
-import { createFalEngine } from './fal-engine.ts';
 import { FAL_MODELS, SEEDANCE_MAX_IMAGES } from './fal-models.ts';
 
 /** fal.ai: every ai-video model of the spec, through its queue API. */
@@ -17,5 +16,5 @@ export const falProvider = defineProvider({
   },
   settings: (e) => ({ apiKey: e.FAL_KEY!, queueUrl: e.FAL_QUEUE_URL, apiUrl: e.FAL_API_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }),
   makes: { operations: ['ai-video'], models: FAL_MODELS, limits: { seedance_max_images: SEEDANCE_MAX_IMAGES } },
-  create: (s, shared) => createFalEngine({ ...s, allowPrivate: shared.allowPrivate }),
+  create: async (s, shared) => (await import('./fal-engine.ts')).createFalEngine({ ...s, allowPrivate: shared.allowPrivate }),
 });

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { GENERATION_OPERATIONS, isImageOperation } from '../../../domain/generation-types.ts';
 import { defineProvider, pairsVariable } from '../provider.ts';
-import { createGeminiEngine } from './gemini-engine.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, VEO_DURATIONS, VEO_MAX_REFERENCES, VEO_RATIOS } from './gemini-map.ts';
 
 /** Google's Gemini API: Veo videos and Gemini images. */
@@ -19,5 +18,5 @@ export const geminiProvider = defineProvider({
     models: [...Object.keys(GEMINI_VIDEO_MODELS), ...Object.keys(GEMINI_DEFAULT_IMAGE_MODELS)],
     limits: { video_aspect_ratios: VEO_RATIOS, video_seconds: VEO_DURATIONS, video_max_references: VEO_MAX_REFERENCES },
   },
-  create: (s, shared) => createGeminiEngine({ ...s, allowPrivate: shared.allowPrivate }),
+  create: async (s, shared) => (await import('./gemini-engine.ts')).createGeminiEngine({ ...s, allowPrivate: shared.allowPrivate }),
 });

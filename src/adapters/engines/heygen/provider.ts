@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineProvider, pairsVariable } from '../provider.ts';
-import { createHeyGenEngine } from './heygen-engine.ts';
 import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_OPERATIONS } from './heygen-map.ts';
 
 /** HeyGen: talking avatars, video translation (localize) and face swaps. */
@@ -15,5 +14,5 @@ export const heygenProvider = defineProvider({
   },
   settings: (e) => ({ apiKey: e.HEYGEN_API_KEY!, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }),
   makes: { operations: HEYGEN_OPERATIONS, models: [], limits: { asset_max_bytes: HEYGEN_ASSET_MAX_BYTES } },
-  create: (s, shared) => createHeyGenEngine({ ...s, allowPrivate: shared.allowPrivate }),
+  create: async (s, shared) => (await import('./heygen-engine.ts')).createHeyGenEngine({ ...s, allowPrivate: shared.allowPrivate }),
 });

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { GENERATION_OPERATIONS, isImageOperation } from '../../../domain/generation-types.ts';
 import { defineProvider, pairsVariable } from '../provider.ts';
-import { createOpenAiEngine } from './openai-engine.ts';
 import { OPENAI_IMAGE_MODELS, OPENAI_VIDEO_MODELS, SORA_SECONDS, STANDARD_IMAGE_SIZES } from './openai-map.ts';
 
 /** OpenAI: GPT images (and Sora videos, retired: a route to them stops the start). */
@@ -19,5 +18,5 @@ export const openaiProvider = defineProvider({
     models: [...OPENAI_VIDEO_MODELS, ...OPENAI_IMAGE_MODELS],
     limits: { video_seconds: SORA_SECONDS, standard_image_sizes: STANDARD_IMAGE_SIZES },
   },
-  create: (s, shared) => createOpenAiEngine({ ...s, allowPrivate: shared.allowPrivate }),
+  create: async (s, shared) => (await import('./openai-engine.ts')).createOpenAiEngine({ ...s, allowPrivate: shared.allowPrivate }),
 });

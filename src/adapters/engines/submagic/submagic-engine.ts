@@ -3,6 +3,7 @@ import { createProviderClient, messageOrError } from '../upstream-http.ts';
 import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { stage } from '../progress.ts';
 import { createSubmagicCheck } from './submagic-check.ts';
+import { SUBMAGIC_MAX_UPLOAD_BYTES } from './submagic-limits.ts';
 
 /*
  * Submagic's API, held to the contracts in test/contracts/submagic/ (written from
@@ -45,8 +46,6 @@ export const SUBMAGIC_DEFAULT_TEMPLATES: Readonly<Record<string, string>> = {
 
 /** get-project: "has a rate limit of 100 requests per hour" (a newer page is said to give 500; the lower holds). */
 export const SUBMAGIC_POLL_BUDGET: Readonly<{ requests: number; perMs: number }> = { requests: 100, perMs: 3_600_000 };
-/** upload-project: a video "under 2GB", read as 2,000,000,000 bytes (the lower reading of GB); our own cap applies first. */
-export const SUBMAGIC_MAX_UPLOAD_BYTES = 2_000_000_000;
 /** The project title we send; create-project takes 1-100 characters. */
 export const submagicTitle = (generationId: string): string => `adforge ${generationId}`;
 

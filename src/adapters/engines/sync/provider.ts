@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineProvider } from '../provider.ts';
-import { createSyncEngine, SYNC_MAX_UPLOAD_BYTES, SYNC_MODELS } from './sync-engine.ts';
+import { SYNC_MAX_UPLOAD_BYTES, SYNC_MODELS } from './sync-limits.ts';
 
 /** sync.so: talking avatars lip-synced by lipsync-2.0. */
 export const syncProvider = defineProvider({
@@ -13,5 +13,5 @@ export const syncProvider = defineProvider({
   },
   settings: (e) => ({ apiKey: e.SYNC_API_KEY!, apiUrl: e.SYNC_API_URL, webhookSecret: e.SYNC_WEBHOOK_SECRET }),
   makes: { operations: ['talking-avatar'], models: Object.keys(SYNC_MODELS), limits: { upload_max_bytes: SYNC_MAX_UPLOAD_BYTES } },
-  create: ({ webhookSecret, ...s }, shared) => createSyncEngine({ ...s, ...(webhookSecret ? { webhookSecret } : {}), allowPrivate: shared.allowPrivate }),
+  create: async ({ webhookSecret, ...s }, shared) => (await import('./sync-engine.ts')).createSyncEngine({ ...s, ...(webhookSecret ? { webhookSecret } : {}), allowPrivate: shared.allowPrivate }),
 });

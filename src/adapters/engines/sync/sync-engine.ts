@@ -4,6 +4,7 @@ import { stillVideo } from '../../media/still-video.ts';
 import { probeMedia } from '../ffmpeg.ts';
 import { createProviderClient } from '../upstream-http.ts';
 import { createSyncCheck } from './sync-check.ts';
+import { SYNC_MAX_UPLOAD_BYTES, SYNC_MODELS } from './sync-limits.ts';
 import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { queued, running } from '../progress.ts';
 
@@ -29,12 +30,6 @@ export interface SyncOptions {
 }
 
 const MAX_JSON_BYTES = 1024 * 1024;
-/**
- * The largest file we upload: sync's older API overview gave 20 MB per upload; its current
- * create-with-files page allows 5 GiB to the parser but a plan limit below that (422
- * file_size_exceeds_plan_limit) it does not state, so the lower documented figure stays.
- */
-export const SYNC_MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 const HOOK_TOLERANCE_SECONDS = 300;
 /** The statuses of a generation sync is still working on. */
 export const SYNC_WORKING: readonly string[] = ['PENDING', 'PROCESSING'];
@@ -48,8 +43,6 @@ export const SYNC_ENDINGS: Readonly<Record<string, string>> = {
   CANCELED: 'canceled the video',
   TIMED_OUT: 'timed out making the video',
 };
-/** Our lipsync_model to sync's model name. */
-export const SYNC_MODELS: Readonly<Record<string, string>> = { 'lipsync-2.0': 'lipsync-2' };
 
 /** sync's error body (the SDK's GenerationError): `message`, a string or a list of them. */
 function syncMessage(json: unknown): string | undefined {
