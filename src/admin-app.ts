@@ -3,26 +3,24 @@ import { openDatabase } from './db/connect.ts';
 import { migrateIfBehind } from './db/migrate.ts';
 import { buildServices, type Services } from './service-factories.ts';
 
-/** The services the admin CLI's team, key, brand, credits and audit commands call. */
-const ADMIN_SERVICES = ['teams', 'brands', 'credits', 'members', 'audit'] as const;
+/** The services the admin CLI's team, key, user, brand, credits and audit commands call. */
+export type AdminService = 'teams' | 'brands' | 'credits' | 'members' | 'audit';
 
 /**
  * The admin CLI's entry to the composition root (src/service-factories.ts): the database, and
- * only the services its team, key, brand, credits and audit commands call. No engines, storage,
- * speech, event bus or worker modules are loaded, so a command answers in a few hundred
- * milliseconds (bench/RESULTS.md). A revocation still reaches every server at once: the teams
- * service sends the NOTIFY.
+ * only the services the command names. No engines, storage, speech, event bus or worker modules
+ * are loaded, nor another command's services (`team create` does not load the brands service's
+ * upload checks), so a command answers in a few hundred milliseconds (bench/RESULTS.md). A
+ * revocation still reaches every server at once: the teams service sends the NOTIFY.
  */
-export interface AdminApp extends Pick<Services, (typeof ADMIN_SERVICES)[number]> {
-  close: () => Promise<void>;
-}
+export type AdminApp<K extends AdminService> = Pick<Services, K> & { close: () => Promise<void> };
 
-export async function openAdminApp(config: Readonly<Config>, log: (line: string) => void = () => {}): Promise<AdminApp> {
+export async function openAdminApp<K extends AdminService>(config: Readonly<Config>, services: readonly K[], log: (line: string) => void = () => {}): Promise<AdminApp<K>> {
   // Two connections: a command sends a handful of statements, one after another.
   const database = await openDatabase(config, log, 2);
   try {
     await migrateIfBehind(database.pool, log);
-    return { ...(await buildServices({ db: database.db, config }, ADMIN_SERVICES)), close: database.close };
+    return { ...(await buildServices({ db: database.db, config }, services)), close: database.close };
   } catch (e) {
     await database.close().catch(() => {});
     throw e;

@@ -20,7 +20,7 @@ export function registerAdminCommands(program: Command): void {
     .option('--credits <limit>', 'credits for the current period (default: by tier)', int)
     .option('--json', 'print one JSON object')
     .action((o: Json & { name: string; tier: string; credits?: number }) =>
-      withAdmin(o, async (admin) =>
+      withAdmin(o, ['teams'], async (admin) =>
         print({ ...(await admin.teams.createTeam({ name: o.name, tier: o.tier, credits_limit: o.credits })) }, o),
       ),
     );
@@ -49,18 +49,18 @@ export function registerAdminCommands(program: Command): void {
     .option('--webhook-url <url>')
     .option('--json', 'print one JSON object')
     .action((o: Json & { team: string; webhookUrl?: string }) =>
-      withAdmin(o, async (admin) => print({ ...(await admin.teams.createKey(o.team, { webhook_url: o.webhookUrl ?? null })) }, o)),
+      withAdmin(o, ['teams'], async (admin) => print({ ...(await admin.teams.createKey(o.team, { webhook_url: o.webhookUrl ?? null })) }, o)),
     );
   key
     .command('revoke <key_id>')
     .option('--json', 'print one JSON object')
-    .action((id: string, o: Json) => withAdmin(o, async (admin) => print({ ...(await admin.teams.revokeKey(id)) }, o)));
+    .action((id: string, o: Json) => withAdmin(o, ['teams'], async (admin) => print({ ...(await admin.teams.revokeKey(id)) }, o)));
   key
     .command('set-webhook <key_id> <url>')
     .description('set the webhook URL of a key ("none" removes it)')
     .option('--json', 'print one JSON object')
     .action((id: string, url: string, o: Json) =>
-      withAdmin(o, async (admin) => print({ ...(await admin.teams.setWebhook(id, url === 'none' ? null : url)) }, o)),
+      withAdmin(o, ['teams'], async (admin) => print({ ...(await admin.teams.setWebhook(id, url === 'none' ? null : url)) }, o)),
     );
 
   key
@@ -71,7 +71,7 @@ export function registerAdminCommands(program: Command): void {
     .option('--tier', "use the key's tier limit again")
     .option('--json', 'print one JSON object')
     .action((id: string, o: Json & { perMinute?: string; burst?: string; tier?: boolean }) =>
-      withAdmin(o, async (admin) =>
+      withAdmin(o, ['teams'], async (admin) =>
         print({ ...(await admin.teams.setRateLimit(id, o.tier ? null : { per_minute: o.perMinute, burst: o.burst })) }, o),
       ),
     );
@@ -85,14 +85,14 @@ export function registerAdminCommands(program: Command): void {
     .option('--role <role>', 'owner | member', 'member')
     .option('--json', 'print one JSON object')
     .action((o: Json & { team: string; email: string; role: string }) =>
-      withAdmin(o, async (admin) => print({ ...(await admin.members.createUser(o.team, { email: o.email, role: o.role })) }, o)),
+      withAdmin(o, ['members'], async (admin) => print({ ...(await admin.members.createUser(o.team, { email: o.email, role: o.role })) }, o)),
     );
   user
     .command('link')
     .description('a new one-time sign-in link for a person who lost theirs or their password')
     .requiredOption('--email <email>')
     .option('--json', 'print one JSON object')
-    .action((o: Json & { email: string }) => withAdmin(o, async (admin) => print({ ...(await admin.members.newSignInLink({ email: o.email })) }, o)));
+    .action((o: Json & { email: string }) => withAdmin(o, ['members'], async (admin) => print({ ...(await admin.members.newSignInLink({ email: o.email })) }, o)));
 
   const generation = program.command('generation').description('generations, as operators see them');
   generation
@@ -134,7 +134,7 @@ export function registerAdminCommands(program: Command): void {
     .option('--reference-image-url <url>')
     .option('--json', 'print one JSON object')
     .action((o: Json & Record<string, string | undefined>) =>
-      withAdmin(o, async (admin) => {
+      withAdmin(o, ['brands', 'teams'], async (admin) => {
         const team = await admin.teams.getTeam(o.team!);
         const brand = await admin.brands.create(team.id, {
           name: o.name,
@@ -159,7 +159,7 @@ export function registerAdminCommands(program: Command): void {
     .requiredOption('--limit <n>', 'the credit limit of the current period', int)
     .option('--json', 'print one JSON object')
     .action((o: Json & { team: string; limit: number }) =>
-      withAdmin(o, async (admin) => {
+      withAdmin(o, ['credits', 'teams'], async (admin) => {
         await admin.credits.setLimit(o.team, o.limit);
         print({ ...(await admin.teams.getTeam(o.team)) }, o);
       }),
@@ -170,7 +170,7 @@ export function registerAdminCommands(program: Command): void {
     .requiredOption('--team <team_id>')
     .option('--json', 'print one JSON object')
     .action((o: Json & { team: string }) =>
-      withAdmin(o, async (admin) => {
+      withAdmin(o, ['credits', 'teams'], async (admin) => {
         await admin.credits.resetPeriod(o.team);
         print({ ...(await admin.teams.getTeam(o.team)) }, o);
       }),

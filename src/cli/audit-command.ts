@@ -23,7 +23,7 @@ export function registerAuditCommand(program: Command): void {
     .option('--offset <n>', 'lines to skip', '0')
     .option('--json', 'print one JSON object: {data, pagination}')
     .action((o: Options) =>
-      withAdmin(o, async (admin) => {
+      withAdmin(o, ['audit'], async (admin) => {
         const page = await admin.audit.forOperator(o.team, {
           action: o.action,
           actor_id: o.actor,

@@ -1,4 +1,4 @@
-import type { AdminApp } from '../admin-app.ts';
+import type { AdminApp, AdminService } from '../admin-app.ts';
 import type { App } from '../app.ts';
 import { printError, type OutputOptions } from './output.ts';
 
@@ -31,13 +31,13 @@ export function withApp(opts: OutputOptions, fn: (app: App) => Promise<void>): P
   );
 }
 
-/** Runs one team, key, brand or credits command on the database alone (see src/admin-app.ts), then closes it. */
-export function withAdmin(opts: OutputOptions, fn: (admin: AdminApp) => Promise<void>): Promise<void> {
+/** Runs one team, key, user, brand, credits or audit command on the database and the services it names alone (see src/admin-app.ts), then closes it. */
+export function withAdmin<K extends AdminService>(opts: OutputOptions, services: readonly K[], fn: (admin: AdminApp<K>) => Promise<void>): Promise<void> {
   return withOpened(
     opts,
     async () => {
       const [{ openAdminApp }, { loadConfig }] = await Promise.all([import('../admin-app.ts'), import('../config.ts')]);
-      return openAdminApp(loadConfig());
+      return openAdminApp(loadConfig(), services);
     },
     fn,
   );

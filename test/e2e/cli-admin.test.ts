@@ -2,10 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/app.ts';
-import { CLI_BIN, runCli, stdoutJson, type CliResult } from '../support/cli-run.ts';
+import { CLI_BIN, ROOT, runCli, stdoutJson, type CliResult } from '../support/cli-run.ts';
 import { cloneTemplateDatabase } from '../support/database.ts';
 
 const KEY_FORMAT = /^service_sk_[0-9A-Za-z]{38}$/;
@@ -102,6 +103,25 @@ describe('adforge team create', () => {
     expect(r.code).not.toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^adforge: tier: /m);
+  });
+
+  it('loads the database, the configuration and the teams service, and no engine, storage, media, HTTP client, GraphQL or worker module', async () => {
+    const log = path.join(dataDir, 'team-create-modules.txt');
+    const recorder = pathToFileURL(path.join(ROOT, 'test/support/module-log.ts')).href;
+    const r = await adforge(['team', 'create', '--name', 'Lean', '--json'], { NODE_OPTIONS: `--import ${recorder}`, ADFORGE_MODULE_LOG: log });
+    expect(r.code, r.stderr).toBe(0);
+    const loaded = (await fs.readFile(log, 'utf8')).split('\n').map((url) => url.replace(pathToFileURL(ROOT).href, ''));
+    expect(loaded).toContain('src/services/teams.ts');
+    const notForAnAdminCommand = [
+      /^src\/(app|worker)\.ts$/,
+      /^src\/(http|jobs)\//,
+      /^src\/events\/(?!channels\.ts$)/, // the NOTIFY channels' names are all the teams service uses
+      /^src\/adapters\/(storage|media|net)\//,
+      /^src\/adapters\/engines\/.*(-engine|upstream-http)\.ts$/,
+      /^src\/services\/(brands|uploads|generations)\b/,
+      /\/node_modules\/(undici|sharp|file-type|graphile-worker|graphql|graphql-yoga|fastify|ws|@opentelemetry|@aws-sdk|pino)\//,
+    ];
+    expect(loaded.filter((m) => notForAnAdminCommand.some((p) => p.test(m)))).toEqual([]);
   });
 
   it('refuses --credits that is not a whole number before touching the database', async () => {
