@@ -28,16 +28,18 @@ export async function openDatabase(
 ): Promise<Database> {
   let url = config.databaseUrl;
   let stopEmbedded = async () => {};
+  let adminUrl: string | undefined;
   if (!url) {
     // Imported only without DATABASE_URL: the process control of the embedded cluster.
     const { startEmbeddedPostgres } = await import('./embedded.ts');
     const pgHandle = await startEmbeddedPostgres({ dir: path.join(config.dataDir, 'pg'), port: config.pgPort, log, alert });
     stopEmbedded = pgHandle.stop;
-    await ensureDatabase(pgHandle.url('postgres'), EMBEDDED_DATABASE);
+    adminUrl = pgHandle.url('postgres');
     url = pgHandle.url(EMBEDDED_DATABASE);
   }
   const pool = createPool(url, poolSize);
   const db = createDb(pool);
+  if (adminUrl) await connectCreating(pool, adminUrl);
   return {
     url,
     pool,
@@ -52,6 +54,20 @@ export async function openDatabase(
       await stopEmbedded();
     },
   };
+}
+
+/**
+ * The embedded cluster's database exists after the first start: the pool's first connection finds
+ * out, and stays in the pool for the first statement. Only a cluster without it (a new one) pays
+ * a connection to the `postgres` database to create it (an admin command thus opens one connection).
+ */
+async function connectCreating(pool: pg.Pool, adminUrl: string): Promise<void> {
+  const client = await pool.connect().catch(async (e: { code?: string }) => {
+    if (e.code !== '3D000') throw e; // invalid_catalog_name: no such database
+    await ensureDatabase(adminUrl, EMBEDDED_DATABASE);
+    return pool.connect();
+  });
+  client.release();
 }
 
 async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
