@@ -4,17 +4,38 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import module from 'node:module';
-import { constants } from 'node:os';
+import os, { constants } from 'node:os';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
 const main = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
+/**
+ * Where Node keeps the type-stripped, compiled modules: $NODE_COMPILE_CACHE when set (Node's own
+ * variable), else the user's own cache folder, $XDG_CACHE_HOME or ~/.cache, under adforge/. Never
+ * the shared temp folder (Node's default), where another local user could leave compiled code for
+ * this process to run.
+ */
+function compileCacheDir() {
+  if (process.env.NODE_COMPILE_CACHE) return process.env.NODE_COMPILE_CACHE;
+  const xdg = process.env.XDG_CACHE_HOME;
+  let home = '';
+  try {
+    home = os.homedir();
+  } catch {
+    // A user without a home folder (some service accounts): no cache.
+  }
+  const base = xdg && path.isAbsolute(xdg) ? xdg : home && path.join(home, '.cache');
+  return base ? path.join(base, 'adforge', 'compile-cache') : undefined;
+}
+
 if (major > 22 || (major === 22 && minor >= 18)) {
-  // Node keeps the type-stripped, compiled modules on disk (the OS's temp folder, or
-  // $NODE_COMPILE_CACHE): later commands neither load the TypeScript stripper nor compile again,
-  // which halves an admin command's start (bench/RESULTS.md). This file is JavaScript so that
-  // the cache is on before the first TypeScript file loads.
-  module.enableCompileCache?.();
+  // Later commands neither load the TypeScript stripper nor compile again, which halves an admin
+  // command's start (bench/RESULTS.md). This file is JavaScript so that the cache is on before the
+  // first TypeScript file loads. A folder that cannot be made or written leaves the cache off
+  // (Node reports it and goes on): the command runs, only slower.
+  const dir = compileCacheDir();
+  if (dir) module.enableCompileCache?.(dir);
   await import(main);
 } else {
   const pinned = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
@@ -32,7 +53,8 @@ if (major > 22 || (major === 22 && minor >= 18)) {
   let child;
   const forward = (signal) => child?.kill(signal);
   for (const s of FORWARDED) process.on(s, forward);
-  child = spawn(pinned, [main, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // The child runs this file again, so that it turns the compile cache on as above.
+  child = spawn(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
   child.once('error', (e) => {
     console.error(`adforge: could not run ${pinned}: ${e.message}`);
     process.exit(1);

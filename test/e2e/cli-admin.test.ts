@@ -379,6 +379,29 @@ describe('bin/adforge.js', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(stdoutJson(r)).toMatchObject({ name: 'Via bin', tier: 'starter', credits_used: 0 });
   });
+
+  it("keeps Node's compile cache in the user's own cache folder, never the shared temp folder; a folder it cannot make leaves the command working", async () => {
+    const home = path.join(dataDir, 'home');
+    await fs.mkdir(home);
+    const help = (env: Record<string, string | undefined>) =>
+      runCli(['--help'], { NODE_COMPILE_CACHE: undefined, NODE_DISABLE_COMPILE_CACHE: undefined, XDG_CACHE_HOME: undefined, ...env }, { entry: CLI_BIN });
+    const cached = async (dir: string) => (await fs.readdir(dir).catch(() => [])).length > 0;
+
+    expect((await help({ HOME: home })).code).toBe(0);
+    expect(await cached(path.join(home, '.cache/adforge/compile-cache'))).toBe(true);
+    expect((await help({ HOME: home, XDG_CACHE_HOME: path.join(home, 'xdg') })).code).toBe(0);
+    expect(await cached(path.join(home, 'xdg/adforge/compile-cache'))).toBe(true);
+    expect((await help({ HOME: home, NODE_COMPILE_CACHE: path.join(home, 'chosen') })).code).toBe(0);
+    expect(await cached(path.join(home, 'chosen'))).toBe(true);
+
+    // A home that is a file: no folder can be made under it (as root too); same help, no cache.
+    const file = path.join(dataDir, 'not-a-folder');
+    await fs.writeFile(file, '');
+    const r = await help({ HOME: file });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe((await help({ HOME: home })).stdout);
+    expect(r.stdout).toMatch(/^Usage: adforge/);
+  });
 });
 
 describe('keys made by the CLI, used against a running service on the same database', () => {
