@@ -6,6 +6,9 @@ import { printError, type OutputOptions } from './output.ts';
 async function withOpened<T extends { close: () => Promise<void> }>(opts: OutputOptions, open: () => Promise<T>, fn: (opened: T) => Promise<void>): Promise<void> {
   let opened: T | undefined;
   try {
+    // A command parses the configuration and its input once: building zod's compiled fast path for
+    // each schema (what a server's many requests gain from) costs it more than it saves.
+    (await import('zod')).z.config({ jitless: true });
     opened = await open();
     await fn(opened);
   } catch (e) {
