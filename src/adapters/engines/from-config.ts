@@ -11,7 +11,11 @@ export function buildEngines(config: Readonly<Config>, o: { allowRetired?: boole
   const shared = { allowPrivate: config.allowPrivateNetworkUrls };
   for (const provider of PROVIDERS) {
     const settings = config.upstream[provider.name];
-    if (settings) engines.push((provider.create as (s: typeof settings, sh: typeof shared) => Engine)(settings, shared));
+    if (!settings) continue;
+    const engine = (provider.create as (s: typeof settings, sh: typeof shared) => Engine)(settings, shared);
+    // The provider's <NAME>_POLL_BUDGET, read by its module, goes with its engine to the upstream core.
+    const budget = (settings as { pollBudget?: Engine['pollBudget'] }).pollBudget;
+    engines.push(budget ? { ...engine, pollBudget: budget } : engine);
   }
   return createEngineRegistry(engines, config.engineRoutes, o);
 }
