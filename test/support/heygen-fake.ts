@@ -80,7 +80,7 @@ export async function startHeyGenFake(opts: {
   let loseNextExecution = false;
   let counter = 0;
   let base = '';
-  /** Every read of a job (when it arrived, its status), 429s included. */
+  /** Every read of a job (when it arrived, its status), 429s included: what a bench counts as polls. */
   const readLog: Array<{ at: number; status: number }> = [];
   const recentReads: number[] = [];
   const callbacksSent: Array<{ url: string; status: number; body: Record<string, unknown> }> = [];
@@ -294,16 +294,17 @@ export async function startHeyGenFake(opts: {
         return answer(r.status, r.body);
       }
       const id = route.path.exec(url.pathname)?.[1];
-      if (req.method === 'GET' && opts.readLimit && id !== undefined) {
+      if (req.method === 'GET' && id !== undefined) {
         const now = Date.now();
-        while (recentReads.length && recentReads[0]! <= now - opts.readLimit.perMs) recentReads.shift();
-        if (recentReads.length >= opts.readLimit.requests) {
+        const limit = opts.readLimit;
+        while (limit && recentReads.length && recentReads[0]! <= now - limit.perMs) recentReads.shift();
+        if (limit && recentReads.length >= limit.requests) {
           readLog.push({ at: now, status: 429 });
           const e = error(429, 'rate_limit_exceeded', 'Rate limit exceeded. Retry after the time in the Retry-After header.');
           checkAnswer(route.contract, e.status, e.body);
-          return sendJson(res, e.status, e.body, { 'retry-after': String(opts.readLimit.retryAfterSeconds ?? 1) });
+          return sendJson(res, e.status, e.body, { 'retry-after': String(limit.retryAfterSeconds ?? 1) });
         }
-        recentReads.push(now);
+        if (limit) recentReads.push(now);
         readLog.push({ at: now, status: 200 });
       }
       const out = await route.handle({ body, ...(id !== undefined ? { id: decodeURIComponent(id) } : {}), ...(key ? { key } : {}) });

@@ -60,7 +60,10 @@ export function createPollScheduler({ db, config }: Pick<Deps, 'db' | 'config'>)
         const waitMs = await passReadGate(db, engine.name, spacing);
         if (waitMs === 0) return true;
         if (waitMs > WAIT_IN_TASK_MS) {
-          await schedule(upstreamJobId, waitMs, true);
+          // Paused by a 429, or behind looks run late: a new place in the line, so that the looks
+          // turned away together do not all come back at the same moment.
+          const next = await takePollSlot(db, engine.name, spacing);
+          await schedule(upstreamJobId, Math.max(waitMs, next.waitMs), true);
           return false;
         }
         await sleep(waitMs);
