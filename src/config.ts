@@ -83,6 +83,8 @@ const baseSchema = z.object({
   UPSTREAM_POLL_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
   UPSTREAM_MAX_RESULT_MB: z.coerce.number().int().min(1).max(10_000).default(500),
   UPSTREAM_WEBHOOKS: flag.default(true),
+  UPSTREAM_POLL_MAX_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
+  UPSTREAM_HOOKED_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(300_000),
   OWNER_TOP_UP: flag.default(false),
   OWNER_TOP_UP_MAX_PER_PERIOD: z.coerce.number().int().min(1).max(1_000_000_000).default(10_000),
   AUDIT_RETENTION_DAYS: z.coerce.number({ message: 'must be a whole number of days from 1 to 36500' }).int().min(1).max(36_500).default(400),
@@ -190,6 +192,10 @@ export interface Config {
   /** Upstream providers: how often a job waiting upstream is polled, how large a result may be, and each provider's settings (its module's, undefined while its key is unset). */
   upstream: ProviderSettings & {
     pollMs: number;
+    /** The longest wait between two looks at a job without a webhook (the age backoff's cap). */
+    pollMaxMs: number;
+    /** The safety net's pace for a job whose provider calls back (0: polled like any other). */
+    hookedPollMs: number;
     maxResultBytes: number;
     /** Where providers send their webhooks (`<base>/hooks/<provider>`): PUBLIC_BASE_URL when set; unset, polling alone. */
     callbackBaseUrl: string | undefined;
@@ -329,6 +335,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
     localEngineDelayMs: e.LOCAL_ENGINE_DELAY_MS,
     upstream: Object.freeze({
       pollMs: e.UPSTREAM_POLL_MS,
+      pollMaxMs: e.UPSTREAM_POLL_MAX_MS,
+      hookedPollMs: e.UPSTREAM_HOOKED_POLL_MS,
       maxResultBytes: e.UPSTREAM_MAX_RESULT_MB * 1024 * 1024,
       callbackBaseUrl: e.PUBLIC_BASE_URL && e.UPSTREAM_WEBHOOKS ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
       breaker: Object.freeze({ failures: e.ENGINE_BREAKER_FAILURES, cooldownSeconds: e.ENGINE_BREAKER_COOLDOWN_SECONDS }),

@@ -385,6 +385,13 @@ export interface UpstreamJobsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+export interface UpstreamPollBudgetsTable {
+  provider: string;
+  next_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  last_read_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  paused_until: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface UpstreamJobEventsTable {
   id: Generated<number>;
   upstream_job_id: string;
@@ -456,6 +463,7 @@ export interface Database {
   campaigns: CampaignsTable;
   campaign_rows: CampaignRowsTable;
   upstream_jobs: UpstreamJobsTable;
+  upstream_poll_budgets: UpstreamPollBudgetsTable;
   engine_breakers: EngineBreakersTable;
   upstream_job_events: UpstreamJobEventsTable;
 }

@@ -162,7 +162,12 @@ describe('localize on HeyGen video translation', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     await completed(res.body.generation_id);
     const create = heygen.translationCreates.find((c) => c.body.title === `adforge ${res.body.generation_id}`)!;
+    const attempt = (await attemptOf(res.body.generation_id))[0]!.id;
+    // HeyGen calls back on a URL holding this attempt's own token (its callbacks are not signed).
+    const callbackUrl = new RegExp(`^${svc.baseUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/hooks/heygen/${attempt}\\.[A-Za-z0-9_-]{43}$`);
     expect(create.body).toEqual({
+      callback_url: expect.stringMatching(callbackUrl),
+      callback_id: attempt,
       video: { type: 'url', url: host.url('/clip.mp4') },
       output_languages: ['Portuguese (Brazil)'],
       mode: 'precision',

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient, progressEvents } from '../support/graphql-client.ts';
 import { sendBytes, startImageHost } from '../support/image-host.ts';
@@ -107,49 +106,5 @@ describe('video edit on Submagic', () => {
     expect(g.status).toBe('failed');
     expect(g.error).toBe('Submagic could not caption the video: The video has no audible speech');
     expect(await used()).toBe(before);
-  });
-});
-
-describe("Submagic's limit on reading a project: 100 requests an hour (docs.submagic.co get-project)", () => {
-  let limited: Awaited<ReturnType<typeof startSubmagicFake>>;
-  let quiet: TestService;
-  let q: Awaited<ReturnType<TestService['team']>>;
-  beforeAll(async () => {
-    limited = await startSubmagicFake({ key: KEY, video });
-    // No worker: each job's run and each poll are played by hand, and what they schedule is read.
-    quiet = await startTestService({ SUBMAGIC_API_KEY: KEY, SUBMAGIC_API_URL: limited.url, ENGINE_ROUTES: 'video-edit=submagic,*=local', UPSTREAM_POLL_MS: '5000' });
-    q = await quiet.team({ credits: 100_000 });
-  });
-  afterAll(async () => {
-    await quiet?.close();
-    await limited?.close();
-  });
-
-  it('with three jobs in flight, every next poll is spaced so that the key is read at most 100 times an hour (the scheduled run_at, not wall time)', async () => {
-    const ids: string[] = [];
-    for (const template of ['bold-pop', 'clean-subtitle', 'karaoke']) {
-      const res = await quiet.api('POST', '/api/v1/videos/edit', { key: q.key, body: { template_id: template, video_url: host.url('/talk.mp4'), auto_approve: false } });
-      expect(res.status).toBe(202);
-      ids.push(res.body.generation_id);
-      await quiet.app.runners.generations.run(res.body.generation_id, { number: 1, max: 5 });
-    }
-    const jobs = await quiet.app.db.selectFrom('upstream_jobs').select(['id', 'state']).where('generation_id', 'in', ids).execute();
-    expect(jobs.map((j) => j.state)).toEqual(['submitted', 'submitted', 'submitted']);
-    const scheduled = async () => {
-      const { rows } = await sql<{ key: string; run_at: Date }>`select key, run_at from graphile_worker.jobs where task_identifier = 'poll_upstream'`.execute(quiet.app.db);
-      return new Map(rows.map((r) => [r.key.replace(/^upstream:/, ''), r.run_at.getTime()]));
-    };
-    // One poll of each job, as a worker runs them; each schedules its own next one.
-    const polledAt = new Map<string, number>();
-    for (const job of jobs) {
-      polledAt.set(job.id, Date.now());
-      await quiet.app.runners.upstream.poll(job.id);
-    }
-    expect(limited.reads).toHaveLength(3);
-    const next = await scheduled();
-    const gaps = jobs.map((j) => next.get(j.id)! - polledAt.get(j.id)!);
-    // Three jobs sharing 100 reads an hour: each may be read at most floor(100 / 3) = 33 times, every 109 s.
-    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(3_600_000 / Math.floor(100 / 3));
-    expect(gaps.reduce((sum, gap) => sum + 3_600_000 / gap, 0)).toBeLessThanOrEqual(100);
   });
 });

@@ -17,6 +17,16 @@ import { spawnCli, type LongRunning } from './cli-run.ts';
 /** Buckets no test empties, except those that set their own. */
 export const UNLIMITED_RATE = 'free=1000000:1000000,starter=1000000:1000000,pro=1000000:1000000,business=1000000:1000000';
 
+/**
+ * Tests poll their fakes every few ms and most fakes send no webhook: providers' poll budgets are
+ * wide and a job with a webhook is polled like any other, unless a test sets its own (the budget
+ * and webhook tests do: test/e2e/upstream-poll-budget.test.ts).
+ */
+export const TEST_POLLING: Record<string, string> = {
+  UPSTREAM_HOOKED_POLL_MS: '0',
+  ...Object.fromEntries(['FAL', 'HEYGEN', 'SYNC', 'GEMINI', 'OPENAI', 'SUBMAGIC', 'COMFYUI'].map((p) => [`${p}_POLL_BUDGET`, '1000/1'])),
+};
+
 export interface ApiResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -92,6 +102,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     // Tests send bursts no key of a real team would; test/e2e/rate-limits.test.ts sets its own.
     RATE_LIMIT_TIERS: UNLIMITED_RATE,
     METRICS_PORT: '0',
+    ...TEST_POLLING,
     ...env,
   });
   const logLines: string[] = [];
@@ -168,6 +179,7 @@ export async function spawnServe(svc: Pick<TestService, 'databaseUrl' | 'dataDir
     ALLOW_PRIVATE_NETWORK_URLS: 'true',
     RATE_LIMIT_TIERS: UNLIMITED_RATE,
     LOG_LEVEL: 'warn',
+    ...TEST_POLLING,
     ...env,
   });
   await node.waitForStdout(/adforge is running/, 30_000);
@@ -185,6 +197,7 @@ export function spawnWorker(svc: Pick<TestService, 'databaseUrl' | 'dataDir'>, e
     ALLOW_PRIVATE_NETWORK_URLS: 'true',
     WORKER_HEARTBEAT_SECONDS: '0.5',
     LOG_LEVEL: 'warn',
+    ...TEST_POLLING,
     ...env,
   });
 }

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { Agent, request } from 'undici';
 import { fileTypeFromBuffer } from 'file-type';
 import { checkAnswer, formFields, loadContract, requestProblems, type Contract, type ContractProblem } from './contract.ts';
 import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer } from './http-fake.ts';
@@ -16,12 +17,22 @@ import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer
  * answers status "not_found" (the skill's poller reads it so). v3 mutations honour `Idempotency-Key`:
  * a repeat replays the first answer. An upload's type is the one its bytes show, as HeyGen detects it.
  * It records what it received and serves real MP4 bytes as results.
+ *
+ * Reads of jobs (GET of a video, a translation, an execution) may be limited to a window a test
+ * gives (`readLimit`): past it, 429 rate_limit_exceeded with `Retry-After` in seconds (HeyGen's
+ * usage-limits page: "429 Too Many Requests with a Retry-After header"). With `callbackAfterMs`, a
+ * video or translation created with `callback_url` ends that long after its create and HeyGen's
+ * callback is POSTed there: {event_type: avatar_video.success | video_translate.success,
+ * event_data: {video_id, url, callback_id}} (the event names of HeyGen's webhook events; adforge
+ * does not read the body, it reads the job: docs/providers.md).
  */
 interface Job {
   kind: 'video' | 'translation' | 'workflow';
   polls: number;
   failure?: string;
   lost?: boolean;
+  /** Ended by the callback timer (callbackAfterMs), whatever its polls. */
+  ended?: boolean;
 }
 
 interface Asset {
@@ -40,7 +51,16 @@ export const HEYGEN_DOCUMENTED_LANGUAGES: readonly string[] = (
 
 type Handler = (o: { body: any; id?: string; key?: string }) => { status: number; body: unknown } | 'dropped' | Promise<{ status: number; body: unknown }>;
 
-export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsUntilDone?: number; languages?: readonly string[] }) {
+export async function startHeyGenFake(opts: {
+  key: string;
+  video: Buffer;
+  pollsUntilDone?: number;
+  languages?: readonly string[];
+  /** Reads of jobs allowed in a window; past it, 429 with Retry-After. */
+  readLimit?: { requests: number; perMs: number; retryAfterSeconds?: number };
+  /** A job created with callback_url ends this long after its create and is called back. */
+  callbackAfterMs?: number;
+}) {
   const assets = new Map<string, Asset>();
   const videoCreates: Array<{ body: Record<string, any>; key: string | undefined }> = [];
   const translationCreates: Array<{ body: Record<string, any>; key: string | undefined }> = [];
@@ -60,9 +80,29 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
   let loseNextExecution = false;
   let counter = 0;
   let base = '';
+  /** Every read of a job (when it arrived, its status), 429s included: what a bench counts as polls. */
+  const readLog: Array<{ at: number; status: number }> = [];
+  const recentReads: number[] = [];
+  const callbacksSent: Array<{ url: string; status: number; body: Record<string, unknown> }> = [];
+  const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
+  const callBack = (id: string, body: Record<string, any>, event: string) => {
+    if (typeof body.callback_url !== 'string' || opts.callbackAfterMs === undefined) return;
+    const url = body.callback_url;
+    setTimeout(() => {
+      const job = jobs.get(id);
+      if (job) job.ended = true;
+      const sent = { event_type: event, event_data: { video_id: id, url: `${base}/files/${id}.mp4`, callback_id: body.callback_id ?? null } };
+      request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sent), dispatcher: hookAgent })
+        .then(async (r) => {
+          await r.body.dump();
+          callbacksSent.push({ url, status: r.statusCode, body: sent });
+        })
+        .catch(() => callbacksSent.push({ url, status: 0, body: sent }));
+    }, opts.callbackAfterMs);
+  };
 
   const error = (status: number, code: string, message: string, param: string | null = null) => ({ status, body: { error: { code, message, param, doc_url: null } } });
-  const done = (job: Job) => job.polls > (opts.pollsUntilDone ?? 1);
+  const done = (job: Job) => job.ended === true || job.polls > (opts.pollsUntilDone ?? 1);
   const submit = (): { status: number; body: unknown } | undefined => {
     const f = submitFailures.shift();
     return f && { status: f.status, body: f.body ?? { error: { code: 'unavailable', message: 'Service unavailable', param: null, doc_url: null } } };
@@ -96,6 +136,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
         const id = `vid_${++counter}`;
         jobs.set(id, { kind: 'video', polls: 0, ...(refuseNextVideo ? { failure: refuseNextVideo } : {}) });
         refuseNextVideo = undefined;
+        callBack(id, body, 'avatar_video.success');
         const reply = { status: 200, body: { data: { video_id: id, status: 'waiting', output_format: 'mp4' } } };
         if (dropNextVideoAnswer) {
           // The job exists and its answer is kept for a replay; this answer never arrives.
@@ -119,6 +160,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
         translationCreates.push({ body, key });
         const id = `vt_${++counter}`;
         jobs.set(id, { kind: 'translation', polls: 0 });
+        callBack(id, body, 'video_translate.success');
         return { status: 200, body: { data: { video_translation_ids: [id] } } };
       },
     },
@@ -252,6 +294,19 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
         return answer(r.status, r.body);
       }
       const id = route.path.exec(url.pathname)?.[1];
+      if (req.method === 'GET' && id !== undefined) {
+        const now = Date.now();
+        const limit = opts.readLimit;
+        while (limit && recentReads.length && recentReads[0]! <= now - limit.perMs) recentReads.shift();
+        if (limit && recentReads.length >= limit.requests) {
+          readLog.push({ at: now, status: 429 });
+          const e = error(429, 'rate_limit_exceeded', 'Rate limit exceeded. Retry after the time in the Retry-After header.');
+          checkAnswer(route.contract, e.status, e.body);
+          return sendJson(res, e.status, e.body, { 'retry-after': String(limit.retryAfterSeconds ?? 1) });
+        }
+        if (limit) recentReads.push(now);
+        readLog.push({ at: now, status: 200 });
+      }
       const out = await route.handle({ body, ...(id !== undefined ? { id: decodeURIComponent(id) } : {}), ...(key ? { key } : {}) });
       // A connection cut after the request was read: the job exists, its answer never arrives.
       if (out === 'dropped') return req.socket.destroy();
@@ -272,11 +327,16 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
     jobs,
     replayed,
     languages,
+    readLog,
+    callbacksSent,
     failNextSubmit: (f: { status: number; body?: unknown }) => submitFailures.push(f),
     dropNextVideoAnswer: () => (dropNextVideoAnswer = true),
     refuseNextVideo: (message: string) => (refuseNextVideo = message),
     refuseNextWorkflow: (message: string) => (refuseNextWorkflow = message),
     loseNextExecution: () => (loseNextExecution = true),
-    close: () => closeServer(server),
+    close: async () => {
+      await closeServer(server);
+      await hookAgent.close();
+    },
   };
 }

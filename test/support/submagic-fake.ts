@@ -12,8 +12,9 @@ import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer
  * Errors are Submagic's {error, message}: a request that breaks its contract is 400
  * VALIDATION_ERROR with `details: [{field, message, value}]` naming the field (create-project's
  * error responses), a wrong key 401 UNAUTHORIZED, an unknown project 404 NOT_FOUND. GET
- * /v1/projects/{id} is limited as get-project documents it, 100 requests an hour per key: past
- * that, 429 RATE_LIMIT_EXCEEDED with retryAfter. Every answer is held to the contract.
+ * /v1/projects/{id} is limited as get-project documents it, 100 requests an hour per key (or the
+ * window a test gives): past that, 429 RATE_LIMIT_EXCEEDED with retryAfter (seconds). Every answer
+ * is held to the contract; `readLog` keeps every project read with its status, 429s included.
  */
 interface Project {
   id: string;
@@ -38,14 +39,24 @@ const CONTRACTS = {
 const HOUR_MS = 3_600_000;
 export const SUBMAGIC_FAKE_TEMPLATES = ['Sara', 'Daniel', 'Hormozi 1', 'Hormozi 2', 'Beast', 'Leila', 'Ella', 'Karl'];
 
-export async function startSubmagicFake(opts: { key: string; video: Buffer; templates?: string[]; projectReadsPerHour?: number }) {
+export async function startSubmagicFake(opts: {
+  key: string;
+  video: Buffer;
+  templates?: string[];
+  projectReadsPerHour?: number;
+  /** A window other than the hour (a test's seconds), over projectReadsPerHour. */
+  projectReads?: { requests: number; perMs: number };
+  /** The retryAfter of a 429 (Submagic's page shows 30). */
+  retryAfterSeconds?: number;
+}) {
   const projects = new Map<string, Project>();
   /** When each GET /v1/projects/{id} arrived (ms): what Submagic's hourly limit counts. */
   const reads: number[] = [];
   let failNext: string | undefined;
   let counter = 0;
   let base = '';
-  const readsPerHour = opts.projectReadsPerHour ?? 100;
+  const limit = opts.projectReads ?? { requests: opts.projectReadsPerHour ?? 100, perMs: HOUR_MS };
+  const readLog: Array<{ at: number; status: number }> = [];
 
   const answer = (res: http.ServerResponse, c: Contract, status: number, body: unknown) => {
     checkAnswer(c, status, JSON.parse(JSON.stringify(body)));
@@ -143,9 +154,13 @@ export async function startSubmagicFake(opts: { key: string; video: Buffer; temp
     }
     // GET /v1/projects/{id}: 100 an hour (get-project); the rest is refused, as Submagic refuses it.
     const now = Date.now();
-    while (reads.length && reads[0]! <= now - HOUR_MS) reads.shift();
-    if (reads.length >= readsPerHour) return answer(res, c, 429, { error: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests', retryAfter: 30 });
+    while (reads.length && reads[0]! <= now - limit.perMs) reads.shift();
+    if (reads.length >= limit.requests) {
+      readLog.push({ at: now, status: 429 });
+      return answer(res, c, 429, { error: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests', retryAfter: opts.retryAfterSeconds ?? 30 });
+    }
     reads.push(now);
+    readLog.push({ at: now, status: 200 });
     const p = projects.get(one![1]!);
     if (!p) return answer(res, c, 404, { error: 'NOT_FOUND', message: 'Project not found' });
     p.polls++;
@@ -156,6 +171,7 @@ export async function startSubmagicFake(opts: { key: string; video: Buffer; temp
     url: base,
     projects,
     reads,
+    readLog,
     failNext: (message: string) => (failNext = message),
     /** What a person approving in Submagic's editor does: the export. */
     exportByHand: (id: string) => {

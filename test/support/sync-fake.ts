@@ -43,7 +43,19 @@ export interface SyncEnding {
 const CONTRACTS = { generate: loadContract('sync', 'generate-multipart'), get: loadContract('sync', 'get-generation'), models: loadContract('sync', 'list-models') };
 const DEFAULT_MODELS = ['sync-3', 'lipsync-2', 'lipsync-2-pro', 'lipsync-1.9.0-beta', 'react-1'];
 
-export async function startSyncFake(opts: { key: string; webhookSecret: string; video: Buffer; pollsUntilDone?: number; webhookAfterMs?: number; models?: string[] }) {
+export async function startSyncFake(opts: {
+  key: string;
+  webhookSecret: string;
+  video: Buffer;
+  pollsUntilDone?: number;
+  webhookAfterMs?: number;
+  models?: string[];
+  /**
+   * GET /v2/generate/{id} allowed in a window (sync's rate-limits page: 600 a minute per IP); past
+   * it, sync's 429 {statusCode: 429, message, errorCode: rate_limit_exceeded}, with no Retry-After (sync documents none).
+   */
+  readLimit?: { requests: number; perMs: number };
+}) {
   const submits: SyncSubmit[] = [];
   /** Every POST /v2/generate that reached the fake, kept or not: what a resend looks like. */
   const posts: Array<{ idempotencyKey: string | undefined; answered: number | 'dropped'; fingerprint: string }> = [];
@@ -55,6 +67,9 @@ export async function startSyncFake(opts: { key: string; webhookSecret: string; 
   let dropNext = false;
   let counter = 0;
   let base = '';
+  /** Every GET of a generation (when it arrived, its status), 429s included: what a bench counts as polls. */
+  const readLog: Array<{ at: number; status: number }> = [];
+  const recentReads: number[] = [];
 
   const answer = (res: http.ServerResponse, c: Contract, status: number, body: unknown) => {
     checkAnswer(c, status, body);
@@ -160,6 +175,15 @@ export async function startSyncFake(opts: { key: string; webhookSecret: string; 
     const problems = requestProblems(c, { headers: req.headers, query: Object.fromEntries(url.searchParams) });
     if (problems.length) return refuse(res, c, problems);
     if (c === CONTRACTS.models) return answer(res, c, 200, (opts.models ?? DEFAULT_MODELS).map((name) => ({ name, type: 'lipsync', version: name.replace(/^\D+/, '') || '1', description: `${name}` })));
+    const now = Date.now();
+    const limit = opts.readLimit;
+    while (limit && recentReads.length && recentReads[0]! <= now - limit.perMs) recentReads.shift();
+    if (limit && recentReads.length >= limit.requests) {
+      readLog.push({ at: now, status: 429 });
+      return answer(res, c, 429, { message: 'Rate limit exceeded. Please try again later.', statusCode: 429, errorCode: 'rate_limit_exceeded' });
+    }
+    if (limit) recentReads.push(now);
+    readLog.push({ at: now, status: 200 });
     const job = jobs.get(one![1]!);
     if (!job) return answer(res, c, 404, { message: 'Generation not found', statusCode: 404 });
     job.polls++;
@@ -173,6 +197,7 @@ export async function startSyncFake(opts: { key: string; webhookSecret: string; 
     posts,
     jobs,
     hooksSent,
+    readLog,
     sign,
     /** The generation as sync would post it to its webhook now (for a test to deliver late). */
     generationOf: (id: string) => current(id),

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { SUBMAGIC_DEFAULT_TEMPLATES, SUBMAGIC_POLL_BUDGET, submagicTitle } from '../../src/adapters/engines/submagic/submagic-engine.ts';
 import { SUBMAGIC_MAX_UPLOAD_BYTES } from '../../src/adapters/engines/submagic/submagic-limits.ts';
 import { loadConfig } from '../../src/config.ts';
-import { pollSpacing } from '../../src/services/generations/engine-jobs.ts';
 import { loadContract } from '../support/contract.ts';
 
 // What the Submagic adapter sends, against what test/contracts/submagic/ says Submagic takes.
@@ -29,23 +28,9 @@ describe('Submagic limits, from its contract', () => {
   });
 
   it('the poll budget is the lower figure Submagic documents for GET /v1/projects/{id} (100 an hour), and SUBMAGIC_POLL_BUDGET changes it', () => {
-    expect(SUBMAGIC_POLL_BUDGET).toEqual({ requests: 100, perMs: 3_600_000 });
-    expect(loadConfig({ SUBMAGIC_API_KEY: 'sk-x' }).upstream.submagic!.pollBudget).toEqual({ requests: 100, perMs: 3_600_000 });
-    expect(loadConfig({ SUBMAGIC_API_KEY: 'sk-x', SUBMAGIC_POLL_BUDGET: '500/3600' }).upstream.submagic!.pollBudget).toEqual({ requests: 500, perMs: 3_600_000 });
+    expect(SUBMAGIC_POLL_BUDGET).toEqual([{ requests: 100, perMs: 3_600_000 }]);
+    expect(loadConfig({ SUBMAGIC_API_KEY: 'sk-x' }).upstream.submagic!.pollBudget).toEqual([{ requests: 100, perMs: 3_600_000 }]);
+    expect(loadConfig({ SUBMAGIC_API_KEY: 'sk-x', SUBMAGIC_POLL_BUDGET: '500/3600' }).upstream.submagic!.pollBudget).toEqual([{ requests: 500, perMs: 3_600_000 }]);
     expect(() => loadConfig({ SUBMAGIC_API_KEY: 'sk-x', SUBMAGIC_POLL_BUDGET: '100 an hour' })).toThrow(/SUBMAGIC_POLL_BUDGET/);
-  });
-});
-
-describe('pollSpacing: jobs sharing one key never read it more than its budget', () => {
-  it('for 1 to 100 jobs, the whole shares add up to at most the budget; past that, each job is read less than once a period', () => {
-    const budget = { requests: 100, perMs: 3_600_000 };
-    for (let jobs = 1; jobs <= 250; jobs++) {
-      const spacing = pollSpacing(budget, jobs);
-      // A job read every `spacing` ms is read at most floor(perMs / spacing) times in a half-open period.
-      const perJob = jobs <= budget.requests ? Math.floor(budget.perMs / spacing) : budget.perMs / spacing;
-      expect(jobs * perJob, `${jobs} jobs`).toBeLessThanOrEqual(budget.requests + 1e-9);
-    }
-    expect(pollSpacing(budget, 1)).toBe(36_000);
-    expect(pollSpacing(budget, 0)).toBe(36_000);
   });
 });

@@ -1,6 +1,7 @@
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import type { Readable } from 'node:stream';
 import type { CheckResult } from '../provider-check.ts';
+import type { PollBudget } from '../../domain/poll-schedule.ts';
 
 /**
  * What every engine is given and answers: one submit, then polls until the engine says the job
@@ -130,11 +131,16 @@ export interface Engine {
   /** Free reads only: the key first (target `key`), then each target. */
   check?(targets: readonly string[], signal: AbortSignal): Promise<CheckResult[]>;
   /**
-   * The most this provider lets one key read its jobs' state (`requests` in every `perMs`), when
-   * it documents a limit: every poll of this provider's live jobs, across jobs and worker
-   * processes, is spaced to stay within it.
+   * How often this provider's jobs may be read (`<P>_POLL_BUDGET`: its documented limit, or a
+   * conservative default where it publishes none): every poll of its jobs, across jobs and worker
+   * processes, is spaced to stay within it. Unset: the core's own default.
    */
-  readonly pollBudget?: Readonly<{ requests: number; perMs: number }>;
+  readonly pollBudget?: PollBudget;
+  /**
+   * The provider calls back for this operation to a URL given with the submit but does not sign
+   * the call (HeyGen's callback_url): the core gives it a URL holding a token of that one attempt.
+   */
+  callsBack?(operation: GenerationOperation): boolean;
   /**
    * Models of ours this provider has retired (their date, and where to route them instead): a
    * route that sends one here stops the start.

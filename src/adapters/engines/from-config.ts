@@ -15,7 +15,11 @@ export async function buildEngines(config: Readonly<Config>, o: { allowRetired?:
   const shared = { allowPrivate: config.allowPrivateNetworkUrls };
   for (const provider of PROVIDERS) {
     const settings = config.upstream[provider.name];
-    if (settings) engines.push(await (provider.create as (s: typeof settings, sh: typeof shared) => Promise<Engine>)(settings, shared));
+    if (!settings) continue;
+    const engine = await (provider.create as (s: typeof settings, sh: typeof shared) => Promise<Engine>)(settings, shared);
+    // The provider's <NAME>_POLL_BUDGET, read by its module, goes with its engine to the upstream core.
+    const budget = (settings as { pollBudget?: Engine['pollBudget'] }).pollBudget;
+    engines.push(budget ? { ...engine, pollBudget: budget } : engine);
   }
   return createEngineRegistry(engines, config.engineRoutes, o);
 }

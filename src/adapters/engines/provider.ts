@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import type { Engine } from './engine-contract.ts';
+import type { PollBudget } from '../../domain/poll-schedule.ts';
 
 /**
  * What a provider can make, read from its adapter's contract: the operations it serves, our model
@@ -55,13 +56,22 @@ export function parsePairs(raw: string | undefined, ctx: z.RefinementCtx<string 
   return out;
 }
 
-/** `<requests>/<seconds>` (a provider's documented request budget) into requests per milliseconds. */
-export function parseBudget(raw: string, ctx: z.RefinementCtx<string>): Readonly<{ requests: number; perMs: number }> {
-  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(raw);
-  const [requests, seconds] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
-  if (requests < 1 || seconds < 1) ctx.addIssue({ code: 'custom', message: `"${raw}" is not <requests>/<seconds>, both at least 1` });
-  return Object.freeze({ requests: Math.max(1, requests), perMs: Math.max(1, seconds) * 1000 });
+/**
+ * `<requests>/<seconds>[,<requests>/<seconds>...]`: a provider's poll budget, one window or more
+ * (`10/1,600/60`: 10 a second and 600 a minute), into windows of requests per milliseconds.
+ */
+export function parseBudget(raw: string, ctx: z.RefinementCtx<string>): PollBudget {
+  const windows = raw.split(',').map((part) => {
+    const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(part);
+    const [requests, seconds] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+    if (requests < 1 || seconds < 1) ctx.addIssue({ code: 'custom', message: `"${part.trim()}" is not <requests>/<seconds>, both at least 1` });
+    return Object.freeze({ requests: Math.max(1, requests), perMs: Math.max(1, seconds) * 1000 });
+  });
+  return Object.freeze(windows);
 }
+
+/** A provider's poll budget variable with its default (docs/providers.md says where each default comes from). */
+export const budgetVariable = (fallback: string) => z.string().default(fallback).transform(parseBudget);
 
 /** A provider's `name=value` map variable (models, templates, endpoints), unset being empty. */
 export const pairsVariable = (separator = ',') => z.string().optional().transform((raw, ctx) => parsePairs(raw, ctx, separator));

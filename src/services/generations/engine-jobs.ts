@@ -2,16 +2,16 @@ import { fileTypeFromBuffer } from 'file-type';
 import { withUploadLinks } from '../uploads.ts';
 import { annotate } from '../../observability/tracing.ts';
 import type { GenerationRow, UpstreamJobRow } from '../../db/types.ts';
+import type { GenerationOperation } from '../../domain/generation-types.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { UpstreamError, attachedImages, isUpstreamEngine, type Engine, type UpstreamInputs, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/engine-contract.ts';
 import type { EngineFile } from '../../adapters/engines/render-job.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
 import { DownloadError, download } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
-import { pollUpstreamJob } from '../../jobs/poll-upstream.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
-import { countPoll, countRefetch, countSubmitted, endUpstreamJob, findLiveUpstreamJob, findSubmittedByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
+import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findSubmittedByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
@@ -19,13 +19,14 @@ import { storeResults } from './results.ts';
 import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
+import { createPollScheduler } from './poll-budget.ts';
+import { createCallbackTokens } from './provider-callbacks.ts';
 import { COPYING, createProgressWriter } from './progress.ts';
 import { queued } from '../../adapters/engines/progress.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
-const MAX_TRANSIENT_DELAY_MS = 60_000;
 
 /**
  * The upstream job core: one attempt per generation recorded before anything is sent
@@ -45,14 +46,18 @@ export function createUpstreamCore(
   const progress = createProgressWriter({ db, log });
   const submitHere = createInProcessSubmit({ db, storage, config, log, lifecycle, events, progress });
 
+  const polls = createPollScheduler({ db, config });
+  // The next look at a job: when it wants it; its provider's budget is kept when the look runs.
+  const schedulePoll = (upstreamJobId: string, delayMs: number) => polls.schedule(upstreamJobId, delayMs);
+  const callbacks = createCallbackTokens({ db, config });
   /**
-   * The next look at a job. A provider with a poll budget shares it among all the jobs it holds in
-   * flight, counted in the database so that every worker process keeps to the same share.
+   * Where the provider calls back for this attempt: `/hooks/<name>` for a provider that signs its
+   * calls, a URL holding this attempt's own token for one that calls back unsigned (HeyGen).
    */
-  const schedulePoll = async (upstreamJobId: string, delayMs: number, engine?: Engine) => {
-    const floor = engine?.pollBudget ? pollSpacing(engine.pollBudget, await countSubmitted(db, engine.name)) : 0;
-    await queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId }, { runAt: new Date(Date.now() + Math.max(0, delayMs, floor)) });
-  };
+  const webhookUrlFor = (engine: Engine, operation: GenerationOperation, attemptId: string): Promise<string | undefined> =>
+    engine.verifyHook ? Promise.resolve(callbacks.providerUrl(engine.name)) : engine.callsBack?.(operation) ? callbacks.attemptUrl(engine.name, attemptId) : Promise.resolve(undefined);
+  // A job its provider will call back on is finished by the call: its polls are only a safety net.
+  const hooked = (engine: Engine, operation: GenerationOperation) => Boolean(config.upstream.callbackBaseUrl && (engine.verifyHook || engine.callsBack?.(operation)));
 
   async function failBoth(g: Pick<GenerationRow, 'id'>, upstreamJobId: string, message: string, engine?: string): Promise<void> {
     await lifecycle.fail(g.id, message, { within: (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }), ...(engine ? { engine } : {}) });
@@ -104,7 +109,7 @@ export function createUpstreamCore(
     const params = await withUploadLinks({ db, storage }, g.team_id, g.params as Record<string, unknown>, 24 * 3600);
     let submission;
     try {
-      const webhookUrl = config.upstream.callbackBaseUrl && engine.verifyHook ? `${config.upstream.callbackBaseUrl}/hooks/${engine.name}` : undefined;
+      const webhookUrl = await webhookUrlFor(engine, g.operation, attempt.id);
       submission = await engine.submit(
         { generationId: g.id, operation: g.operation, params, inputs },
         { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}) },
@@ -133,7 +138,7 @@ export function createUpstreamCore(
     await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
     await progress.set(g.id, { ...queued(), stage: `sent to ${engine.name}` }, { force: true });
     if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
-    else await schedulePoll(attempt.id, config.upstream.pollMs, engine);
+    else await schedulePoll(attempt.id, polls.firstDelay(hooked(engine, g.operation)));
     return 'settled';
   }
 
@@ -158,7 +163,7 @@ export function createUpstreamCore(
           return undefined;
         }
         if (live.state === 'submitted') {
-          await schedulePoll(live.id, 0, engine);
+          await schedulePoll(live.id, 0);
           return undefined;
         }
         if (!engine.dedupesSubmit(g.operation)) {
@@ -193,12 +198,24 @@ export function createUpstreamCore(
     },
 
     /**
-     * An inbound provider webhook: checked by the provider's scheme, then only a hint to poll now
-     * (the poll is the source of truth). A job already ended, unknown or named twice changes nothing.
+     * An inbound provider webhook: checked by the provider's scheme (or, for a provider that calls
+     * back unsigned, by the attempt's token in its URL), then one poll right away, within the
+     * provider's budget: the poll, not the webhook's body, decides (docs/providers.md says why).
+     * A job already ended, unknown or named twice changes nothing.
      */
-    async receiveHook(provider: string, headers: Record<string, string | string[] | undefined>, rawBody: Buffer): Promise<'polling' | 'ignored'> {
+    async receiveHook(provider: string, headers: Record<string, string | string[] | undefined>, rawBody: Buffer, token?: string): Promise<'polling' | 'ignored'> {
       const engine = engines.byName(provider);
-      if (!engine || !isUpstreamEngine(engine) || !engine.verifyHook) throw new AppError('not_found', 'No such provider hook');
+      if (!engine || !isUpstreamEngine(engine)) throw new AppError('not_found', 'No such provider hook');
+      if (token !== undefined) {
+        if (!engine.callsBack) throw new AppError('not_found', 'No such provider hook');
+        const attemptId = await callbacks.attemptOf(provider, token);
+        if (!attemptId) throw new AppError('unauthorized', 'The callback token is not valid');
+        const job = await findUpstreamJob(db, attemptId);
+        if (!job || job.state !== 'submitted') return 'ignored';
+        await schedulePoll(job.id, 0);
+        return 'polling';
+      }
+      if (!engine.verifyHook) throw new AppError('not_found', 'No such provider hook');
       const verified = await engine.verifyHook(headers, rawBody).catch((e: unknown) => {
         log.warn({ err: e, provider }, 'provider webhook keys could not be read');
         return null;
@@ -206,13 +223,16 @@ export function createUpstreamCore(
       if (!verified) throw new AppError('unauthorized', 'The webhook signature is not valid');
       const job = await findSubmittedByProviderJob(db, provider, verified.providerJobId);
       if (!job) return 'ignored';
-      // A signed hint is the provider saying the job moved: looked at now, outside any poll budget (one per job).
+      // A signed hint is the provider saying the job moved: looked at now (its read still within the budget).
       await schedulePoll(job.id, 0);
       return 'polling';
     },
 
-    /** One poll of a submitted attempt, run by poll_upstream; it schedules the next one itself. */
-    async poll(upstreamJobId: string): Promise<void> {
+    /**
+     * One poll of a submitted attempt, run by poll_upstream; it schedules the next one itself.
+     * `holdsSlot`: queued for a read slot of the provider's budget taken earlier.
+     */
+    async poll(upstreamJobId: string, opts: { holdsSlot?: boolean } = {}): Promise<void> {
       const job = await findUpstreamJob(db, upstreamJobId);
       if (!job || job.state !== 'submitted') return;
       const engine = engines.byName(job.provider);
@@ -228,6 +248,8 @@ export function createUpstreamCore(
         await failBoth(g, job.id, `${job.provider} is no longer configured on this service`);
         return;
       }
+      // The provider's budget is kept across jobs and worker processes: past it, the look waits for its slot.
+      if (!(await polls.admit(job.id, engine, opts.holdsSlot === true))) return;
       let status;
       try {
         status = await engine.poll(job.handle, AbortSignal.timeout(60_000));
@@ -237,14 +259,15 @@ export function createUpstreamCore(
         if (err.failure === 'auth') return failBoth(g, job.id, authFailed(engine.name));
         if (err.failure === 'refused') return failBoth(g, job.id, err.message);
         await countPoll(db, job.id, `${err.failure}: ${err.message}`);
-        const delay = err.retryAfterMs ?? Math.min(MAX_TRANSIENT_DELAY_MS, config.upstream.pollMs * 2 ** Math.min(job.polls, 6));
-        return schedulePoll(job.id, delay, engine);
+        // A 429 holds back every read of this provider, not only this job's.
+        if (err.failure === 'rate_limited') return schedulePoll(job.id, await polls.rateLimited(engine, err.retryAfterMs));
+        return schedulePoll(job.id, err.retryAfterMs ?? polls.retryDelay(job.polls, job.created_at));
       }
       called(engine.name, 'poll', 'ok');
       if (status.state === 'pending') {
         await countPoll(db, job.id, status.detail ?? 'pending');
         if (status.progress) await progress.set(g.id, status.progress);
-        return schedulePoll(job.id, status.retryAfterMs ?? config.upstream.pollMs, engine);
+        return schedulePoll(job.id, status.retryAfterMs ?? polls.pendingDelay(job.created_at, hooked(engine, g.operation)));
       }
       return finish(g, job, engine, status);
     },
@@ -262,7 +285,7 @@ export function createUpstreamCore(
       // Provider links expire: ask the provider again for fresh ones, a few times.
       if (job.refetches >= MAX_RESULT_REFETCHES) return failBoth(g, job.id, `the ${engine.name} result could not be downloaded`);
       await countRefetch(db, job.id, e instanceof DownloadError ? e.message : 'download failed');
-      return schedulePoll(job.id, 0, engine);
+      return schedulePoll(job.id, 0);
     }
     const cost = status.cost ?? null;
     await lifecycle.complete(g.id, copied.keys, copied.meta, { within: (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }), engine: engine.name, outputBytes: copied.bytes });
@@ -270,15 +293,3 @@ export function createUpstreamCore(
 }
 export type UpstreamCore = ReturnType<typeof createUpstreamCore>;
 
-/**
- * The least time between two looks at one job when `liveJobs` jobs share a budget of `requests`
- * reads every `perMs`: each job gets a whole share, floor(requests / jobs) reads a period, so the
- * shares never add up to more than the budget (with more jobs than reads, each is read less than
- * once a period). Polls already scheduled keep their time when the count grows: the spacing takes
- * hold from each job's next look.
- */
-export function pollSpacing(budget: Readonly<{ requests: number; perMs: number }>, liveJobs: number): number {
-  const jobs = Math.max(1, liveJobs);
-  const share = Math.floor(budget.requests / jobs);
-  return share >= 1 ? Math.ceil(budget.perMs / share) : Math.ceil((budget.perMs * jobs) / budget.requests);
-}

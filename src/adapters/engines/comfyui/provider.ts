@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProvider } from '../provider.ts';
+import { defineProvider, budgetVariable } from '../provider.ts';
 import { COMFYUI_OPERATIONS, SHIPPED_WORKFLOWS } from './workflows.ts';
 
 /** `host[:port]` or a URL, into a server root: no scheme means http, no port 8188 (ComfyUI's own default). */
@@ -42,10 +42,13 @@ export const comfyuiProvider = defineProvider({
       }),
     COMFYUI_WORKFLOWS: z.string().min(1).default(SHIPPED_WORKFLOWS),
     COMFYUI_TIMEOUT_SECONDS: z.coerce.number().min(1).max(3600).default(120),
+    /** How often its jobs may be read, `<requests>/<seconds>[,...]`: a ComfyUI server is the operator's own and documents no limit: a pace that leaves it room to work. */
+    COMFYUI_POLL_BUDGET: budgetVariable('20/1'),
   },
   // ENGINE_ROUTES is the service's variable: the whole parsed environment is passed here, and the
   // keys routed to comfyui are kept so that the start checks each one's workflow.
   settings: (e) => ({
+    pollBudget: e.COMFYUI_POLL_BUDGET,
     urls: Object.freeze(e.COMFYUI_URL!),
     workflowsDir: e.COMFYUI_WORKFLOWS,
     timeoutMs: e.COMFYUI_TIMEOUT_SECONDS * 1000,

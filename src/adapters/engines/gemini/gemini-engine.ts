@@ -3,7 +3,7 @@ import { createProviderClient, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type Engine, type UpstreamFile, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { running } from '../progress.ts';
 import { checkGemini, geminiTargets } from './gemini-check.ts';
-import { isKeyRefused } from './gemini-errors.ts';
+import { googleRetryDelayMs, isKeyRefused } from './gemini-errors.ts';
 import { readVideoFile } from './video-file.ts';
 import { withoutSound } from './without-sound.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageLimitsOf, imageSizeOf } from './gemini-map.ts';
@@ -45,6 +45,8 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
     message: errorMessage,
     // Google refuses a bad key with 400 API_KEY_INVALID: the operator's to fix, not the request's.
     keyRefused: isKeyRefused,
+    // A 429 gives its wait in RetryInfo.retryDelay: it pauses every read of Gemini that long.
+    retryAfterInBody: googleRetryDelayMs,
   });
 
   /** An input image as inline bytes (the Gemini API takes no URLs). */

@@ -7,7 +7,7 @@ interface GoogleError {
   code?: unknown;
   message?: unknown;
   status?: unknown;
-  details?: Array<{ '@type'?: unknown; reason?: unknown }>;
+  details?: Array<{ '@type'?: unknown; reason?: unknown; retryDelay?: unknown }>;
 }
 
 const errorOf = (json: unknown): GoogleError | undefined => (json as { error?: GoogleError } | undefined)?.error;
@@ -23,4 +23,15 @@ export function googleWords(status: number, json: unknown): string {
   const e = errorOf(json);
   const message = typeof e?.message === 'string' ? e.message.slice(0, 500) : `it answered ${status}`;
   return typeof e?.status === 'string' ? `${e.status}: ${message}` : message;
+}
+
+/**
+ * The wait a 429 RESOURCE_EXHAUSTED names in its google.rpc.RetryInfo detail (`retryDelay`, a
+ * protobuf Duration as JSON: "22s", "1.5s"), in ms; Google sends no Retry-After header.
+ */
+export function googleRetryDelayMs(json: unknown): number | undefined {
+  const info = (errorOf(json)?.details ?? []).find((d) => typeof d?.['@type'] === 'string' && d['@type'].endsWith('google.rpc.RetryInfo'));
+  const m = typeof info?.retryDelay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(info.retryDelay) : null;
+  const ms = m ? Math.ceil(Number(m[1]) * 1000) : undefined;
+  return ms !== undefined && ms <= 86_400_000 ? ms : undefined;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GENERATION_OPERATIONS, isImageOperation } from '../../../domain/generation-types.ts';
-import { defineProvider, pairsVariable } from '../provider.ts';
+import { defineProvider, pairsVariable, budgetVariable } from '../provider.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, VEO_DURATIONS, VEO_MAX_REFERENCES, VEO_RATIOS } from './gemini-map.ts';
 
 /** Google's Gemini API: Veo videos and Gemini images. */
@@ -11,8 +11,10 @@ export const geminiProvider = defineProvider({
     GEMINI_API_KEY: z.string().optional(),
     GEMINI_API_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
     GEMINI_IMAGE_MODELS: pairsVariable(),
+    /** How often its jobs may be read, `<requests>/<seconds>[,...]`: Google publishes no limit for operations.get (limits are per project, by tier): a conservative pace. */
+    GEMINI_POLL_BUDGET: budgetVariable('1/1'),
   },
-  settings: (e) => ({ apiKey: e.GEMINI_API_KEY!, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }),
+  settings: (e) => ({ pollBudget: e.GEMINI_POLL_BUDGET, apiKey: e.GEMINI_API_KEY!, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }),
   makes: {
     operations: ['ai-video', ...GENERATION_OPERATIONS.filter(isImageOperation)],
     models: [...Object.keys(GEMINI_VIDEO_MODELS), ...Object.keys(GEMINI_DEFAULT_IMAGE_MODELS)],

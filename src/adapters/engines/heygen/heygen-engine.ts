@@ -63,23 +63,23 @@ export function createHeyGenEngine(opts: HeyGenOptions): Engine {
     return data.asset_id;
   }
 
-  async function talkingAvatar({ inputs, generationId }: UpstreamRequest, attemptId: string, signal: AbortSignal) {
+  async function talkingAvatar({ inputs, generationId }: UpstreamRequest, attemptId: string, callback: Record<string, string>, signal: AbortSignal) {
     if (!inputs.face || !inputs.speech) throw new UpstreamError('refused', 'the talking avatar has no face or no speech');
     const read = async (f: UpstreamFile) => f.read(signal);
     // Both checked (and the face converted) before either is uploaded: a refusal leaves nothing at HeyGen.
     const [face, speech] = await Promise.all([read(inputs.face).then((f) => faceAsset(f.bytes, f.mime)), read(inputs.speech).then((f) => speechAsset(f.bytes, f.mime))]);
     const image = await upload(face, `${attemptId}:face`, signal);
     const audio = await upload(speech, `${attemptId}:speech`, signal);
-    const body = { type: 'image', image: { type: 'asset_id', asset_id: image }, audio_asset_id: audio, ...TALKING_AVATAR_FORMAT, title: `adforge ${generationId}` };
+    const body = { type: 'image', image: { type: 'asset_id', asset_id: image }, audio_asset_id: audio, ...TALKING_AVATAR_FORMAT, title: `adforge ${generationId}`, ...callback };
     const data = await call('POST', '/v3/videos', body, signal, { submit: true, key: attemptId });
     if (typeof data?.video_id !== 'string') throw new UpstreamError('unsent_unknown', 'HeyGen answered the submit without a video id');
     return { providerJobId: data.video_id, handle: { kind: 'video', id: data.video_id } };
   }
 
-  async function localize({ params, inputs, generationId }: UpstreamRequest, attemptId: string, signal: AbortSignal) {
+  async function localize({ params, inputs, generationId }: UpstreamRequest, attemptId: string, callback: Record<string, string>, signal: AbortSignal) {
     const language = heygenLanguage(String(params.output_language), languages);
     if (!inputs.video || !language) throw new UpstreamError('refused', 'the video or the language is missing');
-    const data = await call('POST', '/v3/video-translations', translationBody(params, inputs.video.url, language, `adforge ${generationId}`), signal, { submit: true, key: attemptId });
+    const data = await call('POST', '/v3/video-translations', { ...translationBody(params, inputs.video.url, language, `adforge ${generationId}`), ...callback }, signal, { submit: true, key: attemptId });
     const id = Array.isArray(data?.video_translation_ids) ? data.video_translation_ids[0] : undefined;
     if (typeof id !== 'string') throw new UpstreamError('unsent_unknown', 'HeyGen answered the translation without an id');
     return { providerJobId: id, handle: { kind: 'translation', id } };
@@ -107,9 +107,14 @@ export function createHeyGenEngine(opts: HeyGenOptions): Engine {
     dedupesSubmit: (operation: GenerationOperation) => operation === 'talking-avatar' || operation === 'localize',
     refuse: (operation: GenerationOperation, params: Record<string, unknown>) => heygenRefusal(operation, params, languages),
 
+    // POST /v3/videos and /v3/video-translations take callback_url and callback_id; the v1 face swap workflow does not.
+    callsBack: (operation: GenerationOperation) => operation === 'talking-avatar' || operation === 'localize',
+
     async submit(req, attempt, signal) {
-      if (req.operation === 'talking-avatar') return talkingAvatar(req, attempt.id, signal);
-      if (req.operation === 'localize') return localize(req, attempt.id, signal);
+      // HeyGen posts to callback_url when the job ends; what it sends is not signed in anything we read, so the URL holds the attempt's own token.
+      const callback: Record<string, string> = attempt.webhookUrl ? { callback_url: attempt.webhookUrl, callback_id: attempt.id } : {};
+      if (req.operation === 'talking-avatar') return talkingAvatar(req, attempt.id, callback, signal);
+      if (req.operation === 'localize') return localize(req, attempt.id, callback, signal);
       if (req.operation === 'swap-avatar') return swap(req, signal);
       throw new UpstreamError('refused', `HeyGen does not make ${req.operation}`);
     },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProvider, pairsVariable } from '../provider.ts';
+import { defineProvider, pairsVariable, budgetVariable } from '../provider.ts';
 import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_OPERATIONS } from './heygen-map.ts';
 
 /** HeyGen: talking avatars, video translation (localize) and face swaps. */
@@ -11,8 +11,10 @@ export const heygenProvider = defineProvider({
     HEYGEN_API_URL: z.string().url().default('https://api.heygen.com'),
     // HeyGen's language names hold commas ("Chinese (Mandarin, Simplified)"): pairs are split on ';'.
     HEYGEN_LANGUAGES: pairsVariable(';'),
+    /** How often its jobs may be read, `<requests>/<seconds>[,...]`: HeyGen publishes no number for reading a video (it answers 429 with Retry-After): a conservative pace. */
+    HEYGEN_POLL_BUDGET: budgetVariable('5/1'),
   },
-  settings: (e) => ({ apiKey: e.HEYGEN_API_KEY!, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }),
+  settings: (e) => ({ pollBudget: e.HEYGEN_POLL_BUDGET, apiKey: e.HEYGEN_API_KEY!, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }),
   makes: { operations: HEYGEN_OPERATIONS, models: [], limits: { asset_max_bytes: HEYGEN_ASSET_MAX_BYTES } },
   create: async (s, shared) => (await import('./heygen-engine.ts')).createHeyGenEngine({ ...s, allowPrivate: shared.allowPrivate }),
 });

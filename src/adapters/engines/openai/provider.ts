@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GENERATION_OPERATIONS, isImageOperation } from '../../../domain/generation-types.ts';
-import { defineProvider, pairsVariable } from '../provider.ts';
+import { defineProvider, pairsVariable, budgetVariable } from '../provider.ts';
 import { OPENAI_IMAGE_MODELS, OPENAI_VIDEO_MODELS, SORA_SECONDS, STANDARD_IMAGE_SIZES } from './openai-map.ts';
 
 /** OpenAI: GPT images (and Sora videos, retired: a route to them stops the start). */
@@ -11,8 +11,10 @@ export const openaiProvider = defineProvider({
     OPENAI_API_KEY: z.string().optional(),
     OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
     OPENAI_IMAGE_MODELS: pairsVariable(),
+    /** How often its jobs may be read, `<requests>/<seconds>[,...]`: OpenAI's limits are per organization and tier, shown on its dashboard: a conservative pace. */
+    OPENAI_POLL_BUDGET: budgetVariable('5/1'),
   },
-  settings: (e) => ({ apiKey: e.OPENAI_API_KEY!, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }),
+  settings: (e) => ({ pollBudget: e.OPENAI_POLL_BUDGET, apiKey: e.OPENAI_API_KEY!, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }),
   makes: {
     operations: ['ai-video', ...GENERATION_OPERATIONS.filter(isImageOperation)],
     models: [...OPENAI_VIDEO_MODELS, ...OPENAI_IMAGE_MODELS],

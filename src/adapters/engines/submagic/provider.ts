@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineProvider, pairsVariable, parseBudget } from '../provider.ts';
+import { defineProvider, pairsVariable, budgetVariable } from '../provider.ts';
 import { SUBMAGIC_MAX_UPLOAD_BYTES } from './submagic-limits.ts';
 
 /** Submagic: captions on a video (video edit), by caption template. */
@@ -11,7 +11,7 @@ export const submagicProvider = defineProvider({
     SUBMAGIC_API_URL: z.string().url().default('https://api.submagic.co'),
     SUBMAGIC_TEMPLATES: pairsVariable(),
     /** How often one Submagic key may read its projects, `<requests>/<seconds>`: docs.submagic.co get-project gives 100 an hour. */
-    SUBMAGIC_POLL_BUDGET: z.string().default('100/3600').transform(parseBudget),
+    SUBMAGIC_POLL_BUDGET: budgetVariable('100/3600'),
   },
   settings: (e) => ({ apiKey: e.SUBMAGIC_API_KEY!, apiUrl: e.SUBMAGIC_API_URL, templates: Object.freeze(e.SUBMAGIC_TEMPLATES), pollBudget: e.SUBMAGIC_POLL_BUDGET }),
   makes: { operations: ['video-edit'], models: [], limits: { upload_max_bytes: SUBMAGIC_MAX_UPLOAD_BYTES } },

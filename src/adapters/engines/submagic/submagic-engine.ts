@@ -1,3 +1,4 @@
+import type { PollBudget } from '../../../domain/poll-schedule.ts';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { createProviderClient, messageOrError } from '../upstream-http.ts';
 import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
@@ -13,7 +14,8 @@ import { SUBMAGIC_MAX_UPLOAD_BYTES } from './submagic-limits.ts';
  * whose `downloadUrl` is filled once the video is rendered; POST /v1/projects/{id}/export starts
  * that render for a transcribed project; GET /v1/templates for the operator's check.
  * Reading a project is limited to 100 requests an hour (get-project): the engine declares that
- * budget and the upstream core spaces every poll of this key's projects to stay within it.
+ * budget and the upstream core spaces every poll of this key's projects to stay within it
+ * (one shared slot per provider in the database, see services/generations/poll-budget.ts).
  * Submagic's webhook (webhookUrl on create: a POST {projectId, status, downloadUrl, directUrl,
  * timestamp}) carries no signature, and a secret in our callback URL cannot be checked (a hook is
  * verified from its headers and body only), so none is asked for: adforge polls. No idempotency
@@ -25,7 +27,7 @@ export interface SubmagicOptions {
   /** Our caption template ids to Submagic template names, over the defaults (SUBMAGIC_TEMPLATES). */
   templates?: Readonly<Record<string, string>>;
   /** How often this key may read its projects (SUBMAGIC_POLL_BUDGET); Submagic documents 100 an hour. */
-  pollBudget?: Readonly<{ requests: number; perMs: number }>;
+  pollBudget?: PollBudget;
   allowPrivate: boolean;
   timeoutMs?: number;
 }
@@ -45,7 +47,7 @@ export const SUBMAGIC_DEFAULT_TEMPLATES: Readonly<Record<string, string>> = {
 };
 
 /** get-project: "has a rate limit of 100 requests per hour" (a newer page is said to give 500; the lower holds). */
-export const SUBMAGIC_POLL_BUDGET: Readonly<{ requests: number; perMs: number }> = { requests: 100, perMs: 3_600_000 };
+export const SUBMAGIC_POLL_BUDGET: PollBudget = [{ requests: 100, perMs: 3_600_000 }];
 /** The project title we send; create-project takes 1-100 characters. */
 export const submagicTitle = (generationId: string): string => `adforge ${generationId}`;
 

@@ -1,0 +1,81 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Engine } from '../../adapters/engines/engine-contract.ts';
+import { pollDelayMs, pollSpacingMs, retryDelayMs, type PollPace } from '../../domain/poll-schedule.ts';
+import { queueJob } from '../../jobs/define.ts';
+import { pollUpstreamJob } from '../../jobs/poll-upstream.ts';
+import { passReadGate, pausePolls, takePollSlot } from '../../repositories/poll-budgets.ts';
+import type { Deps } from '../deps.ts';
+
+// A slot this close is waited for in the task: a job due later goes back to the queue, whose
+// worker looks for due jobs about once a second, so a short wait there would cost more than it saves.
+const WAIT_IN_TASK_MS = 500;
+// A 429 that names no wait still pauses the provider this long.
+const DEFAULT_PAUSE_MS = 30_000;
+
+/**
+ * When each job waiting upstream is looked at: its age sets when it wants its next look
+ * (domain/poll-schedule.ts), and its provider's budget, shared by every job and worker process
+ * through one row per provider (repositories/poll-budgets.ts), sets when a read may actually go.
+ * A look takes the next free slot and, when it is not near, goes back to the queue for it; every
+ * read then passes a gate that keeps it one spacing after the provider's previous read, so the
+ * budget holds even when queued looks run late together. A 429 pauses the provider's reads for
+ * the wait it names.
+ */
+export function createPollScheduler({ db, config }: Pick<Deps, 'db' | 'config'>) {
+  const pace: PollPace = { pollMs: config.upstream.pollMs, maxMs: config.upstream.pollMaxMs, hookedMs: config.upstream.hookedPollMs };
+  const ageOf = (createdAt: Date) => Date.now() - createdAt.getTime();
+
+  const schedule = async (upstreamJobId: string, delayMs: number, holdsSlot = false) => {
+    await queueJob(db, pollUpstreamJob, { upstream_job_id: upstreamJobId, ...(holdsSlot ? { slot: true } : {}) }, { runAt: new Date(Date.now() + Math.max(0, delayMs)) });
+  };
+
+  return {
+    schedule,
+    /** The wait before a job's next look while it is pending (`hooked`: its provider will call back). */
+    pendingDelay: (createdAt: Date, hooked: boolean) => pollDelayMs(ageOf(createdAt), pace, hooked),
+    /** The wait after a look that failed (a 5xx, a reset). */
+    retryDelay: (polls: number, createdAt: Date) => retryDelayMs(polls, ageOf(createdAt), pace),
+    /** The first look after a submit. */
+    firstDelay: (hooked: boolean) => pollDelayMs(0, pace, hooked),
+
+    /**
+     * Before reading a job: true when the read may go now (after at most a short wait here);
+     * false when the job was queued again for its slot. `holdsSlot`: this look was queued for a
+     * slot taken earlier: it only passes the gate (spacing from the last read, no 429 pause).
+     */
+    async admit(upstreamJobId: string, engine: Engine, holdsSlot: boolean): Promise<boolean> {
+      if (!engine.pollBudget) return true;
+      const spacing = pollSpacingMs(engine.pollBudget);
+      if (!holdsSlot) {
+        const { waitMs } = await takePollSlot(db, engine.name, spacing);
+        if (waitMs > WAIT_IN_TASK_MS) {
+          await schedule(upstreamJobId, waitMs, true);
+          return false;
+        }
+        if (waitMs > 0) await sleep(waitMs);
+      }
+      // Looks queued for their slots may run late together (the queue is read about once a
+      // second): the gate spaces their reads all the same.
+      for (;;) {
+        const waitMs = await passReadGate(db, engine.name, spacing);
+        if (waitMs === 0) return true;
+        if (waitMs > WAIT_IN_TASK_MS) {
+          // Paused by a 429, or behind looks run late: a new place in the line, so that the looks
+          // turned away together do not all come back at the same moment.
+          const next = await takePollSlot(db, engine.name, spacing);
+          await schedule(upstreamJobId, Math.max(waitMs, next.waitMs), true);
+          return false;
+        }
+        await sleep(waitMs);
+      }
+    },
+
+    /** The provider answered 429: every read of it waits (Retry-After, a body's retryAfter, Google's RetryInfo). */
+    async rateLimited(engine: Engine, retryAfterMs: number | undefined): Promise<number> {
+      const ms = retryAfterMs ?? DEFAULT_PAUSE_MS;
+      await pausePolls(db, engine.name, ms);
+      return ms;
+    },
+  };
+}
+export type PollScheduler = ReturnType<typeof createPollScheduler>;
