@@ -1,0 +1,31 @@
+import type { ByteRange } from '../adapters/storage/storage.ts';
+
+/** What a GET of a file of `size` bytes answers for its Range header. */
+export type RangeAnswer = { kind: 'whole' } | { kind: 'part'; range: ByteRange } | { kind: 'unsatisfiable' };
+
+const WHOLE: RangeAnswer = { kind: 'whole' };
+const ONE_RANGE = /^bytes=(\d*)-(\d*)$/i;
+
+/**
+ * One byte range (`a-b`, `a-`, `-n`) is served as asked; a range wholly past the end (or `-0`) is
+ * unsatisfiable. Everything else is answered with the whole file, as RFC 9110 lets a server ignore
+ * Range: several ranges (a multipart answer nobody needs for media), malformed headers, other units,
+ * an empty file, and an If-Range (we send no validator it could match, so it never does).
+ */
+export function rangeAnswer(header: string | undefined, size: number, ifRange?: string): RangeAnswer {
+  if (header === undefined || ifRange !== undefined || size === 0) return WHOLE;
+  const m = ONE_RANGE.exec(header.trim());
+  if (!m) return WHOLE;
+  const [, first, last] = m as unknown as [string, string, string];
+  if (first === '' && last === '') return WHOLE;
+  if (first === '') {
+    const suffix = Number(last);
+    if (suffix === 0) return { kind: 'unsatisfiable' };
+    return { kind: 'part', range: { start: Math.max(0, size - suffix), end: size - 1 } };
+  }
+  const start = Number(first);
+  const end = last === '' ? Infinity : Number(last);
+  if (end < start) return WHOLE;
+  if (start >= size) return { kind: 'unsatisfiable' };
+  return { kind: 'part', range: { start, end: Math.min(end, size - 1) } };
+}
