@@ -29,3 +29,11 @@ export function rangeAnswer(header: string | undefined, size: number, ifRange?: 
   if (start >= size) return { kind: 'unsatisfiable' };
   return { kind: 'part', range: { start, end: Math.min(end, size - 1) } };
 }
+
+/** The Content-Range of a part, or of a 416 (the size alone). */
+export const contentRange = (size: number, range?: ByteRange): string => (range ? `bytes ${range.start}-${range.end}/${size}` : `bytes */${size}`);
+
+/** The JSON body of a 416. */
+export const rangeRefusal = (header: string | undefined, size: number) => ({
+  error: { code: 'validation_error', message: `the range ${header} is past the end of the file (${size} bytes)` },
+});

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { AppError } from '../domain/errors.ts';
 import type { LocalStorage } from '../adapters/storage/local.ts';
 import type { S3Storage } from '../adapters/storage/s3.ts';
-import { rangeAnswer } from './byte-range.ts';
+import { contentRange, rangeAnswer, rangeRefusal } from './byte-range.ts';
 
 export interface FileRoutesDeps {
   storage: LocalStorage | S3Storage;
@@ -61,12 +61,11 @@ export function registerFileRoutes(app: FastifyInstance, deps: FileRoutesDeps): 
       if (answer.kind === 'whole') return send(reply.header('Content-Type', whole.contentType), request.method, whole.stream, whole.size);
       whole.stream.destroy();
       if (answer.kind === 'unsatisfiable') {
-        const refusal = new AppError('validation_error', `the range ${header(request.headers.range)} is past the end of the file (${whole.size} bytes)`);
-        return reply.status(416).header('Content-Range', `bytes */${whole.size}`).send(refusal.toBody());
+        return reply.status(416).header('Content-Range', contentRange(whole.size)).send(rangeRefusal(header(request.headers.range), whole.size));
       }
       reply.header('Content-Type', whole.contentType);
       const { start, end } = answer.range;
-      reply.status(206).header('Content-Range', `bytes ${start}-${end}/${whole.size}`);
+      reply.status(206).header('Content-Range', contentRange(whole.size, answer.range));
       if (request.method === 'HEAD') return send(reply, 'HEAD', undefined, end - start + 1);
       const part = await deps.storage.openStream(key, answer.range);
       if (!part) throw new AppError('not_found', 'the file does not exist');
