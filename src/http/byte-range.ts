@@ -10,10 +10,12 @@ const ONE_RANGE = /^bytes=(\d*)-(\d*)$/i;
  * One byte range (`a-b`, `a-`, `-n`) is served as asked; a range wholly past the end (or `-0`) is
  * unsatisfiable. Everything else is answered with the whole file, as RFC 9110 lets a server ignore
  * Range: several ranges (a multipart answer nobody needs for media), malformed headers, other units,
- * an empty file, and an If-Range (we send no validator it could match, so it never does).
+ * an empty file, and an If-Range other than the file's own strong `etag` (a resumed download whose
+ * file changed starts over; a date is never matched).
  */
-export function rangeAnswer(header: string | undefined, size: number, ifRange?: string): RangeAnswer {
-  if (header === undefined || ifRange !== undefined || size === 0) return WHOLE;
+export function rangeAnswer(header: string | undefined, size: number, ifRange?: string, etag?: string): RangeAnswer {
+  if (header === undefined || size === 0) return WHOLE;
+  if (ifRange !== undefined && (etag === undefined || ifRange.trim() !== etag)) return WHOLE;
   const m = ONE_RANGE.exec(header.trim());
   if (!m) return WHOLE;
   const [, first, last] = m as unknown as [string, string, string];

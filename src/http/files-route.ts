@@ -52,12 +52,16 @@ export function registerFileRoutes(app: FastifyInstance, deps: FileRoutesDeps): 
 
       const whole = await deps.storage.openStream(key);
       if (!whole) throw new AppError('not_found', (await deps.whyGone?.(key)) ?? 'the file does not exist');
+      // As nginx does: the size and the time of writing; a key's file is written once, so this is strong.
+      const etag = `"${whole.size.toString(16)}-${Math.floor(whole.modifiedMs).toString(16)}"`;
       reply
         .header('Accept-Ranges', 'bytes')
+        .header('ETag', etag)
+        .header('Last-Modified', new Date(whole.modifiedMs).toUTCString())
         .header('Cache-Control', `private, max-age=${check.secondsLeft}`)
         .header('X-Content-Type-Options', 'nosniff');
 
-      const answer = rangeAnswer(header(request.headers.range), whole.size, header(request.headers['if-range']));
+      const answer = rangeAnswer(header(request.headers.range), whole.size, header(request.headers['if-range']), etag);
       if (answer.kind === 'whole') return send(reply.header('Content-Type', whole.contentType), request.method, whole.stream, whole.size);
       whole.stream.destroy();
       if (answer.kind === 'unsatisfiable') {

@@ -68,8 +68,23 @@ describe('/files byte ranges', () => {
     }
   });
 
-  it('serves the whole file 200 for several ranges, a malformed header, another unit or an If-Range', async () => {
-    for (const headers of [{ range: 'bytes=0-1,5-9' }, { range: 'bytes=9-5' }, { range: 'bytes=abc' }, { range: 'items=0-5' }, { range: 'bytes=-' }, { range: 'bytes=0-5', 'if-range': '"x"' }] as Record<string, string>[]) {
+  it('resumes under If-Range with the ETag it was given; another validator or a date gets the whole file', async () => {
+    const first = await get();
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^"[0-9a-f]+-[0-9a-f]+"$/);
+    expect(first.headers['last-modified']).toBeTruthy();
+    const resumed = await get({ range: 'bytes=50000-', 'if-range': etag });
+    expect(resumed.status).toBe(206);
+    expect(resumed.bytes.equals(FILE.subarray(50_000))).toBe(true);
+    for (const ifRange of ['"other"', `W/${etag}`, String(first.headers['last-modified'])]) {
+      const res = await get({ range: 'bytes=50000-', 'if-range': ifRange });
+      expect(res.status, ifRange).toBe(200);
+      expect(res.bytes.equals(FILE)).toBe(true);
+    }
+  });
+
+  it('serves the whole file 200 for several ranges, a malformed header or another unit', async () => {
+    for (const headers of [{ range: 'bytes=0-1,5-9' }, { range: 'bytes=9-5' }, { range: 'bytes=abc' }, { range: 'items=0-5' }, { range: 'bytes=-' }]) {
       const res = await get(headers);
       expect(res.status, JSON.stringify(headers)).toBe(200);
       expect(res.bytes.equals(FILE)).toBe(true);

@@ -21,6 +21,8 @@ export interface LocalObjectStream {
   stream: ReadStream;
   size: number;
   contentType: string;
+  /** When the file was written: with its size, a validator for conditional range requests. */
+  modifiedMs: number;
 }
 
 export interface LocalStorage extends Storage {
@@ -184,7 +186,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
         }
         const contentType = await readContentType(file);
         const stream = range ? handle.createReadStream({ start: range.start, end: range.end }) : handle.createReadStream();
-        return { stream, size: stats.size, contentType };
+        return { stream, size: stats.size, contentType, modifiedMs: stats.mtimeMs };
       } catch (e) {
         await handle.close();
         throw e;
