@@ -44,12 +44,12 @@ export function uploadBodyOf(request: FastifyRequest, maxBodyBytes: number): Upl
   };
   // A body cut off by the client must not end like a whole one: only a complete request ends the stream.
   const cutOff = () => fail(new AppError('validation_error', 'the upload was cut off before its end'));
-  raw.once('error', fail);
+  raw.on('error', fail);
   raw.once('close', () => {
     if (!raw.complete) cutOff();
   });
   raw.once('end', () => (raw.complete ? counted.end() : cutOff()));
-  counted.once('error', fail);
+  counted.on('error', fail);
   raw.pipe(counted, { end: false });
   if (contentTypeOf(request) !== 'multipart/form-data') {
     counted.pipe(out);
@@ -64,6 +64,8 @@ export function uploadBodyOf(request: FastifyRequest, maxBodyBytes: number): Upl
   let files = 0;
   form.on('file', (_field, file) => {
     files++;
+    // A part cut short fails its file stream: unheard, that error would end the process.
+    file.on('error', () => fail(unreadableForm()));
     // Later files are read and dropped: the form is refused once its end shows how many it had.
     if (files === 1) file.pipe(out, { end: false });
     else file.resume();
@@ -72,7 +74,7 @@ export function uploadBodyOf(request: FastifyRequest, maxBodyBytes: number): Upl
     if (files === 1) out.end();
     else fail(new AppError('validation_error', `file: a multipart upload carries exactly one file part; this one has ${files}`));
   });
-  form.once('error', () => fail(unreadableForm()));
+  form.on('error', () => fail(unreadableForm()));
   counted.pipe(form);
   return { stream: out };
 }

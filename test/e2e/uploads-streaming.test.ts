@@ -109,6 +109,8 @@ function sendRaw(opts: { body: AsyncIterable<Buffer>; contentLength?: number; st
         if (!socket.write(piece)) await new Promise((r) => socket.once('drain', r).once('close', r));
       }
       if (!socket.destroyed && chunked && !parse(Buffer.concat(received)).status) socket.write('0\r\n\r\n');
+      // Ending our side before the answer would make the server drop the request unanswered.
+      for (let i = 0; i < 200 && !socket.destroyed && !parse(Buffer.concat(received)).status; i++) await new Promise((r) => setTimeout(r, 50));
       if (!socket.destroyed) socket.end();
     });
   });
@@ -161,6 +163,19 @@ describe('an upload over its limit, or cut off', () => {
     const res = await sendRaw({ body: form(), contentType: `multipart/form-data; boundary=${boundary}` });
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body!).error.message).toMatch(/video upload takes at most 1 MB/);
+    await expectNothingLeft(before);
+  }, 60_000);
+
+  it('as a form whose file part never reaches its closing boundary is refused as unreadable, and leaves nothing', async () => {
+    const before = await uploadRows();
+    const boundary = 'streaming-test-boundary';
+    async function* form(): AsyncGenerator<Buffer> {
+      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
+      yield video;
+    }
+    const res = await sendRaw({ body: form(), contentType: `multipart/form-data; boundary=${boundary}` });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body!).error).toEqual({ code: 'validation_error', message: 'file: the multipart form could not be read' });
     await expectNothingLeft(before);
   }, 60_000);
 
