@@ -128,6 +128,16 @@ function parse(all: Buffer): { status?: number; headers: Record<string, string>;
   return { status: Number(statusLine!.split(' ')[1]), headers, body: all.subarray(end + 4, end + 4 + length).toString('utf8') };
 }
 
+const BOUNDARY = 'streaming-test-boundary';
+const FORM_TYPE = `multipart/form-data; boundary=${BOUNDARY}`;
+
+/** A multipart form of one file part, with or without its closing boundary. */
+async function* form(file: AsyncIterable<Buffer>, closed: boolean): AsyncGenerator<Buffer> {
+  yield Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
+  yield* file;
+  if (closed) yield Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
+}
+
 describe('an upload over its limit, or cut off', () => {
   async function expectNothingLeft(rowsBefore: number) {
     expect(await uploadRows()).toBe(rowsBefore);
@@ -155,13 +165,7 @@ describe('an upload over its limit, or cut off', () => {
 
   it('as the one file of a multipart form is refused the same way', async () => {
     const before = await uploadRows();
-    const boundary = 'streaming-test-boundary';
-    async function* form(): AsyncGenerator<Buffer> {
-      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
-      yield* paddedVideo(5 * MB);
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
-    }
-    const res = await sendRaw({ body: form(), contentType: `multipart/form-data; boundary=${boundary}` });
+    const res = await sendRaw({ body: form(paddedVideo(5 * MB), true), contentType: FORM_TYPE });
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body!).error.message).toMatch(/video upload takes at most 1 MB/);
     await expectNothingLeft(before);
@@ -169,12 +173,7 @@ describe('an upload over its limit, or cut off', () => {
 
   it('as a form whose file part never reaches its closing boundary is refused as unreadable, and leaves nothing', async () => {
     const before = await uploadRows();
-    const boundary = 'streaming-test-boundary';
-    async function* form(): AsyncGenerator<Buffer> {
-      yield Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="clip.mp4"\r\nContent-Type: video/mp4\r\n\r\n`);
-      yield video;
-    }
-    const res = await sendRaw({ body: form(), contentType: `multipart/form-data; boundary=${boundary}` });
+    const res = await sendRaw({ body: form(paddedVideo(video.length), false), contentType: FORM_TYPE });
     expect(res.status).toBe(400);
     expect(JSON.parse(res.body!).error).toEqual({ code: 'validation_error', message: 'file: the multipart form could not be read' });
     await expectNothingLeft(before);
