@@ -4,6 +4,7 @@ import http from 'node:http';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { App } from '../app.ts';
 import type { LocalStorage } from '../adapters/storage/local.ts';
+import type { S3Storage } from '../adapters/storage/s3.ts';
 import { createEdge } from './edge.ts';
 import { installErrorHandling } from './errors.ts';
 import { installSecurityHeaders } from './security-headers.ts';
@@ -64,9 +65,7 @@ export async function buildHttpApp(app: App, extra: { graphql?: ReturnType<typeo
     const reasons = Object.entries(checks).filter(([, v]) => v !== 'ok').map(([k, v]) => `${k}: ${v}`);
     return reply.status(503).header('retry-after', '5').send({ error: { code: 'service_unavailable', message: `Not ready: ${reasons.join('; ')}` }, checks });
   });
-  if ((app.storage as Partial<LocalStorage>).kind === 'local') {
-    registerFileRoutes(fastify, { storage: app.storage as LocalStorage, whyGone: (key) => app.services.retention.whyGone(key) });
-  }
+  registerFileRoutes(fastify, { storage: app.storage as LocalStorage | S3Storage, whyGone: (key) => app.services.retention.whyGone(key) });
   registerVoicePreviewRoute(fastify, app.services.voices);
   await registerProviderHooks(fastify, app.runners.upstream);
   // The contract and its reference page need no key: outside the API's authenticated scope.

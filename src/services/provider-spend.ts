@@ -1,7 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import { probeMedia } from '../adapters/engines/ffmpeg.ts';
+import { sniffMedia } from '../adapters/media/sniff.ts';
+import type { Storage } from '../adapters/storage/storage.ts';
 import { spendCandidates, type SpendCandidate, type SpendInputs } from '../domain/smallest-requests.ts';
 import { isAppError } from '../domain/errors.ts';
 import type { GenerationOperation } from '../domain/generation-types.ts';
@@ -72,19 +79,7 @@ export function createProviderSpend(deps: SpendDeps) {
     const row = (await findGenerationById(db, id))!;
     const found: string[] = [];
     if (!row.result_keys.length) throw new Error('completed without a result file');
-    for (const key of row.result_keys) {
-      const stored = await storage.get(key);
-      if (!stored) throw new Error(`the result ${key} is not in storage`);
-      const type = await fileTypeFromBuffer(stored.bytes);
-      if (!type?.mime.startsWith(`${row.kind}/`)) throw new Error(`the result is not ${row.kind === 'video' ? 'a video' : 'an image'}`);
-      let info = `${type.mime}, ${Math.ceil(stored.bytes.length / 1024)} KB`;
-      if (row.kind === 'video') {
-        const media = await probeMedia(stored.bytes, { kind: 'video' });
-        if (!media.durationSeconds || media.durationSeconds <= 0) throw new Error('the video has no length');
-        info += `, ${media.durationSeconds.toFixed(1)} s`;
-      }
-      found.push(info);
-    }
+    for (const key of row.result_keys) found.push(await describeResult(storage, key, row.kind));
     return found.join('; ');
   }
 
@@ -145,4 +140,44 @@ export function createProviderSpend(deps: SpendDeps) {
       return { team_id: team.id, outcomes };
     },
   };
+}
+
+/**
+ * A result's type, size and (for a video) length, read from a temporary copy streamed out of
+ * storage: a result may be hundreds of MB, and ffprobe wants a seekable file anyway.
+ */
+async function describeResult(storage: Storage, key: string, kind: string): Promise<string> {
+  const object = await storage.openStream(key);
+  if (!object) throw new Error(`the result ${key} is not in storage`);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'adforge-spend-'));
+  try {
+    const file = path.join(dir, 'result');
+    await pipeline(object.stream, createWriteStream(file));
+    const head = await readHead(file);
+    const type = await fileTypeFromBuffer(head);
+    if (!type?.mime.startsWith(`${kind}/`)) throw new Error(`the result is not ${kind === 'video' ? 'a video' : 'an image'}`);
+    let info = `${type.mime}, ${Math.ceil(object.size / 1024)} KB`;
+    if (kind === 'video') {
+      const container = await sniffMedia(head, 'video');
+      if (!container) throw new Error(`the result is not a video container we read (${type.mime})`);
+      const media = await probeMedia({ path: file, demuxer: container.demuxer });
+      if (!media.durationSeconds || media.durationSeconds <= 0) throw new Error('the video has no length');
+      info += `, ${media.durationSeconds.toFixed(1)} s`;
+    }
+    return info;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const HEAD_BYTES = 64 * 1024;
+
+async function readHead(file: string): Promise<Buffer> {
+  const handle = await open(file, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(HEAD_BYTES), 0, HEAD_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }

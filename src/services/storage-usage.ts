@@ -38,13 +38,11 @@ export function createStorageUsage({ db, config, storage }: Pick<Deps, 'db' | 'c
     return { ...bytes, total_bytes: bytes.outputs_bytes + bytes.inputs_bytes + bytes.uploads_bytes, quota_bytes: t ? quotaOf(t) : null };
   }
 
+  // The size comes with the opened object; its bytes are never read.
   async function sizeOf(key: string): Promise<number> {
-    if (storage.openStream) {
-      const o = await storage.openStream(key);
-      o?.stream.destroy();
-      return o?.size ?? 0;
-    }
-    return (await storage.get(key))?.bytes.length ?? 0;
+    const o = await storage.openStream(key);
+    o?.stream.destroy();
+    return o?.size ?? 0;
   }
   const sizesOf = async (keys: readonly string[]) => (await Promise.all(keys.map(sizeOf))).reduce((a, b) => a + b, 0);
 

@@ -60,15 +60,9 @@ export async function openArchive(out: Writable, storage: Storage): Promise<Arch
     },
 
     async addStored(name, key) {
-      if (storage.openStream) {
-        const object = await storage.openStream(key);
-        if (!object) return false;
-        await addStream(name, object.stream, object.size);
-        return true;
-      }
-      const object = await storage.get(key);
+      const object = await storage.openStream(key);
       if (!object) return false;
-      await writer.addText(name, object.bytes);
+      await addStream(name, object.stream, object.size);
       return true;
     },
 

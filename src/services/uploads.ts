@@ -1,4 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, type Hash, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { sampleHead } from '../adapters/net/head-sample.ts';
+import { readAtMost } from '../adapters/net/read-at-most.ts';
 import { ensureStorageRoom } from './storage-usage.ts';
 import { z } from 'zod';
 import { ACCEPTED_MEDIA, sniffImage, sniffMedia, UPLOAD_MIMES, uploadKindOf } from '../adapters/media/sniff.ts';
@@ -16,8 +19,8 @@ import { requestHash, runIdempotent, type IdempotencyRequest, type RecordedOutco
 import { paginated, type Paginated } from './paginated.ts';
 import { MAX_IMAGE_BYTES } from './remote-images.ts';
 
-/** Enough of a file's start for its type to be told from its magic bytes. */
-const SNIFF_BYTES = 64 * 1024;
+/** Enough of a file's start for its type to be told from its magic bytes, past an MP3's ID3 tag and its cover art. */
+const SNIFF_BYTES = 1024 * 1024;
 /** How long a presigned PUT link works. */
 const PRESIGN_TTL_SECONDS = 3600;
 const EXPIRED_PER_SWEEP = 500;
@@ -71,6 +74,13 @@ async function sniff(bytes: Buffer): Promise<{ mime: string; ext: string; kind: 
   return null;
 }
 
+async function* hashing(source: AsyncIterable<Buffer>, digest: Hash): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    digest.update(chunk);
+    yield chunk;
+  }
+}
+
 const kindWords: Record<UploadKind, string> = { image: 'an image', video: 'a video', audio: 'audio' };
 
 /**
@@ -97,28 +107,47 @@ export function createUploadService({ db, storage, config, log }: Pick<Deps, 'db
     /** The largest body POST /uploads reads: the largest kind's limit. */
     maxBytes: Math.max(MAX_IMAGE_BYTES, config.maxInputVideoBytes),
 
-    /** Stores the bytes of one file; answers 201 with its reference. */
-    async create(p: Principal, bytes: Buffer, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
-      if (bytes.length === 0) throw new AppError('validation_error', 'file: the upload is empty; send the file as the body or as the one file of a multipart form');
-      const type = await sniff(bytes);
-      if (!type) throw new AppError('validation_error', `file: the bytes are not ${WHAT_IS_TAKEN}; the Content-Type sent is not trusted, the bytes are read`);
-      checkSize(type.kind, bytes.length);
-      const hash = requestHash({ sha256: createHash('sha256').update(bytes).digest('hex') });
-      const scope = idem && { teamId: p.teamId, ...idem };
-      return runIdempotent(db, scope, hash, async (trx) => {
-        // Inside: a replay answers what it answered, whatever the team stores now.
-        await ensureStorageRoom({ db, config }, p.teamId, { upload: bytes.length });
+    /**
+     * Stores one file as its bytes arrive: its type sniffed from the first bytes, its kind's limit
+     * counted as the rest goes to storage, never held whole. Answers 201 with its reference; a
+     * refusal (type, size, quota, a replayed key) leaves no file and no row.
+     */
+    async create(p: Principal, body: { stream: Readable; declaredBytes?: number }, idem?: IdempotencyRequest): Promise<RecordedOutcome> {
+      const { head, stream } = await sampleHead(body.stream, SNIFF_BYTES);
+      try {
+        if (head.length === 0) throw new AppError('validation_error', 'file: the upload is empty; send the file as the body or as the one file of a multipart form');
+        const type = await sniff(head);
+        if (!type) throw new AppError('validation_error', `file: the bytes are not ${WHAT_IS_TAKEN}; the Content-Type sent is not trusted, the bytes are read`);
+        if (body.declaredBytes !== undefined) checkSize(type.kind, body.declaredBytes);
+        // A team already at its quota is refused before the rest is read; the exact check follows the size.
+        await ensureStorageRoom({ db, config }, p.teamId, { upload: head.length });
         const id = randomUUID();
         const key = `uploads/${p.teamId}/${id}.${type.ext}`;
-        await storage.put(key, bytes, type.mime);
+        const digest = createHash('sha256');
+        const limit = limitOf(type.kind);
+        const { size } = await storage.putStream(key, Readable.from(hashing(stream, digest), { objectMode: false }), {
+          contentType: type.mime,
+          maxBytes: limit,
+          tooLarge: () => new AppError('validation_error', `file: ${kindWords[type.kind]} upload takes at most ${inMb(limit)}; this one is larger`),
+        });
+        let stored = false;
         try {
-          const row = await insertUpload(trx, { id, team_id: p.teamId, status: 'ready', storage_key: key, content_type: type.mime, kind: type.kind, size: bytes.length, expires_at: expiry() });
-          return { status: 201, body: uploadView(row) };
-        } catch (e) {
-          await storage.delete(key).catch(() => {});
-          throw e;
+          const scope = idem && { teamId: p.teamId, ...idem };
+          const outcome = await runIdempotent(db, scope, requestHash({ sha256: digest.digest('hex') }), async (trx) => {
+            // Inside: a replay answers what it answered, whatever the team stores now.
+            await ensureStorageRoom({ db, config }, p.teamId, { upload: size });
+            const row = await insertUpload(trx, { id, team_id: p.teamId, status: 'ready', storage_key: key, content_type: type.mime, kind: type.kind, size, expires_at: expiry() });
+            stored = true;
+            return { status: 201, body: uploadView(row) };
+          });
+          return outcome;
+        } finally {
+          // A replay, a refusal or a failed commit keeps nothing of these bytes.
+          if (!stored) await storage.delete(key).catch((err: unknown) => log.warn({ err, file: key }, 'a refused upload could not be deleted'));
         }
-      });
+      } finally {
+        stream.destroy();
+      }
     },
 
     /** S3 storage only: a link the client PUTs the bytes to, then POST /uploads/{id}/complete. */
@@ -230,14 +259,28 @@ export async function checkUploadUses(db: Db, teamId: string, params: unknown): 
   }
 }
 
-/** The stored bytes an `upload:<id>` names for this team (a worker reading an input it was given); null when it is not an upload reference. */
-export async function readUpload(deps: Pick<Deps, 'db' | 'storage'>, teamId: string, value: string): Promise<{ key: string; bytes: Buffer; mime: string } | null> {
+/**
+ * The stored bytes an `upload:<id>` names for this team (a worker reading an input it was given),
+ * when they are at most `maxBytes` (else `tooLarge`, told by the size before any byte is read);
+ * null when the value is not an upload reference.
+ */
+export async function readUpload(
+  deps: Pick<Deps, 'db' | 'storage'>,
+  teamId: string,
+  value: string,
+  maxBytes: number,
+  tooLarge: () => Error,
+): Promise<{ key: string; bytes: Buffer; mime: string } | null> {
   const id = uploadIdOf(value);
   if (!id) return null;
   const key = await uploadKeyOf(deps.db, teamId, value);
-  const o = key && (await deps.storage.get(key));
+  const o = key && (await deps.storage.openStream(key));
   if (!key || !o) throw new AppError('validation_error', `upload ${id} is no longer stored`);
-  return { key, bytes: o.bytes, mime: o.contentType };
+  if (o.size > maxBytes) {
+    o.stream.destroy();
+    throw tooLarge();
+  }
+  return { key, bytes: await readAtMost(o.stream, maxBytes, tooLarge), mime: o.contentType };
 }
 
 /** The storage key of a team's ready upload named by `upload:<id>`, or null. */
@@ -257,7 +300,7 @@ export function withUploadedImages(fetchRemote: Deps['fetchImage'], deps: Pick<D
     if (!uploadIdOf(url)) return fetchRemote(url, field);
     if (!teamId) throw new AppError('validation_error', `${field}: an upload reference is not taken here`);
     await checkUploadUses(deps.db, teamId, { [field]: url });
-    const file = await readUpload(deps, teamId, url);
+    const file = await readUpload(deps, teamId, url, MAX_IMAGE_BYTES, () => new AppError('validation_error', `${field}: the upload is larger than an image may be`));
     const type = await sniffImage(file!.bytes);
     if (!type) throw new AppError('validation_error', `${field}: the upload is not an image`);
     return { bytes: file!.bytes, mime: type.mime, ext: type.ext };

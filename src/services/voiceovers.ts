@@ -165,9 +165,8 @@ export function createVoiceoverService(
       if (uploadIdOf(url)) {
         if (!teamId) throw new AppError('validation_error', 'audio_url: an upload reference is not taken here');
         await checkUploadUses(db, teamId, { audio_url: url });
-        ({ bytes } = (await readUpload({ db, storage }, teamId, url))!);
         // An upload of audio may be as large as a video; a source is held to what a download is.
-        if (bytes.length > MAX_SOURCE_AUDIO_BYTES) throw new AppError('validation_error', `audio_url: the file is larger than ${MAX_SOURCE_AUDIO_BYTES / 1024 / 1024} MB`);
+        ({ bytes } = (await readUpload({ db, storage }, teamId, url, MAX_SOURCE_AUDIO_BYTES, () => new AppError('validation_error', `audio_url: the file is larger than ${MAX_SOURCE_AUDIO_BYTES / 1024 / 1024} MB`)))!);
       } else ({ bytes } = await download(url, { maxBytes: MAX_SOURCE_AUDIO_BYTES, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: SOURCE_DOWNLOAD_TIMEOUT_MS }));
     } catch (e) {
       if (e instanceof AppError) throw e;

@@ -1,10 +1,12 @@
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../support/app.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
-import { pngBytes } from '../support/image-host.ts';
+import { paddedPng, pngBytes } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { startS3Server } from '../support/s3-server.ts';
 
@@ -49,6 +51,32 @@ describe('uploads with S3 storage', () => {
     expect(res.status).toBe(201);
     const row = (await rowOf(res.body.id))!;
     expect((await svc.app.storage.get(row.storage_key))!.bytes.equals(png)).toBe(true);
+  });
+
+  it('refuses a raw upload sent without a length once past its limit, leaving no row and no object in the bucket', async () => {
+    const rows = async () => (await svc.app.db.selectFrom('uploads').select('id').where('team_id', '=', team.teamId).execute()).length;
+    const before = await rows();
+    const big = await paddedPng(12 * 1024 * 1024);
+    async function* pieces(): AsyncGenerator<Buffer> {
+      for (let at = 0; at < big.length; at += 256 * 1024) yield big.subarray(at, at + 256 * 1024);
+    }
+    const res = await request(`${svc.baseUrl}/api/v1/uploads`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { authorization: `Bearer ${team.key}`, 'content-type': 'application/octet-stream' },
+      body: Readable.from(pieces(), { objectMode: false }),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(JSON.parse(await res.body.text()).error.message).toBe('file: an image upload takes at most 10 MB; this one is larger');
+    expect(await rows()).toBe(before);
+    const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    try {
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: 'adforge-uploads', Prefix: `uploads/${team.teamId}/` }));
+      const kept = new Set((await svc.app.db.selectFrom('uploads').select('storage_key').where('team_id', '=', team.teamId).execute()).map((r) => r.storage_key));
+      expect((listed.Contents ?? []).map((o) => o.Key).filter((k) => !kept.has(k!))).toEqual([]);
+    } finally {
+      client.destroy();
+    }
   });
 
   it('presigns a PUT, takes the bytes from the bucket on completion, and the upload makes a product', async () => {

@@ -1,3 +1,6 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOICES, type CatalogueVoice } from '../../src/domain/catalogue/voices.ts';
 import { probeMedia } from '../../src/adapters/engines/ffmpeg.ts';
@@ -187,6 +190,23 @@ describe('voice previews', () => {
     const second = await svc.fetchUrl(url);
     expect(second.status).toBe(200);
     expect(second.bytes.equals(first.bytes)).toBe(true);
+  });
+
+  it('serves a byte range, as a Safari <audio> asks for one before it plays', async () => {
+    const url = previewOf(VOICES[0]!);
+    const whole = await svc.fetchUrl(url);
+    expect(whole.headers['accept-ranges']).toBe('bytes');
+    const agent = new Agent({ connect: { ca: await fs.readFile(path.join(svc.dataDir, 'tls', 'self-signed-cert.pem'), 'utf8') } });
+    const res = await request(url, { headers: { range: 'bytes=0-1' }, dispatcher: agent });
+    const part = Buffer.from(await res.body.arrayBuffer());
+    expect(res.statusCode).toBe(206);
+    expect(res.headers['content-range']).toBe(`bytes 0-1/${whole.bytes.length}`);
+    expect(part.equals(whole.bytes.subarray(0, 2))).toBe(true);
+    const past = await request(url, { headers: { range: `bytes=${whole.bytes.length}-` }, dispatcher: agent });
+    await past.body.dump();
+    await agent.close();
+    expect(past.statusCode).toBe(416);
+    expect(past.headers['content-range']).toBe(`bytes */${whole.bytes.length}`);
   });
 
   it('serves a stored preview from storage rather than rendering it again', async () => {

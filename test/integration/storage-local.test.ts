@@ -90,6 +90,8 @@ describe('local storage', () => {
     });
     expect(await storage.get('media/big.mp4')).toBeNull();
     expect(await readdir(path.join(root, '.tmp')).catch(() => [])).toEqual([]);
+    // Not even its content-type sidecar.
+    expect(await readdir(path.join(root, 'media'))).toEqual([]);
     await expect(storage.putStream('media/ok.mp4', chunks(), { contentType: 'video/mp4', maxBytes: 12 })).resolves.toEqual({ size: 12 });
     const part = await storage.openStream('media/ok.mp4', { start: 3, end: 8 });
     expect(part?.size).toBe(12);

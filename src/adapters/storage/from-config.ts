@@ -7,7 +7,8 @@
  *   S3_ACCESS_KEY_ID      required when STORAGE=s3
  *   S3_SECRET_ACCESS_KEY  required when STORAGE=s3
  *   S3_FORCE_PATH_STYLE   true for MinIO and most self-hosted servers
- * Local storage keeps files under `${dataDir}/files` and signs its links with signingSecret.
+ * Local storage keeps files under `${dataDir}/files` and signs its links with signingSecret; with S3
+ * the same secret still verifies /files links given out before the files moved to the bucket.
  */
 import path from 'node:path';
 import { AppError } from '../../domain/errors.ts';
@@ -43,7 +44,7 @@ export function createStorage(cfg: StorageConfig): LocalStorage | S3Storage {
       if (!s3 || missing.length > 0) {
         throw new AppError('validation_error', `STORAGE=s3 needs ${missing.join(', ')}`);
       }
-      return createS3Storage({ ...s3, region: s3.region || DEFAULT_S3_REGION });
+      return createS3Storage({ ...s3, region: s3.region || DEFAULT_S3_REGION, linkSecret: cfg.signingSecret });
     }
     default: {
       const unknown: never = cfg.storage;

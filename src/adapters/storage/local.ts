@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
-import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -21,6 +21,8 @@ export interface LocalObjectStream {
   stream: ReadStream;
   size: number;
   contentType: string;
+  /** When the file was written: with its size, a validator for conditional range requests. */
+  modifiedMs: number;
 }
 
 export interface LocalStorage extends Storage {
@@ -126,8 +128,15 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
 
     async putStream(key, stream, opts) {
       const file = dataPath(key);
-      await writeWhole(sidecarPath(file), JSON.stringify({ contentType: opts.contentType } satisfies ContentTypeSidecar));
-      return { size: await writeStream(file, stream, opts) };
+      const sidecar = sidecarPath(file);
+      await writeWhole(sidecar, JSON.stringify({ contentType: opts.contentType } satisfies ContentTypeSidecar));
+      try {
+        return { size: await writeStream(file, stream, opts) };
+      } catch (e) {
+        // A refused stream leaves nothing, its sidecar included, unless an earlier object still holds the key.
+        if (!(await stat(file).catch(() => null))) await rm(sidecar, { force: true });
+        throw e;
+      }
     },
 
     async get(key): Promise<StoredObject | null> {
@@ -184,7 +193,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
         }
         const contentType = await readContentType(file);
         const stream = range ? handle.createReadStream({ start: range.start, end: range.end }) : handle.createReadStream();
-        return { stream, size: stats.size, contentType };
+        return { stream, size: stats.size, contentType, modifiedMs: stats.mtimeMs };
       } catch (e) {
         await handle.close();
         throw e;

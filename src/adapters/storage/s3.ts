@@ -4,7 +4,8 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import { byteLimit } from '../net/byte-limit.ts';
 import { AppError } from '../../domain/errors.ts';
-import { assertValidKey, resolveLinkTtl, type Storage, storageTooLarge, type StoredObject } from './storage.ts';
+import { type LinkCheck, verifyLink } from './signing.ts';
+import { assertValidKey, isValidKey, resolveLinkTtl, type Storage, storageTooLarge, type StoredObject } from './storage.ts';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -17,6 +18,8 @@ export interface S3StorageOptions {
   forcePathStyle?: boolean;
   /** Host that browsers reach when it differs from the one the server talks to (e.g. `minio:9000` inside compose). */
   publicEndpoint?: string;
+  /** The secret /files links were signed with while the files were on disk: those links still verify. */
+  linkSecret?: string;
 }
 
 export interface S3Storage extends Storage {
@@ -25,6 +28,8 @@ export interface S3Storage extends Storage {
   presignPut(key: string, opts: { contentType: string; size: number; ttlSeconds: number }): Promise<string>;
   /** The object's size and its first `bytes` bytes; null when the key holds nothing. */
   head(key: string, bytes: number): Promise<{ size: number; first: Buffer } | null>;
+  /** Checks a /files link (signed while the files were on disk); without linkSecret every link is refused. */
+  verifyLink(key: string, expires: string, signature: string, now?: number): LinkCheck;
 }
 
 const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
@@ -130,6 +135,11 @@ export function createS3Storage(options: S3StorageOptions): S3Storage {
       assertValidKey(key);
       const expiresIn = resolveLinkTtl(ttlSeconds);
       return getSignedUrl(presignClient, new GetObjectCommand({ Bucket, Key: key }), { expiresIn });
+    },
+
+    verifyLink(key, expires, signature, now) {
+      if (!options.linkSecret || !isValidKey(key)) return { ok: false, reason: 'invalid_signature' };
+      return verifyLink({ key, expires, signature }, options.linkSecret, now);
     },
 
     async openStream(key, range) {

@@ -4,7 +4,7 @@ import type { Services } from '../../service-factories.ts';
 import { REQUEST_COST } from '../../domain/rate-limit.ts';
 import type { Principal } from '../../services/principal.ts';
 import { idempotencyOf, sendOutcome } from '../rest/v1/outcome.ts';
-import { MULTIPART_OVERHEAD, uploadBytesOf } from '../rest/v1/uploads.ts';
+import { answerEarly, leaveBodiesUnread, MULTIPART_OVERHEAD, uploadBodyOf } from '../upload-body.ts';
 import { requireSameOrigin } from './auth-routes.ts';
 import { sessionSecretOf } from './session-cookie.ts';
 
@@ -28,7 +28,7 @@ export async function registerDashboardUploads(fastify: FastifyInstance, { servi
   await fastify.register(async (scope) => {
     scope.decorateRequest('uploader', null as unknown as Principal);
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, bytes, done) => done(null, bytes));
+    leaveBodiesUnread(scope);
     scope.addHook('onRequest', async (request, reply) => {
       requireSameOrigin(request);
       const session = await services.sessions.requireSession(sessionSecretOf(request.headers.cookie), header(request, 'x-csrf-token'));
@@ -37,8 +37,10 @@ export async function registerDashboardUploads(fastify: FastifyInstance, { servi
       reply.headers(headers);
       request.uploader = { teamId: session.teamId, keyId: null, userId: session.userId, client: { ip: request.ip, user_agent: header(request, 'user-agent') ?? null } };
     });
-    scope.post('/auth/uploads', { bodyLimit: services.uploads.maxBytes + MULTIPART_OVERHEAD }, async (request, reply) =>
-      sendOutcome(reply, await services.uploads.create(request.uploader, await uploadBytesOf(request), idempotencyOf(request))),
+    scope.post('/auth/uploads', async (request, reply) =>
+      answerEarly(request, reply, async () =>
+        sendOutcome(reply, await services.uploads.create(request.uploader, uploadBodyOf(request, services.uploads.maxBytes + MULTIPART_OVERHEAD), idempotencyOf(request))),
+      ),
     );
   });
 }

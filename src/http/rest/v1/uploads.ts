@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../../domain/errors.ts';
 import { pageQuery } from '../../../domain/inputs.ts';
 import { presignRequest } from '../../../services/uploads.ts';
+import { answerEarly, leaveBodiesUnread, MULTIPART_OVERHEAD, uploadBodyOf } from '../../upload-body.ts';
 import { idempotencyOf, sendOutcome } from './outcome.ts';
 import { idParams, page } from './responses.ts';
 import { routeUsing } from './route.ts';
@@ -11,8 +12,6 @@ const route = routeUsing('uploads');
 
 const tag = 'Uploads';
 
-/** Room for a multipart form's boundaries and part headers around the largest file. */
-export const MULTIPART_OVERHEAD = 64 * 1024;
 const JSON_LIMIT = 16 * 1024;
 /** The most MAX_INPUT_VIDEO_MB can be set to; what a server takes is its own setting's, stated in the description. */
 const MAX_DECLARED_BYTES = 10_000 * 1024 * 1024;
@@ -45,25 +44,6 @@ function contentTypeOf(request: FastifyRequest): string {
   return String(request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-/** The one file of a multipart form (undici's form parser, which Node ships). */
-async function multipartFile(request: FastifyRequest, body: Buffer): Promise<Buffer> {
-  let form: FormData;
-  try {
-    form = await new Response(new Blob([new Uint8Array(body)]), { headers: { 'content-type': String(request.headers['content-type']) } }).formData();
-  } catch {
-    throw new AppError('validation_error', 'file: the multipart form could not be read');
-  }
-  const files = [...form.values()].filter((v): v is File => typeof v !== 'string');
-  if (files.length !== 1) throw new AppError('validation_error', `file: a multipart upload carries exactly one file part; this one has ${files.length}`);
-  return Buffer.from(await files[0]!.arrayBuffer());
-}
-
-/** The file of a body read as bytes: the body itself, or the one file part of a multipart form. */
-export async function uploadBytesOf(request: FastifyRequest): Promise<Buffer> {
-  const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  return contentTypeOf(request) === 'multipart/form-data' ? multipartFile(request, raw) : raw;
-}
-
 export const uploadRoutes = [
   route({
     method: 'POST',
@@ -94,13 +74,15 @@ export const uploadRoutes = [
           done(new AppError('validation_error', 'the request body is not valid JSON'), undefined);
         }
       });
-      scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, bytes, done) => done(null, bytes));
+      leaveBodiesUnread(scope);
       return { bodyLimit: services.uploads.maxBytes + MULTIPART_OVERHEAD };
     },
     handler: async (s, req, reply) => {
       const type = contentTypeOf(req);
       if (type === 'application/json') return sendOutcome(reply, await s.uploads.presign(req.principal, req.body, idempotencyOf(req)));
-      return sendOutcome(reply, await s.uploads.create(req.principal, await uploadBytesOf(req), idempotencyOf(req)));
+      return answerEarly(req, reply, async () =>
+        sendOutcome(reply, await s.uploads.create(req.principal, uploadBodyOf(req, s.uploads.maxBytes + MULTIPART_OVERHEAD), idempotencyOf(req))),
+      );
     },
   }),
   route({
