@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
-import { type FileHandle, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -127,7 +127,13 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
     async putStream(key, stream, opts) {
       const file = dataPath(key);
       await writeWhole(sidecarPath(file), JSON.stringify({ contentType: opts.contentType } satisfies ContentTypeSidecar));
-      return { size: await writeStream(file, stream, opts) };
+      try {
+        return { size: await writeStream(file, stream, opts) };
+      } catch (e) {
+        // A failed first write leaves no sidecar behind it either.
+        if (!(await stat(file).then(() => true, () => false))) await rm(sidecarPath(file), { force: true });
+        throw e;
+      }
     },
 
     async get(key): Promise<StoredObject | null> {
