@@ -1,4 +1,4 @@
-import { request, type Dispatcher } from 'undici';
+import { FormData as UndiciFormData, request, type Dispatcher } from 'undici';
 import type { Span } from '@opentelemetry/api';
 import { inSpan, SpanKind } from '../../observability/tracing.ts';
 import type { Readable } from 'node:stream';
@@ -109,13 +109,14 @@ export interface ProviderAnswer {
 
 async function callProviderTraced(c: ProviderCall, span: Span): Promise<ProviderAnswer> {
   let res: Dispatcher.ResponseData;
-  const payload = await encodeBody(c.body);
+  // A form holding a file from disk goes as undici streams it (its length known from the file's size).
+  const payload = c.body instanceof StreamedForm ? { bytes: c.body.form, type: undefined } : await encodeBody(c.body);
   try {
     res = await request(c.url, {
       method: c.method,
       dispatcher: c.dispatcher,
       signal: AbortSignal.any([c.signal, AbortSignal.timeout(c.timeoutMs)]),
-      headers: { ...c.headers, ...(payload ? { 'content-type': payload.type } : {}) },
+      headers: { ...c.headers, ...(payload?.type ? { 'content-type': payload.type } : {}) },
       ...(payload ? { body: payload.bytes } : {}),
     });
   } catch (e) {
@@ -156,6 +157,20 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<Provider
 function streamedBody(c: ProviderCall, body: Readable): Readable {
   const tooMuch = () => new UpstreamError('refused', `${c.provider} answered with too much data`);
   return limitedStream(body, c.maxBytes, tooMuch, (e) => (e instanceof UpstreamError ? e : new DownloadError('network', `the ${c.provider} answer was cut off`)));
+}
+
+/**
+ * A multipart form sent as it is read, not encoded whole first: for a file part too large to hold
+ * (a Blob backed by a file on disk, fs.openAsBlob). Built on undici's own FormData, the one its
+ * request() recognises (the runtime's global FormData is another class to it). Such a request is
+ * never resent as it was.
+ */
+export class StreamedForm {
+  readonly form = new UndiciFormData();
+  constructor(fields: Record<string, string>, file: { name: string; blob: Blob; filename: string }) {
+    for (const [k, v] of Object.entries(fields)) this.form.append(k, v);
+    this.form.append(file.name, file.blob, file.filename);
+  }
 }
 
 /**
