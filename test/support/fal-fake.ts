@@ -99,7 +99,8 @@ export async function startFalFake(opts: FalFakeOptions) {
   /** While set, every job stays IN_PROGRESS. */
   let holdCompletion = false;
   let baseUrl = '';
-  const videoSize = Buffer.isBuffer(opts.video) ? opts.video.length : opts.video.size;
+  // Read at each answer: a test may change what the next result is.
+  const videoSize = () => (Buffer.isBuffer(opts.video) ? opts.video.length : opts.video.size);
 
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -155,7 +156,7 @@ export async function startFalFake(opts: FalFakeOptions) {
     return q;
   };
   const outputOf = (endpoint: string, requestId: string): Record<string, unknown> => {
-    const video = { url: `${baseUrl}/files/${requestId}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: videoSize };
+    const video = { url: `${baseUrl}/files/${requestId}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: videoSize() };
     const shape = resultContractOf(endpoint);
     if (shape === 'result-seedance') return { video, seed: 42 };
     if (shape === 'result-sora') return { video, video_id: `video_${requestId}` };
@@ -176,7 +177,7 @@ export async function startFalFake(opts: FalFakeOptions) {
         expireDownloads--;
         return sendJson(res, 410, { detail: 'expired' });
       }
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(videoSize) });
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(videoSize()) });
       if (Buffer.isBuffer(opts.video)) return res.end(opts.video);
       // A reader that hangs up (a refused or failed copy) ends the generator with it.
       return pipeline(opts.video.open(), res).catch(() => {});
