@@ -16,9 +16,9 @@ import { waitUntil, type LongRunning } from '../support/cli-run.ts';
 const FAL_KEY = 'fal-memory-test-key';
 const MB = 1024 * 1024;
 const RESULT_BYTES = 300 * MB;
-// A copy may add the streams' buffers and the garbage the collector has not reached yet; a path that
-// buffers adds the whole file.
-const COPY_GROWTH_LIMIT = RESULT_BYTES / 3;
+// A copy may add the streams' buffers and the garbage the collector has not reached yet (45 to 76 MB
+// measured, the most on a busy machine); a path that buffers adds the whole file at least (980 MB measured).
+const COPY_GROWTH_LIMIT = RESULT_BYTES / 2;
 
 /** An MP4 by its first bytes (an `ftyp` box, then one `mdat` running to the end of the file), made as it is read. */
 function largeVideo(size: number): Readable {
