@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -57,7 +58,7 @@ async function until(e: Engine, handle: Record<string, unknown>, stop: (s: Upstr
 }
 const bytesOf = async (s: UpstreamStatus) => {
   if (s.state !== 'succeeded') throw new Error(`not succeeded: ${JSON.stringify(s)}`);
-  return Promise.all(s.outputs.map((o) => ('fetch' in o ? o.fetch(signal) : Promise.reject(new Error('not a fetch')))));
+  return Promise.all(s.outputs.map(async (o) => ('open' in o ? buffer(await o.open(signal)) : Promise.reject(new Error('not a stream')))));
 };
 
 describe('comfyui engine against a fake ComfyUI', () => {

@@ -3,7 +3,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import { createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { AppError } from '../../src/domain/errors.ts';
 import { isAllowedAddress } from '../../src/adapters/net/address-policy.ts';
-import { download, downloadErrorToAppError, DownloadError, type DownloadOptions } from '../../src/adapters/net/download.ts';
+import { download, downloadErrorToAppError, DownloadError, openDownload, type DownloadOptions } from '../../src/adapters/net/download.ts';
 
 const MB = 1024 * 1024;
 const TEN_MB = 10 * MB;
@@ -329,6 +329,59 @@ describe('download: timeouts', () => {
     );
     expect(error.reason).toBe('timeout');
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('openDownload: the body as it arrives', () => {
+  /** Reads a streamed body, counting what came before it ended or failed. */
+  async function drain(body: AsyncIterable<Buffer>): Promise<{ got: number; error?: unknown }> {
+    let got = 0;
+    try {
+      for await (const chunk of body) got += chunk.length;
+      return { got };
+    } catch (error) {
+      return { got, error };
+    }
+  }
+
+  it('streams the body with its type, final URL and declared size', async () => {
+    const d = await openDownload(`${base}/bytes/1000`, local);
+    expect(d.declaredSize).toBe(1000);
+    expect(await drain(d.body)).toEqual({ got: 1000 });
+    const redirected = await openDownload(`${base}/chain/1`, local);
+    expect(redirected.finalUrl).toBe(`${base}/chain/0`);
+    expect(redirected.declaredSize).toBeUndefined();
+  });
+
+  it('fails a chunked body once it passes the limit, after handing on no more than the limit', async () => {
+    const d = await openDownload(`${base}/chunked/${TEN_MB}`, { maxBytes: MB, allowPrivate: true });
+    const { got, error } = await drain(d.body);
+    expect(error).toBeInstanceOf(DownloadError);
+    expect((error as DownloadError).reason).toBe('too_large');
+    expect(got).toBeLessThanOrEqual(MB);
+  });
+
+  it('refuses a declared length past the limit before answering', async () => {
+    expect((await failure(openDownload(`${base}/bytes/1001`, local))).reason).toBe('too_large');
+  });
+
+  it('fails a body that drips past the timeout with a timeout', async () => {
+    const d = await openDownload(`${base}/drip`, { ...local, timeoutMs: 300 });
+    const { error } = await drain(d.body);
+    expect((error as DownloadError).reason).toBe('timeout');
+  });
+
+  it('fails a body cut short of its Content-Length as a network failure', async () => {
+    const d = await openDownload(`http://127.0.0.1:${overstatedPort}/`, local);
+    expect(((await drain(d.body)).error as DownloadError).reason).toBe('network');
+  });
+
+  it('lets the reader stop early: the server sees the connection close', async () => {
+    const d = await openDownload(`${base}/chunked/${TEN_MB}`, { maxBytes: TEN_MB, allowPrivate: true });
+    const before = openSockets.size;
+    for await (const _chunk of d.body) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(openSockets.size).toBeLessThan(before);
   });
 });
 

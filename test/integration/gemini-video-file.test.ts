@@ -1,7 +1,10 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviderClient, errorMessage } from '../../src/adapters/engines/upstream-http.ts';
-import { MAX_VIDEO_HOPS, readVideoFile } from '../../src/adapters/engines/gemini/video-file.ts';
+import { buffer } from 'node:stream/consumers';
+import { MAX_VIDEO_HOPS, openVideoFile } from '../../src/adapters/engines/gemini/video-file.ts';
+
+const readVideoFile = async (...args: Parameters<typeof openVideoFile>) => buffer(await openVideoFile(...args));
 import { DownloadError } from '../../src/adapters/net/download.ts';
 import { closeServer, listenOnLoopback } from '../support/http-fake.ts';
 

@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import sharp from 'sharp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOpenAiEngine } from '../../src/adapters/engines/openai/openai-engine.ts';
@@ -54,8 +56,8 @@ describe('Sora on the OpenAI Videos API (kept for an account OpenAI still serves
     const s = await run(engine, request('ai-video', { model: 'sora-2', prompt: 'a red kite', aspect_ratio: '16:9', duration: 8 }));
     expect(fake.videoCreates.find((c) => c.prompt === 'a red kite')).toEqual({ model: 'sora-2', prompt: 'a red kite', seconds: '8', size: '1280x720' });
     expect(s.state).toBe('succeeded');
-    const out = (s as Extract<UpstreamStatus, { state: 'succeeded' }>).outputs[0] as { fetch: (s: AbortSignal) => Promise<Buffer> };
-    expect((await out.fetch(signal())).equals(video)).toBe(true);
+    const out = (s as Extract<UpstreamStatus, { state: 'succeeded' }>).outputs[0] as { open: (s: AbortSignal) => Promise<Readable> };
+    expect((await buffer(await out.open(signal()))).equals(video)).toBe(true);
   });
 
   it('sora-2-pro with hd in portrait asks for 1024x1792; a reference becomes input_reference fitted to that size', async () => {

@@ -1,5 +1,7 @@
 import { createHash, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import http from 'node:http';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
 import { checkAnswer, contractsOf, requestProblems, type Contract, type ContractProblem } from './contract.ts';
 import { closeServer, listenOnLoopback, readBody, sendJson } from './http-fake.ts';
@@ -34,7 +36,8 @@ export interface FalSubmit {
 
 export interface FalFakeOptions {
   key: string;
-  video: Buffer;
+  /** The result every job makes: bytes, or a large file made as it is sent (never held by the fake either). */
+  video: Buffer | { size: number; open: () => Readable };
   /** Status polls answered IN_QUEUE / IN_PROGRESS before COMPLETED. */
   pollsUntilDone?: number;
   /** Of those, the first ones answered IN_QUEUE (default 1), queue_position counting down to 0 (the next to run). */
@@ -96,6 +99,8 @@ export async function startFalFake(opts: FalFakeOptions) {
   /** While set, every job stays IN_PROGRESS. */
   let holdCompletion = false;
   let baseUrl = '';
+  // Read at each answer: a test may change what the next result is.
+  const videoSize = () => (Buffer.isBuffer(opts.video) ? opts.video.length : opts.video.size);
 
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -151,7 +156,7 @@ export async function startFalFake(opts: FalFakeOptions) {
     return q;
   };
   const outputOf = (endpoint: string, requestId: string): Record<string, unknown> => {
-    const video = { url: `${baseUrl}/files/${requestId}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: opts.video.length };
+    const video = { url: `${baseUrl}/files/${requestId}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: videoSize() };
     const shape = resultContractOf(endpoint);
     if (shape === 'result-seedance') return { video, seed: 42 };
     if (shape === 'result-sora') return { video, video_id: `video_${requestId}` };
@@ -172,8 +177,10 @@ export async function startFalFake(opts: FalFakeOptions) {
         expireDownloads--;
         return sendJson(res, 410, { detail: 'expired' });
       }
-      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(opts.video.length) });
-      return res.end(opts.video);
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(videoSize()) });
+      if (Buffer.isBuffer(opts.video)) return res.end(opts.video);
+      // A reader that hangs up (a refused or failed copy) ends the generator with it.
+      return pipeline(opts.video.open(), res).catch(() => {});
     }
 
     if (url.pathname === '/.well-known/jwks.json' && req.method === 'GET') {

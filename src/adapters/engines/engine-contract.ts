@@ -68,13 +68,16 @@ export interface UpstreamSubmission {
 
 /**
  * A result, copied into our storage at once (provider links expire): a link anyone may read,
- * bytes the provider answered with, or a read only the adapter can make (it needs the key).
+ * bytes the provider answered with, or a read only the adapter can make (it needs the key),
+ * answered as a stream that goes to storage as it arrives. `open` fails (or its stream does) with
+ * a DownloadError for a passing failure, which asks the provider again for its result; with an
+ * UpstreamError for a result that will never do (too large).
  */
 export type UpstreamOutput =
   | { url: string }
   /** `type`: what an engine that renders in this process knows of its own files (their media type and extension). */
   | { bytes: Buffer; type?: { mime: string; ext: string } }
-  | { fetch: (signal: AbortSignal) => Promise<Buffer> };
+  | { open: (signal: AbortSignal) => Promise<Readable> };
 
 /** A job's progress as its engine reports it. `fraction` is absent where the engine names only a stage. */
 export interface EngineProgress {

@@ -1,6 +1,9 @@
-import { request, type Dispatcher } from 'undici';
+import { FormData as UndiciFormData, request, type Dispatcher } from 'undici';
 import type { Span } from '@opentelemetry/api';
 import { inSpan, SpanKind } from '../../observability/tracing.ts';
+import type { Readable } from 'node:stream';
+import { limitedStream } from '../net/byte-limit.ts';
+import { DownloadError } from '../net/download.ts';
 import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
@@ -74,6 +77,8 @@ interface ProviderCall extends ErrorReading {
   submit?: boolean;
   /** The answer is media, not JSON. */
   binary?: boolean;
+  /** A 2xx answer's body is handed back as it arrives (`body`), counted against maxBytes, never read whole. */
+  stream?: boolean;
   /** A 3xx with a Location is handed back (`redirect`) rather than thrown: the caller decides how to follow it. */
   handBackRedirect?: boolean;
 }
@@ -94,17 +99,24 @@ export interface ProviderAnswer {
   json: unknown;
   /** The Location of a 3xx, as sent (maybe relative): only with `handBackRedirect`. */
   redirect?: string;
+  /**
+   * A 2xx answer's body as it arrives, only with `stream` (`raw` is then empty): past maxBytes it
+   * fails with the provider's refusal (too much data), cut short with a DownloadError (a passing
+   * failure: the result can be asked for again).
+   */
+  body?: Readable;
 }
 
 async function callProviderTraced(c: ProviderCall, span: Span): Promise<ProviderAnswer> {
   let res: Dispatcher.ResponseData;
-  const payload = await encodeBody(c.body);
+  // A form holding a file from disk goes as undici streams it (its length known from the file's size).
+  const payload = c.body instanceof StreamedForm ? { bytes: c.body.form, type: undefined } : await encodeBody(c.body);
   try {
     res = await request(c.url, {
       method: c.method,
       dispatcher: c.dispatcher,
       signal: AbortSignal.any([c.signal, AbortSignal.timeout(c.timeoutMs)]),
-      headers: { ...c.headers, ...(payload ? { 'content-type': payload.type } : {}) },
+      headers: { ...c.headers, ...(payload?.type ? { 'content-type': payload.type } : {}) },
       ...(payload ? { body: payload.bytes } : {}),
     });
   } catch (e) {
@@ -116,6 +128,10 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<Provider
     span.setAttribute('http.response.status_code', res.statusCode);
     await res.body.dump().catch(() => {});
     return { raw: Buffer.alloc(0), json: undefined, redirect: Array.isArray(location) ? location[0]! : location };
+  }
+  if (c.stream && res.statusCode >= 200 && res.statusCode < 300) {
+    span.setAttribute('http.response.status_code', res.statusCode);
+    return { raw: Buffer.alloc(0), json: undefined, body: streamedBody(c, res.body) };
   }
   const raw = await readAtMost(res.body, c.maxBytes, () => new UpstreamError('refused', `${c.provider} answered with too much data`)).catch((e: unknown) => {
     throw e instanceof UpstreamError ? e : new UpstreamError(c.submit ? 'unsent_unknown' : 'transient', `the ${c.provider} answer was cut off`, { cause: e });
@@ -135,6 +151,26 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<Provider
     ...(c.keyRefused?.(res.statusCode, json) ? { keyRefused: true } : {}),
     bodyRetryAfterMs: c.retryAfterInBody?.(json),
   });
+}
+
+/** A streamed answer: past maxBytes the provider's refusal, cut short a failed download (asked for again). */
+function streamedBody(c: ProviderCall, body: Readable): Readable {
+  const tooMuch = () => new UpstreamError('refused', `${c.provider} answered with too much data`);
+  return limitedStream(body, c.maxBytes, tooMuch, (e) => (e instanceof UpstreamError ? e : new DownloadError('network', `the ${c.provider} answer was cut off`)));
+}
+
+/**
+ * A multipart form sent as it is read, not encoded whole first: for a file part too large to hold
+ * (a Blob backed by a file on disk, fs.openAsBlob). Built on undici's own FormData, the one its
+ * request() recognises (the runtime's global FormData is another class to it). Such a request is
+ * never resent as it was.
+ */
+export class StreamedForm {
+  readonly form = new UndiciFormData();
+  constructor(fields: Record<string, string>, file: { name: string; blob: Blob; filename: string }) {
+    for (const [k, v] of Object.entries(fields)) this.form.append(k, v);
+    this.form.append(file.name, file.blob, file.filename);
+  }
 }
 
 /**
@@ -188,7 +224,7 @@ export type ProviderRequest = (
   url: string,
   body: unknown,
   signal: AbortSignal,
-  o?: { submit?: boolean; binary?: boolean; headers?: Record<string, string>; handBackRedirect?: boolean },
+  o?: { submit?: boolean; binary?: boolean; stream?: boolean; headers?: Record<string, string>; handBackRedirect?: boolean },
 ) => Promise<ProviderAnswer>;
 
 /**
@@ -221,6 +257,7 @@ export function createProviderClient(o: ProviderClientOptions): {
       ...(o.retryAfterInBody ? { retryAfterInBody: o.retryAfterInBody } : {}),
       ...(x.submit ? { submit: true } : {}),
       ...(x.binary ? { binary: true } : {}),
+      ...(x.stream ? { stream: true } : {}),
       ...(x.handBackRedirect ? { handBackRedirect: true } : {}),
     });
   return {

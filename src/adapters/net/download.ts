@@ -1,7 +1,8 @@
 import { request } from 'undici';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 import { AppError } from '../../domain/errors.ts';
 import type { AddressPolicy } from './address-policy.ts';
+import { limitedStream } from './byte-limit.ts';
 import { readAtMost } from './read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from './safe-dispatcher.ts';
 
@@ -46,11 +47,35 @@ export interface DownloadResult {
   finalUrl: string;
 }
 
+/** A download answered as it arrives: the body fails with a DownloadError (too large, cut, timed out). */
+export interface DownloadStream {
+  body: Readable;
+  contentType: string | null;
+  finalUrl: string;
+  /** The Content-Length the server declared (never above maxBytes), when it declared one. */
+  declaredSize?: number;
+}
+
 const MB = 1024 * 1024;
 const REQUEST_HEADERS = { 'accept-encoding': 'identity', 'user-agent': 'adforge/0.1 (+media fetch)' };
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
+/**
+ * The whole body in memory: only for what is small by nature (JSON, an image we decode, bounded
+ * by maxBytes). Media goes through openDownload and into storage as it arrives.
+ */
 export async function download(rawUrl: string, opts: DownloadOptions): Promise<DownloadResult> {
+  const d = await openDownload(rawUrl, opts);
+  const bytes = await readAtMost(d.body, opts.maxBytes, () => tooLarge(opts.maxBytes));
+  return { bytes, contentType: d.contentType, finalUrl: d.finalUrl };
+}
+
+/**
+ * A download whose body streams from the socket: the same SSRF-safe dispatcher, redirects and
+ * timeout (the whole budget covers the body too) as download(), with the size limit counted as the
+ * bytes arrive. The connection is released when the body ends, fails or is destroyed.
+ */
+export async function openDownload(rawUrl: string, opts: DownloadOptions): Promise<DownloadStream> {
   const maxRedirects = opts.maxRedirects ?? 3;
   const signal = AbortSignal.timeout(opts.timeoutMs ?? 20_000);
   const dispatcher = createSafeDispatcher({
@@ -58,6 +83,7 @@ export async function download(rawUrl: string, opts: DownloadOptions): Promise<D
     connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
     policy: opts.policy,
   });
+  const release = () => void dispatcher.destroy().catch(() => {});
   try {
     let url = parseHttpUrl(rawUrl);
     for (let redirects = 0; ; redirects++) {
@@ -82,13 +108,18 @@ export async function download(rawUrl: string, opts: DownloadOptions): Promise<D
         discard(res.body);
         throw tooLarge(opts.maxBytes);
       }
-      const bytes = await readAtMost(res.body, opts.maxBytes, () => tooLarge(opts.maxBytes));
-      return { bytes, contentType: headerValue(res.headers['content-type']) ?? null, finalUrl: url.href };
+      const body = limitedStream(res.body, opts.maxBytes, () => tooLarge(opts.maxBytes), (e) => toDownloadError(e, signal));
+      finished(body, release);
+      return {
+        body,
+        contentType: headerValue(res.headers['content-type']) ?? null,
+        finalUrl: url.href,
+        ...(Number.isSafeInteger(declaredLength) && declaredLength >= 0 ? { declaredSize: declaredLength } : {}),
+      };
     }
   } catch (e) {
+    release();
     throw toDownloadError(e, signal);
-  } finally {
-    await dispatcher.destroy().catch(() => {});
   }
 }
 

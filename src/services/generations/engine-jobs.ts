@@ -1,13 +1,12 @@
-import { fileTypeFromBuffer } from 'file-type';
+import { Readable } from 'node:stream';
 import { withUploadLinks } from '../uploads.ts';
 import { annotate } from '../../observability/tracing.ts';
 import type { GenerationRow, UpstreamJobRow } from '../../db/types.ts';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { UpstreamError, attachedImages, isUpstreamEngine, type Engine, type UpstreamInputs, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/engine-contract.ts';
-import type { EngineFile } from '../../adapters/engines/render-job.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
-import { DownloadError, download } from '../../adapters/net/download.ts';
+import { DownloadError, openDownload } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
@@ -15,7 +14,7 @@ import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findSubmi
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
-import { storeResults } from './results.ts';
+import { storeResultStreams } from './results.ts';
 import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
@@ -27,6 +26,8 @@ import type { EventBus } from '../../events/pg-events.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
+// One result's copy, every redirect and byte of it: 500 MB at 2 MB/s.
+const RESULT_COPY_TIMEOUT_MS = 300_000;
 
 /**
  * The upstream job core: one attempt per generation recorded before anything is sent
@@ -78,24 +79,30 @@ export function createUpstreamCore(
     await queueJob(db, runGenerationJob, { generation_id: g.id }, { config, runAt: new Date(Date.now() + delay) });
   }
 
-  async function bytesOf(output: UpstreamOutput): Promise<Buffer> {
-    if ('bytes' in output) return output.bytes;
-    if ('fetch' in output) return output.fetch(AbortSignal.timeout(300_000));
-    // A provider's answer is untrusted input: the SSRF rules and a size cap hold for its links too.
-    return (await download(output.url, { maxBytes: config.upstream.maxResultBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: 300_000 })).bytes;
+  /**
+   * A result as a stream from the provider: a link streams from the socket (a provider's answer is
+   * untrusted input: the SSRF rules and the size cap hold for its links too), nothing is held whole.
+   */
+  async function openResult(output: UpstreamOutput): Promise<Readable> {
+    if ('bytes' in output) return Readable.from([output.bytes]);
+    if ('open' in output) return output.open(AbortSignal.timeout(RESULT_COPY_TIMEOUT_MS));
+    return (await openDownload(output.url, { maxBytes: config.upstream.maxResultBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: RESULT_COPY_TIMEOUT_MS })).body;
   }
 
   async function copyResults(g: GenerationRow, outputs: UpstreamOutput[]): Promise<{ keys: string[]; meta: Record<string, unknown>; bytes: number }> {
-    const files: EngineFile[] = [];
-    for (const output of outputs) {
-      const bytes = await bytesOf(output);
-      if (bytes.length > config.upstream.maxResultBytes) throw new UpstreamError('refused', 'the provider result is too large');
-      // The bytes must be media of the kind the generation makes, whatever the provider says.
-      const type = await fileTypeFromBuffer(bytes);
-      if (!type || !type.mime.startsWith(`${g.kind}/`)) throw new UpstreamError('refused', `the provider's result is not ${g.kind === 'video' ? 'a video' : 'an image'}`);
-      files.push({ bytes, mime: type.mime, ext: type.ext });
+    const tooLarge = () => new UpstreamError('refused', 'the provider result is too large');
+    try {
+      return await storeResultStreams(storage, g, outputs.map((output) => () => openResult(output)), {
+        maxBytes: config.upstream.maxResultBytes,
+        tooLarge,
+        // The bytes must be media of the kind the generation makes, whatever the provider says.
+        refuse: (type) => (type?.mime.startsWith(`${g.kind}/`) ? undefined : new UpstreamError('refused', `the provider's result is not ${g.kind === 'video' ? 'a video' : 'an image'}`)),
+      });
+    } catch (e) {
+      // Asking again would bring the same oversized file: the result will never do.
+      if (e instanceof DownloadError && e.reason === 'too_large') throw tooLarge();
+      throw e;
     }
-    return storeResults(storage, g, files);
   }
 
   /**

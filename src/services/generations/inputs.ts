@@ -1,10 +1,9 @@
-import { Readable } from 'node:stream';
 import { isImageOperation } from '../../domain/generation-types.ts';
 import type { GenerationRow } from '../../db/types.ts';
 import { setGenerationInputBytes } from '../../repositories/storage-usage.ts';
 import { weaveImagePrompt, type PromptBrand } from '../../domain/reference-prompt.ts';
 import { UpstreamError, type UpstreamFile, type UpstreamInputs } from '../../adapters/engines/engine-contract.ts';
-import { download } from '../../adapters/net/download.ts';
+import { download, openDownload } from '../../adapters/net/download.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
 import { findBrand } from '../../repositories/brands.ts';
@@ -20,6 +19,8 @@ import { avatarImageKey, sourceGenerationKey, speechCopyKey, voiceoverAudioKey }
 
 // A provider's queue may hold a job for hours before it reads its inputs; a day covers that.
 const INPUT_LINK_TTL_SECONDS = 24 * 3600;
+// Every redirect and byte of one input, read whole (an image) or streamed (a video on its way to a provider).
+const INPUT_DOWNLOAD_TIMEOUT_MS = 120_000;
 
 /**
  * The one input resolver: what every engine, local or upstream, reads besides the stored request.
@@ -31,22 +32,26 @@ const INPUT_LINK_TTL_SECONDS = 24 * 3600;
 export function createInputResolver(deps: Pick<Deps, 'db' | 'config'> & { storage: Storage; speech: SpeechEngine }) {
   const { db, storage, config, speech } = deps;
 
-  const fetchWhole = async (url: string, maxBytes: number) => {
-    try {
-      const r = await download(url, { maxBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: 120_000 });
-      return { bytes: r.bytes, mime: r.contentType?.split(';')[0]?.trim() || 'application/octet-stream' };
-    } catch (e) {
-      throw new UpstreamError('refused', `an input file could not be fetched: ${(e as Error).message}`, { cause: e });
-    }
-  };
+  const notFetched = (e: unknown) => new UpstreamError('refused', `an input file could not be fetched: ${(e as Error).message}`, { cause: e });
+  const mimeOf = (contentType: string | null) => contentType?.split(';')[0]?.trim() || 'application/octet-stream';
 
   const fromUrl = (url: string, maxBytes = MAX_IMAGE_BYTES): UpstreamFile => ({
     url,
-    read: () => fetchWhole(url, maxBytes),
-    // TODO(stream): the downloader answers whole for now.
+    async read() {
+      try {
+        const r = await download(url, { maxBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: INPUT_DOWNLOAD_TIMEOUT_MS });
+        return { bytes: r.bytes, mime: mimeOf(r.contentType) };
+      } catch (e) {
+        throw notFetched(e);
+      }
+    },
     async open() {
-      const { bytes, mime } = await fetchWhole(url, maxBytes);
-      return { stream: Readable.from([bytes]), mime, size: bytes.length };
+      try {
+        const r = await openDownload(url, { maxBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: INPUT_DOWNLOAD_TIMEOUT_MS });
+        return { stream: r.body, mime: mimeOf(r.contentType), ...(r.declaredSize !== undefined ? { size: r.declaredSize } : {}) };
+      } catch (e) {
+        throw notFetched(e);
+      }
     },
   });
 

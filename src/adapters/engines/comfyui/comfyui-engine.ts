@@ -242,9 +242,9 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     return {
       state: 'succeeded',
       outputs: files.map((f) => ({
-        fetch: async (s: AbortSignal) => {
+        open: async (s: AbortSignal) => {
           const q = new URLSearchParams({ filename: f.filename, subfolder: f.subfolder ?? '', type: f.type ?? 'output' });
-          return (await c.call('GET', `/view?${q.toString()}`, undefined, s, { binary: true })).raw;
+          return (await c.call('GET', `/view?${q.toString()}`, undefined, s, { binary: true, stream: true })).body!;
         },
       })),
     };

@@ -1,10 +1,12 @@
+import { Readable } from 'node:stream';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
+import { readAtMost } from '../../net/read-at-most.ts';
 import { createProviderClient, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type Engine, type UpstreamFile, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { running } from '../progress.ts';
 import { checkGemini, geminiTargets } from './gemini-check.ts';
 import { googleRetryDelayMs, isKeyRefused } from './gemini-errors.ts';
-import { readVideoFile } from './video-file.ts';
+import { openVideoFile } from './video-file.ts';
 import { withoutSound } from './without-sound.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageLimitsOf, imageSizeOf } from './gemini-map.ts';
 
@@ -132,11 +134,14 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
         state: 'succeeded',
         outputs: [
           {
-            fetch: async (s) => {
+            open: async (s) => {
               // The file URI redirects to the bytes; the key goes only to the API's own origin.
-              const bytes = await readVideoFile(uri, { call, apiOrigin: origin, maxBytes: MAX_VIDEO_BYTES, allowPrivate: opts.allowPrivate, timeoutMs: 300_000 }, s);
+              const video = await openVideoFile(uri, { call, apiOrigin: origin, maxBytes: MAX_VIDEO_BYTES, allowPrivate: opts.allowPrivate, timeoutMs: 300_000 }, s);
+              if (sound) return video;
               // Veo on the Gemini API always makes sound: a request without it gets the picture alone.
-              return sound ? bytes : withoutSound(bytes);
+              // withoutSound still takes the video whole (an 8 s clip); it is to read a file instead.
+              const whole = await readAtMost(video, MAX_VIDEO_BYTES, () => new UpstreamError('refused', 'Gemini answered with too much data'));
+              return Readable.from([await withoutSound(whole)]);
             },
           },
         ],

@@ -1,4 +1,5 @@
-import { DownloadError, download } from '../../net/download.ts';
+import type { Readable } from 'node:stream';
+import { DownloadError, openDownload } from '../../net/download.ts';
 import type { ProviderRequest } from '../upstream-http.ts';
 import { UpstreamError } from '../engine-contract.ts';
 
@@ -23,16 +24,17 @@ export interface VideoFileRead {
   timeoutMs: number;
 }
 
-export async function readVideoFile(uri: string, r: VideoFileRead, signal: AbortSignal): Promise<Buffer> {
+/** The video as it arrives: its stream fails with a DownloadError when cut (the generation asks Google again). */
+export async function openVideoFile(uri: string, r: VideoFileRead, signal: AbortSignal): Promise<Readable> {
   let url = new URL(uri);
   for (let hops = 0; ; hops++) {
     // Anything not on the API's origin is read like a public link, without the key.
     if (url.origin !== r.apiOrigin) {
-      return (await download(url.href, { maxBytes: r.maxBytes, allowPrivate: r.allowPrivate, timeoutMs: r.timeoutMs, maxRedirects: MAX_VIDEO_HOPS - hops })).bytes;
+      return (await openDownload(url.href, { maxBytes: r.maxBytes, allowPrivate: r.allowPrivate, timeoutMs: r.timeoutMs, maxRedirects: MAX_VIDEO_HOPS - hops })).body;
     }
     if (hops >= MAX_VIDEO_HOPS) throw new DownloadError('too_many_redirects', `the Gemini video file redirects more than ${MAX_VIDEO_HOPS} times`);
     const answer = await withKey(r, url.href, signal);
-    if (answer.redirect === undefined) return answer.raw;
+    if (answer.redirect === undefined) return answer.body!;
     url = new URL(answer.redirect, url);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new DownloadError('invalid_url', 'the Gemini video file redirects to a link that is not http(s)');
   }
@@ -45,7 +47,7 @@ export async function readVideoFile(uri: string, r: VideoFileRead, signal: Abort
  */
 async function withKey(r: VideoFileRead, url: string, signal: AbortSignal) {
   try {
-    return await r.call('GET', url, undefined, signal, { binary: true, handBackRedirect: true });
+    return await r.call('GET', url, undefined, signal, { binary: true, stream: true, handBackRedirect: true });
   } catch (e) {
     if (e instanceof UpstreamError && (e.failure === 'transient' || e.failure === 'rate_limited')) throw new DownloadError('network', e.message);
     throw e;

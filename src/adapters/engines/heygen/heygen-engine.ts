@@ -1,10 +1,11 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
+import { readBounded } from '../bounded-read.ts';
 import { createProviderClient } from '../upstream-http.ts';
-import { UpstreamError, type Engine, type UpstreamFile, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
+import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { queued, running } from '../progress.ts';
 import { faceAsset, speechAsset, type HeyGenAsset } from './heygen-assets.ts';
 import { createHeyGenCheck } from './heygen-check.ts';
-import { HEYGEN_DEFAULT_LANGUAGES, HEYGEN_WAITING_STATUSES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, heygenTargets, translationBody } from './heygen-map.ts';
+import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_DEFAULT_LANGUAGES, HEYGEN_WAITING_STATUSES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, heygenTargets, translationBody } from './heygen-map.ts';
 
 /*
  * HeyGen's API as its contracts in test/contracts/heygen/ describe it (HeyGen's OpenAPI as
@@ -65,9 +66,10 @@ export function createHeyGenEngine(opts: HeyGenOptions): Engine {
 
   async function talkingAvatar({ inputs, generationId }: UpstreamRequest, attemptId: string, callback: Record<string, string>, signal: AbortSignal) {
     if (!inputs.face || !inputs.speech) throw new UpstreamError('refused', 'the talking avatar has no face or no speech');
-    const read = async (f: UpstreamFile) => f.read(signal);
+    // The speech goes inline: read up to HeyGen's asset limit, not past it.
+    const speechRead = readBounded(inputs.speech, signal, HEYGEN_ASSET_MAX_BYTES, () => new UpstreamError('refused', 'the speech is larger than the 32 MB HeyGen takes'));
     // Both checked (and the face converted) before either is uploaded: a refusal leaves nothing at HeyGen.
-    const [face, speech] = await Promise.all([read(inputs.face).then((f) => faceAsset(f.bytes, f.mime)), read(inputs.speech).then((f) => speechAsset(f.bytes, f.mime))]);
+    const [face, speech] = await Promise.all([inputs.face.read(signal).then((f) => faceAsset(f.bytes, f.mime)), speechRead.then((f) => speechAsset(f.bytes, f.mime))]);
     const image = await upload(face, `${attemptId}:face`, signal);
     const audio = await upload(speech, `${attemptId}:speech`, signal);
     const body = { type: 'image', image: { type: 'asset_id', asset_id: image }, audio_asset_id: audio, ...TALKING_AVATAR_FORMAT, title: `adforge ${generationId}`, ...callback };

@@ -116,7 +116,7 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
       }
       if (v?.status === 'failed') return { state: 'failed', message: `OpenAI could not make the video: ${typeof v.error?.message === 'string' ? v.error.message.slice(0, 500) : 'failed'}` };
       if (v?.status !== 'completed') throw new UpstreamError('transient', 'OpenAI answered an unknown status');
-      return { state: 'succeeded', outputs: [{ fetch: async (s) => (await call('GET', `/videos/${id}/content`, undefined, s, { binary: true })).raw }] };
+      return { state: 'succeeded', outputs: [{ open: async (s) => (await call('GET', `/videos/${id}/content`, undefined, s, { binary: true, stream: true })).body! }] };
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { PollBudget } from '../../../domain/poll-schedule.ts';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import { createProviderClient, messageOrError } from '../upstream-http.ts';
+import { StreamedForm, createProviderClient, messageOrError } from '../upstream-http.ts';
+import { withSpooledFile } from '../spooled-file.ts';
 import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { stage } from '../progress.ts';
 import { createSubmagicCheck } from './submagic-check.ts';
@@ -78,13 +79,11 @@ export function createSubmagicEngine(opts: SubmagicOptions): Engine {
     if (typeof params.video_url === 'string') {
       project = await call('POST', '/v1/projects', { ...fields, videoUrl: params.video_url }, signal, { submit: true });
     } else {
-      // A generation of ours is sent as a file: our links need not be public.
-      const { bytes, mime } = await inputs.video.read(signal);
-      if (bytes.length > SUBMAGIC_MAX_UPLOAD_BYTES) throw new UpstreamError('refused', 'the video is larger than the 2 GB Submagic takes');
-      const form = new FormData();
-      for (const [k, v] of Object.entries(fields)) form.append(k, v);
-      form.append('file', new Blob([new Uint8Array(bytes)], { type: mime }), 'video.mp4');
-      project = await call('POST', '/v1/projects/upload', form, signal, { submit: true });
+      // A generation of ours is sent as a file: our links need not be public. It goes from disk, never whole in memory.
+      const tooLarge = () => new UpstreamError('refused', 'the video is larger than the 2 GB Submagic takes');
+      project = await withSpooledFile(inputs.video, signal, { maxBytes: SUBMAGIC_MAX_UPLOAD_BYTES, tooLarge }, (video) =>
+        call('POST', '/v1/projects/upload', new StreamedForm(fields, { name: 'file', blob: video.blob, filename: 'video.mp4' }), signal, { submit: true }),
+      );
     }
     if (typeof project?.id !== 'string') throw new UpstreamError('unsent_unknown', 'Submagic answered without a project id');
     return { providerJobId: project.id, handle: { id: project.id, autoApprove: params.auto_approve !== false } };

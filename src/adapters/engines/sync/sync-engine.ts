@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { stillVideo } from '../../media/still-video.ts';
 import { probeMedia } from '../ffmpeg.ts';
+import { readBounded } from '../bounded-read.ts';
 import { createProviderClient } from '../upstream-http.ts';
 import { createSyncCheck } from './sync-check.ts';
 import { SYNC_MAX_UPLOAD_BYTES, SYNC_MODELS } from './sync-limits.ts';
@@ -65,11 +66,13 @@ export function createSyncEngine(opts: SyncOptions): Engine {
 
   async function submit({ params, inputs }: UpstreamRequest, attemptId: string, webhookUrl: string | undefined, signal: AbortSignal) {
     if (!inputs.face || !inputs.speech) throw new UpstreamError('refused', 'the talking avatar has no face or no speech');
-    const audio = await inputs.speech.read(signal);
+    const tooLarge = () => new UpstreamError('refused', 'an input is larger than the 20 MB sync takes');
+    // The speech goes inline: read up to sync's own limit, not past it.
+    const audio = await readBounded(inputs.speech, signal, SYNC_MAX_UPLOAD_BYTES, tooLarge);
     const face = await inputs.face.read(signal);
     const seconds = (await probeMedia(audio.bytes)).durationSeconds ?? 1;
     const video = await stillVideo(face.bytes, seconds, signal);
-    if (video.length > SYNC_MAX_UPLOAD_BYTES || audio.bytes.length > SYNC_MAX_UPLOAD_BYTES) throw new UpstreamError('refused', 'an input is larger than the 20 MB sync takes');
+    if (video.length > SYNC_MAX_UPLOAD_BYTES) throw tooLarge();
     const form = new FormData();
     form.append('model', SYNC_MODELS[String(params.lipsync_model)] ?? 'lipsync-2');
     form.append('video', new Blob([new Uint8Array(video)], { type: 'video/mp4' }), 'face.mp4');
