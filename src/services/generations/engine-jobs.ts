@@ -1,10 +1,10 @@
+import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 import { withUploadLinks } from '../uploads.ts';
 import { annotate } from '../../observability/tracing.ts';
 import type { GenerationRow, UpstreamJobRow } from '../../db/types.ts';
 import type { EngineRegistry } from '../../adapters/engines/registry.ts';
 import { UpstreamError, attachedImages, isUpstreamEngine, type Engine, type UpstreamInputs, type UpstreamOutput, type UpstreamStatus } from '../../adapters/engines/engine-contract.ts';
-import type { EngineFile } from '../../adapters/engines/render-job.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
 import { DownloadError, download } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
@@ -15,7 +15,7 @@ import { countPoll, countRefetch, countSubmitted, endUpstreamJob, findLiveUpstre
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
-import { storeResults } from './results.ts';
+import { storeResults, type ResultFile } from './results.ts';
 import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
@@ -75,22 +75,23 @@ export function createUpstreamCore(
 
   async function bytesOf(output: UpstreamOutput): Promise<Buffer> {
     if ('bytes' in output) return output.bytes;
+    if ('file' in output) throw new UpstreamError('refused', 'a provider cannot answer with a file on this machine');
     if ('fetch' in output) return output.fetch(AbortSignal.timeout(300_000));
     // A provider's answer is untrusted input: the SSRF rules and a size cap hold for its links too.
     return (await download(output.url, { maxBytes: config.upstream.maxResultBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: 300_000 })).bytes;
   }
 
   async function copyResults(g: GenerationRow, outputs: UpstreamOutput[]): Promise<{ keys: string[]; meta: Record<string, unknown>; bytes: number }> {
-    const files: EngineFile[] = [];
+    const files: ResultFile[] = [];
     for (const output of outputs) {
       const bytes = await bytesOf(output);
       if (bytes.length > config.upstream.maxResultBytes) throw new UpstreamError('refused', 'the provider result is too large');
       // The bytes must be media of the kind the generation makes, whatever the provider says.
       const type = await fileTypeFromBuffer(bytes);
       if (!type || !type.mime.startsWith(`${g.kind}/`)) throw new UpstreamError('refused', `the provider's result is not ${g.kind === 'video' ? 'a video' : 'an image'}`);
-      files.push({ bytes, mime: type.mime, ext: type.ext });
+      files.push({ mime: type.mime, ext: type.ext, open: () => Readable.from([bytes]) });
     }
-    return storeResults(storage, g, files);
+    return storeResults(storage, g, files, { maxBytes: config.upstream.maxResultBytes, tooLarge: () => new UpstreamError('refused', 'the provider result is too large') });
   }
 
   /**
