@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { buffer } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileTypeFromBuffer } from 'file-type';
 import { probeMedia } from '../adapters/engines/ffmpeg.ts';
+import { SNIFF_BYTES } from '../adapters/media/sniff.ts';
 import { spendCandidates, type SpendCandidate, type SpendInputs } from '../domain/smallest-requests.ts';
 import { isAppError } from '../domain/errors.ts';
 import type { GenerationOperation } from '../domain/generation-types.ts';
@@ -73,13 +75,15 @@ export function createProviderSpend(deps: SpendDeps) {
     const found: string[] = [];
     if (!row.result_keys.length) throw new Error('completed without a result file');
     for (const key of row.result_keys) {
-      const stored = await storage.get(key);
+      // Read as streams: a result may be hundreds of MB; its type is in its first bytes.
+      const stored = await storage.openStream(key, { start: 0, end: SNIFF_BYTES - 1 });
       if (!stored) throw new Error(`the result ${key} is not in storage`);
-      const type = await fileTypeFromBuffer(stored.bytes);
+      const type = await fileTypeFromBuffer(await buffer(stored.stream));
       if (!type?.mime.startsWith(`${row.kind}/`)) throw new Error(`the result is not ${row.kind === 'video' ? 'a video' : 'an image'}`);
-      let info = `${type.mime}, ${Math.ceil(stored.bytes.length / 1024)} KB`;
-      if (row.kind === 'video') {
-        const media = await probeMedia(stored.bytes, { kind: 'video' });
+      let info = `${type.mime}, ${Math.ceil(stored.size / 1024)} KB`;
+      const whole = row.kind === 'video' ? await storage.openStream(key) : null;
+      if (whole) {
+        const media = await probeMedia(whole.stream, { kind: 'video' });
         if (!media.durationSeconds || media.durationSeconds <= 0) throw new Error('the video has no length');
         info += `, ${media.durationSeconds.toFixed(1)} s`;
       }

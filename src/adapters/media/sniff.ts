@@ -66,8 +66,8 @@ export function mediaTypeOf(type: { mime: string; ext: string } | undefined, kin
   return demuxer ? { mime: type.mime, ext: type.ext, demuxer } : null;
 }
 
-// file-type's own sample size: what it needs to tell every container we take apart.
-const SNIFF_BYTES = 4100;
+/** file-type's own sample size: what it needs to tell every container we take apart. */
+export const SNIFF_BYTES = 4100;
 
 /**
  * Sniffs media from the first bytes of `stream` without holding more than them: answers the type
