@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { buffer } from 'node:stream/consumers';
 import pLimit from 'p-limit';
 import type { z } from 'zod';
 import type { CatalogueVoice } from '../domain/catalogue/voices.ts';
@@ -12,7 +13,7 @@ import type { SpeechEngine } from '../adapters/engines/speech/engine.ts';
 import { audioDuration } from '../adapters/engines/speech/voice-change.ts';
 import { download, downloadErrorToAppError } from '../adapters/net/download.ts';
 import { uploadIdOf } from '../domain/uploads.ts';
-import { checkUploadUses, readUpload } from './uploads.ts';
+import { checkUploadUses, uploadKeyOf } from './uploads.ts';
 import { debitCredits } from '../repositories/credits.ts';
 import { heldCredits, placeHold, releaseHold } from '../repositories/credit-holds.ts';
 import { lockTeam } from '../repositories/teams.ts';
@@ -159,15 +160,28 @@ export function createVoiceoverService(
     return stored && present(stored);
   }
 
+  /**
+   * An upload of audio may be as large as a video: a source is held to what a download is, by its
+   * stored size, before a byte of it is read.
+   */
+  async function readSourceUpload(teamId: string, url: string): Promise<Buffer> {
+    const key = await uploadKeyOf(db, teamId, url);
+    const stored = key && (await storage.openStream(key));
+    if (!stored) throw new AppError('validation_error', `audio_url: upload ${uploadIdOf(url)} is no longer stored`);
+    if (stored.size > MAX_SOURCE_AUDIO_BYTES) {
+      stored.stream.destroy();
+      throw new AppError('validation_error', `audio_url: the file is larger than ${MAX_SOURCE_AUDIO_BYTES / 1024 / 1024} MB`);
+    }
+    return buffer(stored.stream);
+  }
+
   async function fetchSource(url: string, teamId: string | undefined): Promise<{ bytes: Buffer; seconds: number }> {
     let bytes: Buffer;
     try {
       if (uploadIdOf(url)) {
         if (!teamId) throw new AppError('validation_error', 'audio_url: an upload reference is not taken here');
         await checkUploadUses(db, teamId, { audio_url: url });
-        ({ bytes } = (await readUpload({ db, storage }, teamId, url))!);
-        // An upload of audio may be as large as a video; a source is held to what a download is.
-        if (bytes.length > MAX_SOURCE_AUDIO_BYTES) throw new AppError('validation_error', `audio_url: the file is larger than ${MAX_SOURCE_AUDIO_BYTES / 1024 / 1024} MB`);
+        bytes = await readSourceUpload(teamId, url);
       } else ({ bytes } = await download(url, { maxBytes: MAX_SOURCE_AUDIO_BYTES, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: SOURCE_DOWNLOAD_TIMEOUT_MS }));
     } catch (e) {
       if (e instanceof AppError) throw e;
