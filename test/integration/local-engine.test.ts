@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
@@ -275,6 +276,17 @@ describe('local engine: failures, aborts and cleanup', () => {
     const run = engine.run(job({ operation: 'ai-video', kind: 'video', width: 1280, height: 720, durationSeconds: 60 }), ac.signal);
     setTimeout(() => ac.abort(), 400);
     await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await fs.readdir(tmpRoot)).toEqual([]);
+  });
+
+  it('an abort while the input video stalls before its first bytes rejects at once and removes the temp dir', async () => {
+    const ac = new AbortController();
+    const stalled: EngineMedia = { open: async () => ({ stream: new PassThrough(), mime: 'video/mp4' }) };
+    const started = Date.now();
+    const run = engine.run(job({ operation: 'localize', kind: 'video', width: 320, height: 320, durationSeconds: 1, inputVideo: stalled }), ac.signal);
+    setTimeout(() => ac.abort(new Error('cancelled')), 200);
+    await expect(run).rejects.toThrow('cancelled');
     expect(Date.now() - started).toBeLessThan(3000);
     expect(await fs.readdir(tmpRoot)).toEqual([]);
   });

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { addAbortSignal, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ACCEPTED_MEDIA, sniffMedia, sniffMediaStream, type Demuxer, type MediaKind } from '../media/sniff.ts';
 import { ChildFailure, describeExit, runChild, ToolError } from './child-process.ts';
@@ -136,6 +136,8 @@ export async function writeMedia(dir: string, name: string, bytes: Buffer, kind:
  * as it arrives, never whole in memory. A refused container is not written at all.
  */
 export async function writeMediaStream(dir: string, name: string, stream: Readable, kind: MediaKind, signal?: AbortSignal): Promise<MediaFile> {
+  // An abort ends a source that stalls while it is sniffed, too.
+  if (signal) addAbortSignal(signal, stream);
   const sniffed = await sniffMediaStream(stream, kind);
   if (!sniffed.type) {
     sniffed.stream.destroy();
