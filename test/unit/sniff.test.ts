@@ -181,6 +181,15 @@ describe('sniffMediaStream', () => {
     }
   });
 
+  it('lets the source go when its stream is dropped unread (a refused container)', async () => {
+    const source = chunked(Buffer.concat([hlsPlaylist, Buffer.alloc(100_000)]), 1000);
+    const sniffed = await sniffMediaStream(source, 'video');
+    expect(sniffed.type).toBeNull();
+    sniffed.stream.destroy();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(source.destroyed).toBe(true);
+  });
+
   it('reads no more of the source than the sample until the rest is asked for', async () => {
     let pulled = 0;
     const source = Readable.from((function* () {

@@ -85,15 +85,13 @@ export async function sniffMediaStream(stream: Readable, kind: MediaKind): Promi
   }
   const first = Buffer.concat(head);
   async function* replay() {
-    try {
-      yield first;
-      for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
-    } finally {
-      // Also when the reader stops early: the source is let go.
-      await chunks.return?.();
-    }
+    yield first;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
   }
-  return { type: await sniffMedia(first, kind), stream: Readable.from(replay(), { objectMode: false }) };
+  const rest = Readable.from(replay(), { objectMode: false });
+  // However it ends (read to the end, failed, or dropped unread when refused), the source is let go.
+  rest.once('close', () => stream.destroy());
+  return { type: await sniffMedia(first, kind), stream: rest };
 }
 
 /** What an uploaded file of this sniffed MIME type can be used as; null for a type no input takes. */
