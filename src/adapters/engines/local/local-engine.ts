@@ -68,7 +68,7 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): LocalEngine {
       const base = delayMs > 0 ? HELD : 0;
       // The renderer's own fractions, placed in the render's share of the whole.
       const scaled = progress && ((p: EngineProgress) => progress({ stage: p.stage, fraction: base + (RENDERED - base) * (p.fraction ?? 0) }));
-      const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs, speak: opts.speak, progress: scaled };
+      const ctx: RenderContext = { signal, timeoutMs: opts.ffmpegTimeoutMs, speak: opts.speak, progress: scaled };
       progress?.(stage(job.kind === 'image' ? 'rendering' : 'drawing the video', base));
       const dir = await fs.mkdtemp(path.join(opts.tmpRoot ?? os.tmpdir(), TEMP_PREFIX));
       try {
