@@ -20,14 +20,18 @@ export interface StoreLimits {
   tooLarge: () => Error;
 }
 
+/** Local disk storage also says where a stored file lies: a result is then measured there, without a copy. */
+type ResultStorage = Pick<Storage, 'putStream' | 'openStream' | 'delete'> & { pathOf?: (key: string) => string };
+
 /**
  * A generation's finished files into storage, under keys of their own, streamed (never whole in
- * memory), and what only the media can tell (a video's duration, read with ffprobe from a file:
- * the rendered one where there is one, else a temp copy of the stored one). The same for the local
- * engine and every upstream provider. On a failure the files stored so far are removed again.
+ * memory), and what only the media can tell: a video's duration, read with ffprobe from a file
+ * (the rendered one, else the stored one on local disk, else a temp copy of the stored one on S3).
+ * The same for the local engine and every upstream provider. On a failure the files stored so far
+ * are removed again.
  */
 export async function storeResults(
-  storage: Pick<Storage, 'putStream' | 'openStream' | 'delete'>,
+  storage: ResultStorage,
   g: Pick<GenerationRow, 'id' | 'team_id'>,
   files: readonly ResultFile[],
   limits: StoreLimits,
@@ -54,9 +58,11 @@ export async function storeResults(
   return { keys, meta, bytes };
 }
 
-async function videoSeconds(storage: Pick<Storage, 'openStream'>, file: ResultFile, key: string): Promise<number | null> {
+async function videoSeconds(storage: ResultStorage, file: ResultFile, key: string): Promise<number | null> {
   const type = mediaTypeOf(file, 'video');
-  if (file.path && type) return (await probeMedia({ path: file.path, demuxer: type.demuxer })).durationSeconds;
+  // The type was sniffed where the file came from (a provider's bytes) or is the renderer's own.
+  const where = file.path ?? storage.pathOf?.(key);
+  if (where && type) return (await probeMedia({ path: where, demuxer: type.demuxer })).durationSeconds;
   const stored = await storage.openStream(key);
   return stored && (await probeMedia(stored.stream, { kind: 'video' })).durationSeconds;
 }
