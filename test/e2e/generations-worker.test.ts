@@ -53,6 +53,23 @@ describe('the worker', () => {
     expect(done.details).toMatchObject({ model: 'seedance-2.0-fast', duration: 4, aspect_ratio: '9:16' });
   });
 
+  it('edits a completed video (generation_id): the source streams from storage into the render, the edit keeps its size and length', async () => {
+    const t = await svc.team({ credits: 400 });
+    const source = await svc.api('POST', '/api/v1/videos/ai-video', {
+      key: t.key,
+      body: { model: 'seedance-2.0-fast', prompt: 'a harbour at noon', aspect_ratio: '9:16', duration: 4, resolution: '480p', generate_audio: true },
+    });
+    expect((await waitForGeneration(svc, t.key, source.body.generation_id)).status).toBe('completed');
+    const res = await svc.api('POST', '/api/v1/videos/edit', { key: t.key, body: { template_id: 'bold-pop', generation_id: source.body.generation_id } });
+    expect(res.status).toBe(202);
+    const done = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(done.status).toBe('completed');
+    const info = await videoInfo((await svc.fetchUrl(done.result_url)).bytes);
+    expect([info.videoCodec, info.audioCodec, info.width, info.height]).toEqual(['h264', 'aac', 480, 854]);
+    expect(Math.abs(info.durationSeconds! - 4)).toBeLessThanOrEqual(0.1);
+    expect(done.details.duration).toBeCloseTo(info.durationSeconds!, 1);
+  });
+
   it('renders a talking avatar from the avatar image with a voice track and reports its duration', async () => {
     const t = await svc.team({ credits: 200 });
     const avatars = await svc.api('GET', '/api/v1/avatars', { key: t.key });

@@ -3,10 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EngineAsset, EngineJob } from '../../src/adapters/engines/render-job.ts';
+import type { EngineAsset, EngineJob, EngineMedia } from '../../src/adapters/engines/render-job.ts';
 import { demoBadgeBox } from '../../src/adapters/engines/local/demo-mark.ts';
 import { createLocalEngine } from '../../src/adapters/engines/local/local-engine.ts';
 import { canRenderText } from '../../src/adapters/engines/local/text.ts';
+import { rendered } from '../support/local-render.ts';
+import { memoryFile } from '../support/upstream-file.ts';
 import { makeMedia } from '../support/media-probe.ts';
 
 // Every video of the built-in engine carries the "DEMO RENDER — not AI" badge in its top-right
@@ -14,9 +16,9 @@ import { makeMedia } from '../support/media-probe.ts';
 
 let tmpRoot: string;
 let engine: ReturnType<typeof createLocalEngine>;
-let white: EngineAsset;
+let white: EngineMedia;
 let face: EngineAsset;
-let voice: EngineAsset;
+let voice: EngineMedia;
 
 beforeAll(async () => {
   tmpRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-demo-mark-test-'));
@@ -25,8 +27,8 @@ beforeAll(async () => {
     ['-f', 'lavfi', '-i', 'color=c=white:size=320x320:rate=25:duration=2', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=2', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest'],
     'mp4',
   );
-  white = { bytes: video, mime: 'video/mp4' };
-  voice = { bytes: await makeMedia(['-f', 'lavfi', '-i', 'sine=frequency=220:duration=2', '-c:a', 'libmp3lame'], 'mp3'), mime: 'audio/mpeg' };
+  white = memoryFile(video, 'video/mp4');
+  voice = memoryFile(await makeMedia(['-f', 'lavfi', '-i', 'sine=frequency=220:duration=2', '-c:a', 'libmp3lame'], 'mp3'), 'audio/mpeg');
   face = { bytes: await sharp({ create: { width: 256, height: 256, channels: 3, background: '#f8f8f8' } }).png().toBuffer(), mime: 'image/png' };
 });
 afterAll(() => fs.rm(tmpRoot, { recursive: true, force: true }));
@@ -66,7 +68,7 @@ describe('the demo mark on the local engine\'s videos', () => {
   ];
   for (const [name, over] of cases) {
     it(`${name}: the badge is in the top-right corner of the first and the last frame`, async () => {
-      const { files } = await engine.run(job(over()), new AbortController().signal);
+      const { files } = await rendered(engine.run(job(over()), new AbortController().signal));
       const box = demoBadgeBox(320, 320);
       for (const t of [0, 1.9]) {
         const frame = await frameAt(files[0]!.bytes, t);

@@ -9,6 +9,8 @@ import { withoutSound } from '../../src/adapters/engines/gemini/without-sound.ts
 import { createLocalEngine } from '../../src/adapters/engines/local/local-engine.ts';
 import { audioDuration, convertVoice } from '../../src/adapters/engines/speech/voice-change.ts';
 import { stillVideo } from '../../src/adapters/media/still-video.ts';
+import { rendered } from '../support/local-render.ts';
+import { memoryFile } from '../support/upstream-file.ts';
 import { makeMedia, testVideo } from '../support/media-probe.ts';
 
 /*
@@ -143,9 +145,9 @@ describe('every tool run on input media is locked to its demuxer and to local fi
     ['a WebM', () => webm, 'input-video.webm', 'matroska'],
   ])('video edit, swap and localize of %s', async (_what, bytes, file, demuxer) => {
     const template = { name: 'Bold pop', font_size: 40, color: '#ffe600', uppercase: true, position: 'center' as const };
-    await engine().run(job({ operation: 'video-edit', inputVideo: { bytes: bytes(), mime: 'video/mp4' }, template }), new AbortController().signal);
-    await engine().run(job({ operation: 'swap-avatar', inputVideo: { bytes: bytes(), mime: 'video/mp4' }, avatar: { bytes: png, mime: 'image/jpeg' } }), new AbortController().signal);
-    await engine().run(job({ operation: 'localize', inputVideo: { bytes: bytes(), mime: 'video/mp4' }, params: { output_language: 'es' } }), new AbortController().signal);
+    await rendered(engine().run(job({ operation: 'video-edit', inputVideo: memoryFile(bytes(), 'video/mp4'), template }), new AbortController().signal));
+    await rendered(engine().run(job({ operation: 'swap-avatar', inputVideo: memoryFile(bytes(), 'video/mp4'), avatar: { bytes: png, mime: 'image/jpeg' } }), new AbortController().signal));
+    await rendered(engine().run(job({ operation: 'localize', inputVideo: memoryFile(bytes(), 'video/mp4'), params: { output_language: 'es' } }), new AbortController().signal));
     const opened = expectAllLocked();
     const inputs = opened.filter((i) => i.file.startsWith('input-video'));
     // Probed and rendered, three times each.
@@ -155,7 +157,7 @@ describe('every tool run on input media is locked to its demuxer and to local fi
   });
 
   it('a talking avatar over a voiceover', async () => {
-    await engine().run(job({ operation: 'talking-avatar', script: 'Hello.', voiceAudio: { bytes: wav, mime: 'audio/wav' } }), new AbortController().signal);
+    await rendered(engine().run(job({ operation: 'talking-avatar', script: 'Hello.', voiceAudio: memoryFile(wav, 'audio/wav') }), new AbortController().signal));
     const opened = expectAllLocked();
     expect(opened.filter((i) => i.file === 'voice-input.wav').map((i) => i.demuxer)).toEqual(['wav', 'wav']);
   });

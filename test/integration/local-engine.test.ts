@@ -2,20 +2,23 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EngineError, type EngineAsset, type EngineJob } from '../../src/adapters/engines/render-job.ts';
+import { EngineError, type EngineAsset, type EngineJob, type EngineMedia } from '../../src/adapters/engines/render-job.ts';
 import { FfmpegError, runFfmpeg } from '../../src/adapters/engines/ffmpeg.ts';
 import { createLocalEngine } from '../../src/adapters/engines/local/local-engine.ts';
 import { synthesize } from '../../src/adapters/engines/speech/tts.ts';
+import { rendered } from '../support/local-render.ts';
+import { memoryFile } from '../support/upstream-file.ts';
 import { imageDifference, imageInfo, makeMedia, testVideo, videoInfo } from '../support/media-probe.ts';
 
 let tmpRoot: string;
 let engine: ReturnType<typeof createLocalEngine>;
-let withSound: EngineAsset;
-let silent: EngineAsset;
+let withSound: EngineMedia;
+let silent: EngineMedia;
 let face: EngineAsset;
 let product: EngineAsset;
 let logo: EngineAsset;
@@ -62,8 +65,8 @@ beforeAll(async () => {
     svg(600, 800, '<rect width="600" height="800" fill="#eeeeee"/><rect x="200" y="100" width="200" height="600" rx="40" fill="#2a9d8f"/>'),
     svg(200, 200, '<circle cx="100" cy="100" r="90" fill="#ffcc00"/>'),
   ]);
-  withSound = { bytes: a, mime: 'video/mp4' };
-  silent = { bytes: b, mime: 'video/mp4' };
+  withSound = memoryFile(a, 'video/mp4');
+  silent = memoryFile(b, 'video/mp4');
   [face, product, logo] = [png(c), png(d), png(e)];
 });
 
@@ -73,7 +76,7 @@ afterAll(async () => {
 
 describe('local engine: images', () => {
   it('renders `quantity` distinct PNGs of exactly the asked size', async () => {
-    const { files } = await engine.run(job({ quantity: 3 }), signal());
+    const { files } = await rendered(engine.run(job({ quantity: 3 }), signal()));
     expect(files).toHaveLength(3);
     for (const f of files) {
       expect(f).toMatchObject({ mime: 'image/png', ext: 'png' });
@@ -88,7 +91,7 @@ describe('local engine: images', () => {
     ['9:16 1k product shot', { operation: 'product-shots', width: 576, height: 1024, quantity: 2 }],
     ['4:3 1k text-to-image with products', { operation: 'text-to-image', width: 1024, height: 768, quantity: 1 }],
   ] as const)('%s', async (_name, over) => {
-    const { files } = await engine.run(
+    const { files } = await rendered(engine.run(
       job({
         ...over,
         referenceImages: [face],
@@ -97,13 +100,13 @@ describe('local engine: images', () => {
         template: { name: 'Studio marble', background: '#f5f0e8', prompt: 'on marble' },
       }),
       signal(),
-    );
+    ));
     expect(files).toHaveLength(over.quantity);
     for (const f of files) expect(await imageInfo(f.bytes)).toEqual({ format: 'png', width: over.width, height: over.height });
   });
 
   it('renders a 4k image at its exact size', async () => {
-    const { files } = await engine.run(job({ width: 3072, height: 4096, quantity: 1 }), signal());
+    const { files } = await rendered(engine.run(job({ width: 3072, height: 4096, quantity: 1 }), signal()));
     expect(await imageInfo(files[0]!.bytes)).toEqual({ format: 'png', width: 3072, height: 4096 });
   });
 
@@ -117,14 +120,14 @@ describe('local engine: images', () => {
 
 describe('local engine: videos', () => {
   it('ai-video: silent unless generate_audio', async () => {
-    const { files } = await engine.run(job({ operation: 'ai-video', kind: 'video', width: 640, height: 360, durationSeconds: 3 }), signal());
+    const { files } = await rendered(engine.run(job({ operation: 'ai-video', kind: 'video', width: 640, height: 360, durationSeconds: 3 }), signal()));
     expect(files).toHaveLength(1);
     expect(files[0]).toMatchObject({ mime: 'video/mp4', ext: 'mp4' });
     await expectVideo(files[0]!.bytes, { width: 640, height: 360, seconds: 3, audio: false });
   });
 
   it('ai-video: with generated audio, a first frame and a brand', async () => {
-    const { files } = await engine.run(
+    const { files } = await rendered(engine.run(
       job({
         operation: 'ai-video',
         kind: 'video',
@@ -136,7 +139,7 @@ describe('local engine: videos', () => {
         brand: { name: 'Lemon Co', colorPrimary: '#112233', colorAccent: null, logo, reference: null },
       }),
       signal(),
-    );
+    ));
     await expectVideo(files[0]!.bytes, { width: 360, height: 640, seconds: 2, audio: true });
   });
 
@@ -144,37 +147,37 @@ describe('local engine: videos', () => {
     const script = 'Meet the new sparkling lemonade. Fresh lemons, a hint of mint.';
     const voice = { language: 'en-gb', variant: 'f3', pitch: 55, speed: 1 };
     const spoken = await synthesize({ text: script, voice });
-    const { files } = await engine.run(job({ operation: 'talking-avatar', kind: 'video', width: 360, height: 640, prompt: '', script, avatar: face, voice }), signal());
+    const { files } = await rendered(engine.run(job({ operation: 'talking-avatar', kind: 'video', width: 360, height: 640, prompt: '', script, avatar: face, voice }), signal()));
     await expectVideo(files[0]!.bytes, { width: 360, height: 640, seconds: spoken.durationSeconds, audio: true });
   });
 
   it('talking-avatar: a voiceover sets the duration', async () => {
     const voice = await makeMedia(['-f', 'lavfi', '-i', 'sine=frequency=220:duration=2.5', '-c:a', 'libmp3lame'], 'mp3');
-    const { files } = await engine.run(
-      job({ operation: 'talking-avatar', kind: 'video', width: 320, height: 320, prompt: '', script: 'Hello there, friends.', durationSeconds: 9, avatar: face, voiceAudio: { bytes: voice, mime: 'audio/mpeg' } }),
+    const { files } = await rendered(engine.run(
+      job({ operation: 'talking-avatar', kind: 'video', width: 320, height: 320, prompt: '', script: 'Hello there, friends.', durationSeconds: 9, avatar: face, voiceAudio: memoryFile(voice, 'audio/mpeg') }),
       signal(),
-    );
+    ));
     await expectVideo(files[0]!.bytes, { width: 320, height: 320, seconds: 2.5, audio: true });
   });
 
   it('swap-avatar: loops a shorter input to the asked length and keeps its sound', async () => {
-    const { files } = await engine.run(
+    const { files } = await rendered(engine.run(
       job({ operation: 'swap-avatar', kind: 'video', width: 480, height: 270, durationSeconds: 3, inputVideo: withSound, avatar: face }),
       signal(),
-    );
+    ));
     await expectVideo(files[0]!.bytes, { width: 480, height: 270, seconds: 3, audio: true });
   });
 
   it('localize: cuts to the asked length, or keeps the input length when dynamic', async () => {
     const base = { operation: 'localize', kind: 'video', width: 320, height: 320, durationSeconds: 1.5, inputVideo: withSound } as const;
-    const fixed = await engine.run(job({ ...base, params: { output_language: 'es' } }), signal());
+    const fixed = await rendered(engine.run(job({ ...base, params: { output_language: 'es' } }), signal()));
     await expectVideo(fixed.files[0]!.bytes, { width: 320, height: 320, seconds: 1.5, audio: true });
-    const dynamic = await engine.run(job({ ...base, params: { output_language: 'fr', enable_dynamic_duration: true } }), signal());
+    const dynamic = await rendered(engine.run(job({ ...base, params: { output_language: 'fr', enable_dynamic_duration: true } }), signal()));
     await expectVideo(dynamic.files[0]!.bytes, { width: 320, height: 320, seconds: 2, audio: true });
   });
 
   it('video-edit: burns styled captions in; a silent input stays silent', async () => {
-    const { files } = await engine.run(
+    const { files } = await rendered(engine.run(
       job({
         operation: 'video-edit',
         kind: 'video',
@@ -186,7 +189,7 @@ describe('local engine: videos', () => {
         template: { name: 'Bold pop', font_size: 80, color: '#ffe600', uppercase: true, position: 'center' },
       }),
       signal(),
-    );
+    ));
     await expectVideo(files[0]!.bytes, { width: 360, height: 640, seconds: 2, audio: false });
   });
 
@@ -194,7 +197,7 @@ describe('local engine: videos', () => {
     // An MP4 header and nothing else: a container we take, which ffprobe cannot read.
     const ftyp = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom', 'latin1'), Buffer.from([0, 0, 2, 0]), Buffer.from('isommp41', 'latin1')]);
     const err = await engine
-      .run(job({ operation: 'localize', kind: 'video', width: 320, height: 320, durationSeconds: 1, inputVideo: { bytes: ftyp, mime: 'video/mp4' } }), signal())
+      .run(job({ operation: 'localize', kind: 'video', width: 320, height: 320, durationSeconds: 1, inputVideo: memoryFile(ftyp, 'video/mp4') }), signal())
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineError);
     expect(err).toMatchObject({ transient: false, message: 'the input video could not be read' });
@@ -202,7 +205,7 @@ describe('local engine: videos', () => {
 
   it('refuses for good an input video in a container it does not take, naming those it takes', async () => {
     const err = await engine
-      .run(job({ operation: 'localize', kind: 'video', width: 320, height: 320, durationSeconds: 1, inputVideo: { bytes: Buffer.from('nope'), mime: 'video/mp4' } }), signal())
+      .run(job({ operation: 'localize', kind: 'video', width: 320, height: 320, durationSeconds: 1, inputVideo: memoryFile(Buffer.from('nope'), 'video/mp4') }), signal())
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EngineError);
     expect(err).toMatchObject({ transient: false, message: 'the input video is not a file we take: MP4, MOV, WebM or Matroska' });
@@ -218,6 +221,7 @@ describe('local engine without fonts', () => {
       await fs.writeFile(conf, `<?xml version="1.0"?><fontconfig><dir>${dir}/none</dir><cachedir>${dir}/cache</cachedir></fontconfig>`);
       const src = (f: string) => JSON.stringify(fileURLToPath(new URL(`../../src/adapters/engines/local/${f}`, import.meta.url)));
       const code = `
+        import { rm, stat } from 'node:fs/promises';
         import { canRenderText } from ${src('text.ts')};
         import { createLocalEngine } from ${src('local-engine.ts')};
         import { synthesize } from ${JSON.stringify(fileURLToPath(new URL('../../src/adapters/engines/speech/tts.ts', import.meta.url)))};
@@ -225,7 +229,9 @@ describe('local engine without fonts', () => {
         const engine = createLocalEngine({ speak: synthesize });
         const image = await engine.run({ ...base, operation: 'text-to-image', kind: 'image', width: 512, height: 512 }, new AbortController().signal);
         const video = await engine.run({ ...base, operation: 'talking-avatar', kind: 'video', width: 160, height: 160, script: 'Hello there.' }, new AbortController().signal);
-        console.log(JSON.stringify({ text: await canRenderText(), image: image.files[0].bytes.length, video: video.files[0].bytes.length }));`;
+        console.log(JSON.stringify({ text: await canRenderText(), image: (await stat(image.files[0].path)).size, video: (await stat(video.files[0].path)).size }));
+        await rm(image.dir, { recursive: true });
+        await rm(video.dir, { recursive: true });`;
       const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code], { env: { ...process.env, FONTCONFIG_FILE: conf } });
       const out = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { text: boolean; image: number; video: number };
       expect(out.text).toBe(false);
@@ -270,6 +276,17 @@ describe('local engine: failures, aborts and cleanup', () => {
     const run = engine.run(job({ operation: 'ai-video', kind: 'video', width: 1280, height: 720, durationSeconds: 60 }), ac.signal);
     setTimeout(() => ac.abort(), 400);
     await expect(run).rejects.toMatchObject({ name: 'AbortError' });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await fs.readdir(tmpRoot)).toEqual([]);
+  });
+
+  it('an abort while the input video stalls before its first bytes rejects at once and removes the temp dir', async () => {
+    const ac = new AbortController();
+    const stalled: EngineMedia = { open: async () => ({ stream: new PassThrough(), mime: 'video/mp4' }) };
+    const started = Date.now();
+    const run = engine.run(job({ operation: 'localize', kind: 'video', width: 320, height: 320, durationSeconds: 1, inputVideo: stalled }), ac.signal);
+    setTimeout(() => ac.abort(new Error('cancelled')), 200);
+    await expect(run).rejects.toThrow('cancelled');
     expect(Date.now() - started).toBeLessThan(3000);
     expect(await fs.readdir(tmpRoot)).toEqual([]);
   });

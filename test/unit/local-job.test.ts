@@ -42,9 +42,12 @@ describe('the local engine\'s job, from the inputs every engine gets', () => {
     expect(job).toMatchObject({ kind: 'image', quantity: 2, width: 1024, height: 1024 });
   });
 
-  it('talking avatar: a voiceover is read as the voice; without one the catalogue voice is spoken by the engine', async () => {
-    const spoken = await localJob({ generationId: 'g', operation: 'talking-avatar', params: { script: 'Hi.' }, inputs: inputs({ face: file('face'), speech: file('voiceover') }) }, signal);
-    expect(spoken.voiceAudio?.bytes.toString()).toBe('voiceover');
+  it('talking avatar: a voiceover is the voice, handed on unread (the render streams it to disk); without one the catalogue voice is spoken by the engine', async () => {
+    reads.length = 0;
+    const voiceover = file('voiceover');
+    const spoken = await localJob({ generationId: 'g', operation: 'talking-avatar', params: { script: 'Hi.' }, inputs: inputs({ face: file('face'), speech: voiceover }) }, signal);
+    expect(spoken.voiceAudio).toBe(voiceover);
+    expect(reads).toEqual(['face']);
     expect(spoken.avatar?.bytes.toString()).toBe('face');
     expect(spoken.voice).toBeUndefined();
     const voiced = await localJob({ generationId: 'g', operation: 'talking-avatar', params: { script: 'Hi.' }, inputs: inputs({ face: file('face'), voice: { language: 'fr-fr' } }) }, signal);
@@ -52,12 +55,25 @@ describe('the local engine\'s job, from the inputs every engine gets', () => {
     expect(voiced.voiceAudio).toBeUndefined();
   });
 
-  it('swap avatar: the source video and the face; a missing one is a failure of the request, not a crash', async () => {
-    const job = await localJob({ generationId: 'g', operation: 'swap-avatar', params: { width: 319, height: 240, duration: 3 }, inputs: inputs({ face: file('face'), video: file('video') }) }, signal);
+  it('swap avatar: the source video (unread: the render streams it to disk) and the face; a missing one is a failure of the request, not a crash', async () => {
+    reads.length = 0;
+    const video = file('video');
+    const job = await localJob({ generationId: 'g', operation: 'swap-avatar', params: { width: 319, height: 240, duration: 3 }, inputs: inputs({ face: file('face'), video }) }, signal);
     expect(job).toMatchObject({ width: 320, height: 240, durationSeconds: 3 });
-    expect(job.inputVideo?.bytes.toString()).toBe('video');
+    expect(job.inputVideo).toBe(video);
+    expect(reads).toEqual(['face']);
     await expect(localJob({ generationId: 'g', operation: 'swap-avatar', params: { width: 320, height: 240, duration: 3 }, inputs: inputs({ face: file('face') }) }, signal)).rejects.toMatchObject({
       name: 'EngineError', transient: false, message: 'the request came without its source video',
     });
+  });
+
+  it('video edit: the source video is not read to size the job: the render reads its size and length from its copy', async () => {
+    reads.length = 0;
+    const video = file('video');
+    const job = await localJob({ generationId: 'g', operation: 'video-edit', params: { language: 'de' }, inputs: inputs({ video, template: { name: 'Bold' } }) }, signal);
+    expect(job.inputVideo).toBe(video);
+    expect(job).toMatchObject({ width: 0, height: 0, template: { name: 'Bold' } });
+    expect(job.durationSeconds).toBeUndefined();
+    expect(reads).toEqual([]);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { crc32, deflateSync } from 'node:zlib';
-import { sniffImage, sniffMedia } from '../../src/adapters/media/sniff.ts';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { sniffImage, sniffMedia, sniffMediaStream } from '../../src/adapters/media/sniff.ts';
 
 function pngChunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4);
@@ -159,5 +161,46 @@ describe('sniffMedia', () => {
   ])('refuses %s as video and as audio', async (_name, bytes) => {
     expect(await sniffMedia(bytes, 'video')).toBeNull();
     expect(await sniffMedia(bytes, 'audio')).toBeNull();
+  });
+});
+
+describe('sniffMediaStream', () => {
+  /** `bytes` arriving in chunks of `size`, as from a socket or a file read. */
+  const chunked = (bytes: Buffer, size: number) => Readable.from(Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size)));
+  const large = Buffer.concat([isoBrand('isom'), Buffer.alloc(200_000, 7)]);
+
+  it.each([1, 7, 4096, 65_536])('sniffs from the first bytes in chunks of %i and hands on every byte, the first ones included', async (size) => {
+    const sniffed = await sniffMediaStream(chunked(large, size), 'video');
+    expect(sniffed.type).toEqual({ mime: 'video/mp4', ext: 'mp4', demuxer: 'mov' });
+    expect((await buffer(sniffed.stream)).equals(large)).toBe(true);
+  });
+
+  it('answers as sniffMedia does, for what it takes and what it refuses', async () => {
+    for (const [bytes, kind] of [[id3Mp3, 'audio'], [id3Mp3, 'video'], [ebml('webm'), 'video'], [hlsPlaylist, 'video'], [Buffer.alloc(0), 'audio']] as const) {
+      expect((await sniffMediaStream(chunked(bytes, 100), kind)).type).toEqual(await sniffMedia(bytes, kind));
+    }
+  });
+
+  it('lets the source go when its stream is dropped unread (a refused container)', async () => {
+    const source = chunked(Buffer.concat([hlsPlaylist, Buffer.alloc(100_000)]), 1000);
+    const sniffed = await sniffMediaStream(source, 'video');
+    expect(sniffed.type).toBeNull();
+    sniffed.stream.destroy();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(source.destroyed).toBe(true);
+  });
+
+  it('reads no more of the source than the sample until the rest is asked for', async () => {
+    let pulled = 0;
+    const source = Readable.from((function* () {
+      for (let i = 0; i < 1000; i++) {
+        pulled++;
+        yield i === 0 ? isoBrand('isom') : Buffer.alloc(1000);
+      }
+    })());
+    const sniffed = await sniffMediaStream(source, 'video');
+    expect(sniffed.type?.demuxer).toBe('mov');
+    expect(pulled).toBeLessThan(50);
+    sniffed.stream.destroy();
   });
 });

@@ -64,19 +64,29 @@ export interface UpstreamSubmission {
   handle: Record<string, unknown>;
   /** A provider that answers at once (an image API) gives the outcome with the submit. */
   done?: UpstreamStatus;
+  /**
+   * An engine in this process (the local renderer): the temp dir holding the `file` outputs of
+   * `done`. The core removes it once they are stored, or could not be.
+   */
+  tempDir?: string;
 }
 
 /**
  * A result, copied into our storage at once (provider links expire): a link anyone may read,
- * bytes the provider answered with, or a read only the adapter can make (it needs the key),
- * answered as a stream that goes to storage as it arrives. `open` fails (or its stream does) with
- * a DownloadError for a passing failure, which asks the provider again for its result; with an
- * UpstreamError for a result that will never do (too large).
+ * an image the provider answered inline, a file an engine in this process wrote, or a read only
+ * the adapter can make (it needs the key), answered as a stream that goes to storage as it arrives.
+ * `open` fails (or its stream does) with a DownloadError for a passing failure, which asks the
+ * provider again for its result; with an UpstreamError for a result that will never do (too large).
  */
 export type UpstreamOutput =
   | { url: string }
-  /** `type`: what an engine that renders in this process knows of its own files (their media type and extension). */
-  | { bytes: Buffer; type?: { mime: string; ext: string } }
+  /** An image inside the provider's answer (base64 in its JSON): in memory already, as small as that answer. */
+  | { bytes: Buffer }
+  /**
+   * A file an engine in this process rendered (in the submission's `tempDir`), with what it knows
+   * of it (media type and extension): stored from disk as a stream, never read whole.
+   */
+  | { file: string; type: { mime: string; ext: string } }
   | { open: (signal: AbortSignal) => Promise<Readable> };
 
 /** A job's progress as its engine reports it. `fraction` is absent where the engine names only a stage. */

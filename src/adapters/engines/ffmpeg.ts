@@ -1,8 +1,11 @@
+import { createWriteStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { ACCEPTED_MEDIA, sniffMedia, type Demuxer, type MediaKind } from '../media/sniff.ts';
+import { addAbortSignal, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ACCEPTED_MEDIA, sniffMedia, sniffMediaStream, type Demuxer, type MediaKind } from '../media/sniff.ts';
 import { ChildFailure, describeExit, runChild, ToolError } from './child-process.ts';
 import { loadMediaToolPaths, type MediaToolPaths } from './media-tools.ts';
 import { EngineError } from './render-job.ts';
@@ -128,6 +131,23 @@ export async function writeMedia(dir: string, name: string, bytes: Buffer, kind:
   return { path: file, demuxer: type.demuxer };
 }
 
+/**
+ * `writeMedia` for media of any size: sniffed from the stream's first bytes, then written to disk
+ * as it arrives, never whole in memory. A refused container is not written at all.
+ */
+export async function writeMediaStream(dir: string, name: string, stream: Readable, kind: MediaKind, signal?: AbortSignal): Promise<MediaFile> {
+  // An abort ends a source that stalls while it is sniffed, too.
+  if (signal) addAbortSignal(signal, stream);
+  const sniffed = await sniffMediaStream(stream, kind);
+  if (!sniffed.type) {
+    sniffed.stream.destroy();
+    throw new UnsupportedMediaError(kind);
+  }
+  const file = path.join(dir, `${name}.${sniffed.type.ext}`);
+  await pipeline(sniffed.stream, createWriteStream(file, { flags: 'wx' }), ...(signal ? [{ signal }] : []));
+  return { path: file, demuxer: sniffed.type.demuxer };
+}
+
 /** Options that make ffmpeg or ffprobe open an input with `demuxer` and nothing but local files. */
 export function openWith(demuxer: string): string[] {
   return ['-protocol_whitelist', 'file', '-f', demuxer];
@@ -191,14 +211,16 @@ interface ProbeOutput {
 }
 
 /**
- * Reads media's shape with ffprobe. Bytes are sniffed first (`kind` says which containers are
- * taken; by default any we take) and go to a temp file: MP4s are not seekable from a pipe.
+ * Reads media's shape with ffprobe. Bytes or a stream (a stored object) are sniffed first (`kind`
+ * says which containers are taken; by default any we take) and go to a temp file: MP4s are not
+ * seekable from a pipe. A file of ours is probed where it lies.
  */
-export async function probeMedia(input: Buffer | MediaFile, opts: RunOptions & { tmpRoot?: string; kind?: MediaKind } = {}): Promise<MediaInfo> {
-  if (!Buffer.isBuffer(input)) return parseProbe(await runTool(ffprobePath(), probeArgs(input), { timeoutMs: 60_000, ...opts }));
+export async function probeMedia(input: Buffer | Readable | MediaFile, opts: RunOptions & { tmpRoot?: string; kind?: MediaKind } = {}): Promise<MediaInfo> {
+  if (!Buffer.isBuffer(input) && !(input instanceof Readable)) return parseProbe(await runTool(ffprobePath(), probeArgs(input), { timeoutMs: 60_000, ...opts }));
   const dir = await fs.mkdtemp(path.join(opts.tmpRoot ?? os.tmpdir(), 'adforge-probe-'));
   try {
-    const file = await writeMedia(dir, 'media', input, opts.kind ?? 'audio');
+    const kind = opts.kind ?? 'audio';
+    const file = Buffer.isBuffer(input) ? await writeMedia(dir, 'media', input, kind) : await writeMediaStream(dir, 'media', input, kind, opts.signal);
     return parseProbe(await runTool(ffprobePath(), probeArgs(file), { timeoutMs: 60_000, ...opts }));
   } finally {
     await fs.rm(dir, { recursive: true, force: true });

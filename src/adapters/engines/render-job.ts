@@ -1,9 +1,19 @@
+import type { Readable } from 'node:stream';
 import type { GenerationKind, GenerationOperation } from '../../domain/generation-types.ts';
 
-/** An input image or video the runner has already fetched (from storage or a user URL). */
+/** An input image the runner has already read (from storage or a user URL): images are decoded whole, and bounded. */
 export interface EngineAsset {
   bytes: Buffer;
   mime: string;
+}
+
+/**
+ * An input video or sound, of any size: opened as a stream when the render needs it and written
+ * once into the job's temp dir (sniffed from its first bytes), never held whole in memory. An
+ * engine input file (UpstreamFile) is one.
+ */
+export interface EngineMedia {
+  open(signal: AbortSignal): Promise<{ stream: Readable; mime: string }>;
 }
 
 export interface EngineBrand {
@@ -37,11 +47,11 @@ export interface EngineJob {
   /** talking-avatar / swap-avatar: the face. */
   avatar?: EngineAsset;
   /** talking-avatar from an existing voiceover: its audio (WAV/MP3). */
-  voiceAudio?: EngineAsset;
+  voiceAudio?: EngineMedia;
   /** talking-avatar from script + voice_id: how the local engine speaks the catalogue voice. */
   voice?: { language: string; variant?: string; pitch?: number; speed?: number };
   /** swap-avatar, localize, video edit: the source video. */
-  inputVideo?: EngineAsset;
+  inputVideo?: EngineMedia;
   referenceImages: EngineAsset[];
   productImages: EngineAsset[];
   brand?: EngineBrand;
@@ -49,14 +59,17 @@ export interface EngineJob {
   template?: Record<string, unknown>;
 }
 
+/** A file the local renderer made, on this machine's disk. */
 export interface EngineFile {
-  bytes: Buffer;
+  path: string;
   mime: string;
   ext: string;
 }
 
+/** The files of one render, all in `dir`, a temp dir of their own that whoever gets them removes once done with them. */
 export interface EngineResult {
   files: EngineFile[];
+  dir: string;
 }
 
 /**

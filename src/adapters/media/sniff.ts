@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
 
 /** Raster formats the ad pipeline can decode; anything else (SVG, PDF, text, ...) is refused. */
@@ -49,10 +50,48 @@ export const ACCEPTED_MEDIA: Record<MediaKind, string> = {
  * Identifies input media from its magic bytes alone (never a name or a Content-Type), and the
  * demuxer ffmpeg must open it with; null for anything that is not a container we take.
  */
-export async function sniffMedia(bytes: Uint8Array, kind: MediaKind): Promise<{ mime: string; ext: string; demuxer: Demuxer } | null> {
-  const type = await fileTypeFromBuffer(bytes).catch(() => undefined);
+export async function sniffMedia(bytes: Uint8Array, kind: MediaKind): Promise<MediaType | null> {
+  return mediaTypeOf(await fileTypeFromBuffer(bytes).catch(() => undefined), kind);
+}
+
+export interface MediaType {
+  mime: string;
+  ext: string;
+  demuxer: Demuxer;
+}
+
+/** The container file-type found (from a whole buffer or a stream's first bytes), if it is one `kind` takes. */
+export function mediaTypeOf(type: { mime: string; ext: string } | undefined, kind: MediaKind): MediaType | null {
   const demuxer = type && (kind === 'video' ? videoContainers : audioContainers)[type.mime];
   return demuxer ? { mime: type.mime, ext: type.ext, demuxer } : null;
+}
+
+/** file-type's own sample size: what it needs to tell every container we take apart. */
+export const SNIFF_BYTES = 4100;
+
+/**
+ * Sniffs media from the first bytes of `stream` without holding more than them: answers the type
+ * (null for a container `kind` does not take) and a stream of every byte, the first ones included.
+ */
+export async function sniffMediaStream(stream: Readable, kind: MediaKind): Promise<{ type: MediaType | null; stream: Readable }> {
+  const chunks = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const head: Buffer[] = [];
+  let seen = 0;
+  while (seen < SNIFF_BYTES) {
+    const next = await chunks.next();
+    if (next.done) break;
+    head.push(next.value);
+    seen += next.value.length;
+  }
+  const first = Buffer.concat(head);
+  async function* replay() {
+    yield first;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
+  }
+  const rest = Readable.from(replay(), { objectMode: false });
+  // However it ends (read to the end, failed, or dropped unread when refused), the source is let go.
+  rest.once('close', () => stream.destroy());
+  return { type: await sniffMedia(first, kind), stream: rest };
 }
 
 /** What an uploaded file of this sniffed MIME type can be used as; null for a type no input takes. */

@@ -31,6 +31,12 @@ export interface LocalStorage extends Storage {
   verifyLink(key: string, expires: string, signature: string, now?: number): LinkCheck;
   /** For serving large files without buffering them; null when missing. */
   openStream(key: string, range?: ByteRange): Promise<LocalObjectStream | null>;
+  /**
+   * Where a key's file lies (checked like every key: inside the root), for a tool that reads files
+   * (ffprobe measuring a stored result) without a copy. A file replaced meanwhile is renamed over:
+   * a reader keeps the version it opened.
+   */
+  pathOf(key: string): string;
 }
 
 interface ContentTypeSidecar {
@@ -117,6 +123,7 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
 
   return {
     kind: 'local',
+    pathOf: dataPath,
 
     async put(key, bytes, contentType) {
       const file = dataPath(key);

@@ -85,6 +85,7 @@ export function createUpstreamCore(
    */
   async function openResult(output: UpstreamOutput): Promise<Readable> {
     if ('bytes' in output) return Readable.from([output.bytes]);
+    if ('file' in output) throw new UpstreamError('refused', 'a provider cannot answer with a file on this machine');
     if ('open' in output) return output.open(AbortSignal.timeout(RESULT_COPY_TIMEOUT_MS));
     return (await openDownload(output.url, { maxBytes: config.upstream.maxResultBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: RESULT_COPY_TIMEOUT_MS })).body;
   }

@@ -1,4 +1,6 @@
-import { EngineError, type EngineFile } from '../../adapters/engines/render-job.ts';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import { EngineError } from '../../adapters/engines/render-job.ts';
 import { inSpan } from '../../observability/tracing.ts';
 import { UpstreamError, type Engine, type UpstreamInputs } from '../../adapters/engines/engine-contract.ts';
 import { DownloadError } from '../../adapters/net/download.ts';
@@ -6,7 +8,7 @@ import { findGenerationById } from '../../repositories/generations.ts';
 import type { GenerationRow } from '../../db/types.ts';
 import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
-import { storeResults } from './results.ts';
+import { storeResults, type ResultFile } from './results.ts';
 import { subscribeGenerationEvents } from '../../events/generation-events.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import { COPYING, type ProgressWriter } from './progress.ts';
@@ -61,7 +63,8 @@ export function createInProcessSubmit(
   /** `shutdown` aborts when the worker stops: the render is dropped and the job goes back to the queue. */
   return async function submitHere(g: GenerationRow, engine: Engine, inputs: () => Promise<UpstreamInputs>, attempt: Attempt, shutdown?: AbortSignal): Promise<void> {
     const lastAttempt = attempt.number >= attempt.max;
-    let files: EngineFile[];
+    let files: ResultFile[];
+    let tempDir: string | undefined;
     const ended = new AbortController();
     const unwatch = await watchEnd(g, ended);
     try {
@@ -71,8 +74,10 @@ export function createInProcessSubmit(
       const submission = await inSpan('engine.run', { 'adforge.engine': engine.name, 'adforge.generation_id': g.id, 'adforge.operation': g.operation }, () =>
         engine.submit(request, { id: g.id, onProgress: (p) => progress.report(g.id, p) }, AbortSignal.any(signals)),
       );
+      tempDir = submission.tempDir;
       files = filesOf(submission.done);
     } catch (e) {
+      await removeDir(tempDir);
       if (shutdown?.aborted && !ended.signal.aborted) {
         log.info({ generation_id: g.id }, 'render stopped: the worker is shutting down; the job goes back to the queue');
         throw new RetryLater('the worker shut down during the render', { cause: e });
@@ -93,19 +98,30 @@ export function createInProcessSubmit(
       await unwatch();
     }
 
-    await progress.set(g.id, COPYING, { force: true });
-    const { keys, meta, bytes } = await inSpan('storage.put', { 'adforge.generation_id': g.id, 'adforge.files': files.length }, () => storeResults(storage, g, files));
-    await lifecycle.complete(g.id, keys, meta, { engine: engine.name, outputBytes: bytes });
+    try {
+      await progress.set(g.id, COPYING, { force: true });
+      const limits = { maxBytes: config.upstream.maxResultBytes, tooLarge: () => new Error(`a rendered file is larger than UPSTREAM_MAX_RESULT_MB`) };
+      const { keys, meta, bytes } = await inSpan('storage.put', { 'adforge.generation_id': g.id, 'adforge.files': files.length }, () => storeResults(storage, g, files, limits));
+      await lifecycle.complete(g.id, keys, meta, { engine: engine.name, outputBytes: bytes });
+    } finally {
+      await removeDir(tempDir);
+    }
   };
 }
 
-/** The files of an in-process engine's answer: it answers "done" with their bytes and types. */
-function filesOf(done: Awaited<ReturnType<Engine['submit']>>['done']): EngineFile[] {
+/** The engine's files are gone once stored or given up on: a render's temp dir never outlives its attempt. */
+async function removeDir(dir: string | undefined): Promise<void> {
+  if (dir) await fs.rm(dir, { recursive: true, force: true });
+}
+
+/** The files of an in-process engine's answer: it answers "done" with files it wrote, and their types. */
+function filesOf(done: Awaited<ReturnType<Engine['submit']>>['done']): ResultFile[] {
   if (done?.state === 'failed') throw new EngineError(done.message, { transient: false });
   if (done?.state !== 'succeeded') throw new EngineError('the engine did not answer with its files', { transient: true });
   return done.outputs.map((o) => {
-    if (!('bytes' in o) || !o.type) throw new EngineError('the engine did not answer with its files', { transient: true });
-    return { bytes: o.bytes, ...o.type };
+    if (!('file' in o)) throw new EngineError('the engine did not answer with its files', { transient: true });
+    const path = o.file;
+    return { ...o.type, path, open: () => createReadStream(path) };
   });
 }
 

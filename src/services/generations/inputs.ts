@@ -154,13 +154,20 @@ export function createInputResolver(deps: Pick<Deps, 'db' | 'config'> & { storag
       return fromStorage(key);
     }
     const key = speechCopyKey(g.id);
-    if (!(await storage.get(key))) {
+    if (!(await isStored(key))) {
       const voice = await requireVoice(db, String(p.voice_id));
       const audio = await speech.textToSpeech({ text: String(p.script ?? ''), voice }, AbortSignal.timeout(300_000));
       await storage.put(key, audio.bytes, audio.mime);
       await setGenerationInputBytes(db, g.id, audio.bytes.length);
     }
     return fromStorage(key);
+  }
+
+  /** Whether `key` holds a file, read from its first byte alone. */
+  async function isStored(key: string): Promise<boolean> {
+    const o = await storage.openStream(key, { start: 0, end: 0 });
+    o?.stream.destroy();
+    return o !== null;
   }
 
   async function sourceVideo(teamId: string, p: Record<string, unknown>): Promise<UpstreamFile> {

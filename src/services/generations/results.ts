@@ -2,49 +2,53 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { EngineFile } from '../../adapters/engines/render-job.ts';
 import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
-import { sniffMedia } from '../../adapters/media/sniff.ts';
+import { mediaTypeOf, sniffMedia } from '../../adapters/media/sniff.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
 import type { GenerationRow } from '../../db/types.ts';
 import { storeSniffed, type SniffedType } from '../stored-media.ts';
 
 type Stored = { keys: string[]; meta: Record<string, unknown>; bytes: number };
 
+/** Local disk storage also says where a stored file lies: a result is then measured there, without a copy. */
+type ResultStorage = Pick<Storage, 'putStream' | 'openStream' | 'delete'> & { pathOf?: (key: string) => string };
+
 const resultKey = (g: Pick<GenerationRow, 'id' | 'team_id'>, index: number, ext: string) => `generations/${g.team_id}/${g.id}/${index + 1}.${ext}`;
 
-/**
- * A generation's finished files into storage, under keys of its own, and what only the media can
- * tell (a video's duration): the same for the local engine and every upstream provider.
- */
-export async function storeResults(
-  storage: Pick<Storage, 'put'>,
-  g: Pick<GenerationRow, 'id' | 'team_id'>,
-  files: readonly EngineFile[],
-): Promise<Stored> {
-  const keys: string[] = [];
-  let bytes = 0;
-  for (const [i, file] of files.entries()) {
-    const key = resultKey(g, i, file.ext);
-    await storage.put(key, file.bytes, file.mime);
-    keys.push(key);
-    bytes += file.bytes.length;
-  }
-  const meta: Record<string, unknown> = {};
-  const firstVideo = files.find((f) => f.mime.startsWith('video/'));
-  if (firstVideo) {
-    const info = await probeMedia(firstVideo.bytes, { kind: 'video' }).catch(() => undefined);
-    if (info?.durationSeconds) meta.duration = Math.round(info.durationSeconds * 100) / 100;
-  }
-  return { keys, meta, bytes };
+/** One finished file of a generation whose type its source knows (the local renderer's own files). */
+export interface ResultFile {
+  mime: string;
+  ext: string;
+  /** Its bytes, opened when its turn comes: results are stored one after the other. */
+  open(): Readable;
+  /** Where the bytes lie on this machine, when they do: probed there rather than read back from storage. */
+  path?: string;
 }
 
-export interface ResultStreamOptions {
-  /** Counted as each result arrives: past it nothing of that file is stored and `tooLarge()` is thrown. */
+export interface StoreLimits {
+  /** The most one file may hold, counted as its bytes arrive; past it nothing more is stored. */
   maxBytes: number;
   tooLarge: () => Error;
+}
+
+export interface ResultStreamOptions extends StoreLimits {
   /** Why a result of this sniffed type is not taken (not media of the generation's kind), as the error to throw. */
   refuse: (type: SniffedType | undefined) => Error | undefined;
+}
+
+/**
+ * A generation's finished files into storage, under keys of their own, streamed (never whole in
+ * memory), and what only the media can tell (a video's duration). Files whose type the engine knows
+ * go as they are; provider results (`storeResultStreams`) have theirs read from their first bytes.
+ * On a failure the files stored so far are removed again.
+ */
+export async function storeResults(storage: ResultStorage, g: Pick<GenerationRow, 'id' | 'team_id'>, files: readonly ResultFile[], limits: StoreLimits): Promise<Stored> {
+  const stored = await storeEach(storage, files, async (file, i) => {
+    const key = resultKey(g, i, file.ext);
+    const { size } = await storage.putStream(key, file.open(), { contentType: file.mime, ...limits });
+    return { key, size, mime: file.mime, path: file.path };
+  });
+  return withDuration(storage, stored);
 }
 
 /**
@@ -52,27 +56,48 @@ export interface ResultStreamOptions {
  * only when the one before it is stored, its type read from its first bytes. A result that fails
  * half-way leaves nothing under its key (the storage backend writes whole or not at all).
  */
-export async function storeResultStreams(
-  storage: Pick<Storage, 'putStream' | 'openStream'>,
-  g: Pick<GenerationRow, 'id' | 'team_id'>,
-  opens: ReadonlyArray<() => Promise<Readable>>,
-  o: ResultStreamOptions,
-): Promise<Stored> {
-  const keys: string[] = [];
-  let bytes = 0;
-  let firstVideo: string | undefined;
-  for (const [i, open] of opens.entries()) {
-    const stored = await storeSniffed(storage, await open(), { keyFor: (t) => resultKey(g, i, t.ext), refuse: o.refuse, maxBytes: o.maxBytes, tooLarge: o.tooLarge });
-    keys.push(stored.key);
-    bytes += stored.size;
-    if (!firstVideo && stored.mime.startsWith('video/')) firstVideo = stored.key;
+export async function storeResultStreams(storage: ResultStorage, g: Pick<GenerationRow, 'id' | 'team_id'>, opens: ReadonlyArray<() => Promise<Readable>>, o: ResultStreamOptions): Promise<Stored> {
+  const stored = await storeEach(storage, opens, async (open, i) => {
+    const s = await storeSniffed(storage, await open(), { keyFor: (t) => resultKey(g, i, t.ext), refuse: o.refuse, maxBytes: o.maxBytes, tooLarge: o.tooLarge });
+    return { key: s.key, size: s.size, mime: s.mime };
+  });
+  return withDuration(storage, stored);
+}
+
+interface StoredFile {
+  key: string;
+  size: number;
+  mime: string;
+  path?: string | undefined;
+}
+
+async function storeEach<T>(storage: ResultStorage, sources: readonly T[], store: (source: T, index: number) => Promise<StoredFile>): Promise<StoredFile[]> {
+  const stored: StoredFile[] = [];
+  try {
+    for (const [i, source] of sources.entries()) stored.push(await store(source, i));
+  } catch (e) {
+    await Promise.all(stored.map((f) => storage.delete(f.key).catch(() => {})));
+    throw e;
   }
+  return stored;
+}
+
+async function withDuration(storage: ResultStorage, files: StoredFile[]): Promise<Stored> {
   const meta: Record<string, unknown> = {};
-  if (firstVideo) {
-    const seconds = await storedVideoDuration(storage, firstVideo).catch(() => undefined);
+  const video = files.find((f) => f.mime.startsWith('video/'));
+  if (video) {
+    const seconds = await videoSeconds(storage, video).catch(() => undefined);
     if (seconds) meta.duration = Math.round(seconds * 100) / 100;
   }
-  return { keys, meta, bytes };
+  return { keys: files.map((f) => f.key), meta, bytes: files.reduce((n, f) => n + f.size, 0) };
+}
+
+/** Probed where the file lies (the rendered file, or the stored one on local disk), else from its two ends copied out of storage (S3). */
+async function videoSeconds(storage: ResultStorage, file: StoredFile): Promise<number | undefined> {
+  const where = file.path ?? storage.pathOf?.(file.key);
+  const type = mediaTypeOf({ mime: file.mime, ext: '' }, 'video');
+  if (where && type) return (await probeMedia({ path: where, demuxer: type.demuxer })).durationSeconds ?? undefined;
+  return storedVideoDuration(storage, file.key);
 }
 
 // What ffprobe reads of a video for its duration: the container's header and index (an MP4's moov

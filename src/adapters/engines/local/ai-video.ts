@@ -15,7 +15,7 @@ import { displayText } from './text.ts';
  * Sound only when `generate_audio` is true: a quiet pink-noise and drone bed. The demo mark sits
  * still in its corner over the motion.
  */
-export async function renderAiVideo(job: EngineJob, dir: string, size: Frame, ctx: RenderContext): Promise<Buffer> {
+export async function renderAiVideo(job: EngineJob, dir: string, size: Frame, ctx: RenderContext): Promise<string> {
   const { width: W, height: H, duration } = size;
   const [first, ...refs] = job.referenceImages.map((a) => a.bytes);
   const seed = hashString(`${job.generationId}:${job.prompt}`);

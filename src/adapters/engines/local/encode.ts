@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp, { type Sharp } from 'sharp';
 import { EngineError } from '../render-job.ts';
@@ -34,13 +33,13 @@ export function mp4Output(duration: number, hasAudio: boolean): string[] {
   ];
 }
 
-/** Runs ffmpeg in `dir` with `args` (inputs, filters, mp4Output) and returns the MP4 it wrote. */
-export async function encode(dir: string, args: string[], ctx: RenderContext): Promise<Buffer> {
+/** Runs ffmpeg in `dir` with `args` (inputs, filters, mp4Output) and returns the path of the MP4 it wrote. */
+export async function encode(dir: string, args: string[], ctx: RenderContext): Promise<string> {
   const out = path.join(dir, 'out.mp4');
   // Every local video ends here: its pictures and sound are ready, ffmpeg makes the MP4.
   ctx.progress?.(stage('encoding the video', 0.5));
   await runFfmpeg([...args, out], { signal: ctx.signal, timeoutMs: ctx.timeoutMs, cwd: dir });
-  return fs.readFile(out);
+  return out;
 }
 
 /** Writes an input image as a PNG the size of the frame (ffmpeg then only ever reads PNGs we made). */

@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { EngineFile, EngineJob } from '../render-job.ts';
 import type { RenderContext } from './render-context.ts';
 import { step } from '../progress.ts';
@@ -5,8 +7,8 @@ import { hashString, mix, paletteFor, parseHex } from './palette.ts';
 import { ImageCache, renderScene, type Scene } from './scene.ts';
 import { displayText } from './text.ts';
 
-/** Renders text-to-image, image-edit and product-shots: `job.quantity` PNGs of exactly width x height. */
-export async function renderImages(job: EngineJob, ctx: RenderContext): Promise<EngineFile[]> {
+/** Renders text-to-image, image-edit and product-shots: `job.quantity` PNGs of exactly width x height, written to `outDir`. */
+export async function renderImages(job: EngineJob, outDir: string, ctx: RenderContext): Promise<EngineFile[]> {
   const cache = new ImageCache();
   const count = Math.max(1, Math.floor(job.quantity));
   const scenes = Array.from({ length: count }, (_, variant) => imageScene(job, variant));
@@ -21,7 +23,11 @@ export async function renderImages(job: EngineJob, ctx: RenderContext): Promise<
       const i = next++;
       ctx.signal.throwIfAborted();
       const scene = scenes[i];
-      if (scene) out[i] = { bytes: await renderScene(scene, cache), mime: 'image/png', ext: 'png' };
+      if (scene) {
+        const file = path.join(outDir, `image-${i + 1}.png`);
+        await fs.writeFile(file, await renderScene(scene, cache));
+        out[i] = { path: file, mime: 'image/png', ext: 'png' };
+      }
       ctx.progress?.(step(++drawn, count, 'rendered image'));
     }
   };

@@ -1,5 +1,5 @@
 import { EngineError, type EngineJob } from '../render-job.ts';
-import { inputArgs, openWith, probeMedia, writeMedia, type MediaFile, type MediaInfo } from '../ffmpeg.ts';
+import { inputArgs, openWith, probeMedia, writeMediaStream, type MediaFile, type MediaInfo } from '../ffmpeg.ts';
 import type { CaptionTrack } from './captions.ts';
 import type { Frame, RenderContext } from './render-context.ts';
 import { writeDemoBadge } from './demo-mark.ts';
@@ -11,12 +11,14 @@ export interface InputVideo {
 }
 
 /**
- * Writes the job's source video into `dir` and reads its shape; unreadable input fails for good,
- * and so does a container we do not take (refused before ffmpeg or ffprobe sees it).
+ * Streams the job's source video into `dir` (never whole in memory) and reads its shape from that
+ * file; unreadable input fails for good, and so does a container we do not take (refused from its
+ * first bytes, before ffmpeg or ffprobe sees it).
  */
 export async function prepareInput(job: EngineJob, dir: string, ctx: RenderContext): Promise<InputVideo> {
   if (!job.inputVideo) throw new EngineError('no input video was given', { transient: false });
-  const file = await writeMedia(dir, 'input-video', job.inputVideo.bytes, 'video');
+  const { stream } = await job.inputVideo.open(ctx.signal);
+  const file = await writeMediaStream(dir, 'input-video', stream, 'video', ctx.signal);
   const info = await probeMedia(file, { signal: ctx.signal }).catch((err: unknown) => {
     if (ctx.signal.aborted) throw err;
     return null;
@@ -51,7 +53,7 @@ export async function reencode(
   given: Layer[],
   ctx: RenderContext,
   audioFilter = '',
-): Promise<Buffer> {
+): Promise<string> {
   const { width: W, height: H } = frame;
   // On top of everything: this video is a demo render, not AI.
   const layers: Layer[] = [...given, await writeDemoBadge(dir, W, H)];

@@ -2,16 +2,16 @@ import { OPERATION_KINDS } from '../../../domain/generation-types.ts';
 import { imageSize } from '../../../domain/image-inputs.ts';
 import { frameSize, type VideoResolution } from '../../../domain/video-models.ts';
 import { EngineError, type EngineAsset, type EngineJob } from '../render-job.ts';
-import { probeMedia } from '../ffmpeg.ts';
 import type { UpstreamFile, UpstreamRequest } from '../engine-contract.ts';
 
 // Talking avatars have no size in the request; portrait suits the ad placements they are made for.
 const TALKING_AVATAR_FRAME = { width: 720, height: 1280 };
 
 /**
- * What the local renderer draws, from the request and the inputs every engine gets: each file read
- * through its `read()`, the frame and length worked out from the request (a video edit's from its
- * source video). The prompt is the request's own, not the one woven for providers.
+ * What the local renderer draws, from the request and the inputs every engine gets: each image
+ * read through its `read()`, videos and sound handed on to be opened as streams when the render
+ * needs them; the frame and length worked out from the request (a video edit's from its source
+ * video, when the render has it). The prompt is the request's own, not the one woven for providers.
  */
 export async function localJob(req: UpstreamRequest, signal: AbortSignal): Promise<EngineJob> {
   const p = req.params as Record<string, any>;
@@ -59,7 +59,7 @@ export async function localJob(req: UpstreamRequest, signal: AbortSignal): Promi
       Object.assign(job, TALKING_AVATAR_FRAME);
       job.script = String(p.script ?? '');
       if (inputs.face) job.avatar = await read(inputs.face);
-      if (inputs.speech) job.voiceAudio = await read(inputs.speech);
+      if (inputs.speech) job.voiceAudio = inputs.speech;
       else if (inputs.voice) job.voice = inputs.voice;
       break;
     }
@@ -68,16 +68,13 @@ export async function localJob(req: UpstreamRequest, signal: AbortSignal): Promi
       job.width = even(p.width);
       job.height = even(p.height);
       job.durationSeconds = Number(p.duration);
-      job.inputVideo = await read(required(inputs.video, 'its source video'));
+      job.inputVideo = required(inputs.video, 'its source video');
       if (req.operation === 'swap-avatar') job.avatar = await read(required(inputs.face, 'the face'));
       break;
     }
     case 'video-edit': {
-      job.inputVideo = await read(required(inputs.video, 'its source video'));
-      const info = await probeMedia(job.inputVideo.bytes, { kind: 'video' });
-      job.width = even(info.width ?? 720);
-      job.height = even(info.height ?? 1280);
-      job.durationSeconds = Math.min(Math.max(info.durationSeconds ?? 1, 1), 120);
+      // Its size and length are the source video's: the render reads them from its copy.
+      job.inputVideo = required(inputs.video, 'its source video');
       job.template = inputs.template;
       break;
     }

@@ -1,3 +1,6 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngineError, type EngineJob, type EngineResult } from '../render-job.ts';
 import { FfmpegError } from '../ffmpeg.ts';
@@ -7,6 +10,7 @@ import { localJob } from './job.ts';
 import { UpstreamError, type Engine, type EngineProgress, type UpstreamRequest } from '../engine-contract.ts';
 import { stage } from '../progress.ts';
 import { renderVideo } from './videos.ts';
+import { TEMP_PREFIX } from './temp.ts';
 
 export interface LocalEngineOptions {
   /** Extra wait before a result is returned, so clients see `processing` (LOCAL_ENGINE_DELAY_MS). */
@@ -19,7 +23,10 @@ export interface LocalEngineOptions {
   speak?: Speak;
 }
 
-/** The local engine: the one engine contract, and `run` for a job whose inputs are read already (its renderers' tests). */
+/**
+ * The local engine: the one engine contract, and `run` for a job made already (its renderers'
+ * tests). Both answer files on disk, in a temp dir whoever gets them removes.
+ */
 export type LocalEngine = Engine & { readonly kind: 'local'; run(job: EngineJob, signal: AbortSignal, progress?: (p: EngineProgress) => void): Promise<EngineResult> };
 
 // Of the whole job: the held time (LOCAL_ENGINE_DELAY_MS) takes the first half when there is one;
@@ -41,11 +48,15 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): LocalEngine {
     // Rendering again makes the same files and costs nothing outside this machine.
     dedupesSubmit: () => true,
     refuse: () => undefined,
-    /** Renders at once, reading the inputs through read(): the answer is "done" with the files. */
+    /**
+     * Renders at once, reading images through read() and streaming videos and sound to disk: the
+     * answer is "done" with the files, in the submission's `tempDir` for the core to store and remove.
+     */
     async submit(request: UpstreamRequest, attempt: { id: string; onProgress?: (p: EngineProgress) => void }, signal: AbortSignal) {
       attempt.onProgress?.(stage('reading the inputs', 0));
-      const { files } = await engine.run(await localJob(request, signal), signal, attempt.onProgress);
-      return { providerJobId: request.generationId, handle: {}, done: { state: 'succeeded' as const, outputs: files.map((f) => ({ bytes: f.bytes, type: { mime: f.mime, ext: f.ext } })) } };
+      const { files, dir } = await engine.run(await localJob(request, signal), signal, attempt.onProgress);
+      const outputs = files.map((f) => ({ file: f.path, type: { mime: f.mime, ext: f.ext } }));
+      return { providerJobId: request.generationId, handle: {}, tempDir: dir, done: { state: 'succeeded' as const, outputs } };
     },
     poll(): Promise<never> {
       return Promise.reject(new UpstreamError('refused', 'the local engine answers its submit with the files; it has nothing to poll'));
@@ -57,12 +68,14 @@ export function createLocalEngine(opts: LocalEngineOptions = {}): LocalEngine {
       const base = delayMs > 0 ? HELD : 0;
       // The renderer's own fractions, placed in the render's share of the whole.
       const scaled = progress && ((p: EngineProgress) => progress({ stage: p.stage, fraction: base + (RENDERED - base) * (p.fraction ?? 0) }));
-      const ctx: RenderContext = { signal, tmpRoot: opts.tmpRoot, timeoutMs: opts.ffmpegTimeoutMs, speak: opts.speak, progress: scaled };
+      const ctx: RenderContext = { signal, timeoutMs: opts.ffmpegTimeoutMs, speak: opts.speak, progress: scaled };
       progress?.(stage(job.kind === 'image' ? 'rendering' : 'drawing the video', base));
+      const dir = await fs.mkdtemp(path.join(opts.tmpRoot ?? os.tmpdir(), TEMP_PREFIX));
       try {
-        const files = job.kind === 'image' ? await renderImages(job, ctx) : [await renderVideo(job, ctx)];
-        return { files };
+        const files = job.kind === 'image' ? await renderImages(job, dir, ctx) : [await renderVideo(job, dir, ctx)];
+        return { files, dir };
       } catch (err) {
+        await fs.rm(dir, { recursive: true, force: true });
         if (signal.aborted) throw signal.reason;
         throw toEngineError(err, job);
       }

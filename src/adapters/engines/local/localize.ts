@@ -8,7 +8,7 @@ import { frameFor, prepareInput, reencode, type Layer } from './input-video.ts';
 const SEMITONE = 1.059463;
 const PITCH_UP = `asetrate=${Math.round(48000 * SEMITONE)},aresample=48000,atempo=${(1 / SEMITONE).toFixed(6)}`;
 
-export async function renderLocalize(job: EngineJob, dir: string, ctx: RenderContext): Promise<Buffer> {
+export async function renderLocalize(job: EngineJob, dir: string, ctx: RenderContext): Promise<string> {
   const input = await prepareInput(job, dir, ctx);
   const frame = frameFor(job, input, job.params.enable_dynamic_duration === true);
   const code = typeof job.params.output_language === 'string' ? job.params.output_language : '';

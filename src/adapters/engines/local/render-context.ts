@@ -12,8 +12,6 @@ export interface RenderContext {
   signal: AbortSignal;
   /** Speaks a talking avatar's script; without it, only a voiceover can be a talking avatar's voice. */
   speak?: Speak | undefined;
-  /** Where temp dirs go (default os.tmpdir()). */
-  tmpRoot?: string;
   /** Longest one ffmpeg run may take. */
   timeoutMs?: number;
   /** The renderer's steps as it takes them (an image of the batch done), fractions of its own work. */

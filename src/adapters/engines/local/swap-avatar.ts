@@ -8,7 +8,7 @@ import { frameFor, prepareInput, reencode } from './input-video.ts';
  * Face swap as far as a local engine can: no face tracking, so the new face is shown as a round
  * picture-in-picture over the upper middle of the frame, where a presenter's face usually is.
  */
-export async function renderSwapAvatar(job: EngineJob, dir: string, ctx: RenderContext): Promise<Buffer> {
+export async function renderSwapAvatar(job: EngineJob, dir: string, ctx: RenderContext): Promise<string> {
   const face = job.avatar ?? job.referenceImages[0];
   if (!face) throw new EngineError('no face image was given', { transient: false });
   const input = await prepareInput(job, dir, ctx);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { portraitSvg } from '../../media/portrait.ts';
 import { EngineError, type EngineJob } from '../render-job.ts';
-import { inputArgs, openWith, probeMedia, writeMedia, type MediaFile } from '../ffmpeg.ts';
+import { inputArgs, openWith, probeMedia, writeMediaStream, type MediaFile } from '../ffmpeg.ts';
 import { defaultCaptionStyle, splitPhrases, timeCues, writeCaptionTrack } from './captions.ts';
 import type { LocalVoice, RenderContext } from './render-context.ts';
 import { withDemoBadge } from './demo-mark.ts';
@@ -20,13 +20,14 @@ const DEFAULT_VOICE: LocalVoice = { language: 'en-us' };
  * when one is given, else the script spoken (eSpeak NG, handed in as `speak`) with the job's catalogue voice. The video
  * lasts as long as the voice. No lip movement: the face is still.
  */
-export async function renderTalkingAvatar(job: EngineJob, dir: string, ctx: RenderContext): Promise<Buffer> {
+export async function renderTalkingAvatar(job: EngineJob, dir: string, ctx: RenderContext): Promise<string> {
   const W = evenSize(job.width);
   const H = evenSize(job.height);
   const script = displayText(job.script ?? '');
   let voice: MediaFile;
   if (job.voiceAudio) {
-    voice = await writeMedia(dir, 'voice-input', job.voiceAudio.bytes, 'audio');
+    const { stream } = await job.voiceAudio.open(ctx.signal);
+    voice = await writeMediaStream(dir, 'voice-input', stream, 'audio', ctx.signal);
   } else {
     if (!script) throw new EngineError('a talking avatar needs a script or a voiceover', { transient: false });
     if (!ctx.speak) throw new EngineError('this local engine has no speech synthesizer: a talking avatar needs a voiceover', { transient: false });

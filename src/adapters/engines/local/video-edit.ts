@@ -5,18 +5,22 @@ import { defaultCaptionStyle, splitPhrases, timeCues, writeCaptionTrack, type Ca
 import type { RenderContext } from './render-context.ts';
 import { languageName } from './localize.ts';
 import { parseHex } from './palette.ts';
-import { frameFor, prepareInput, reencode, type Layer } from './input-video.ts';
+import { frameFor, prepareInput, reencode, type InputVideo, type Layer } from './input-video.ts';
 import { demoBadgeBox } from './demo-mark.ts';
 import { canRenderText, displayText, escapeXml, FONT_FAMILY } from './text.ts';
+
+/** A video edit keeps its source's size (made even) and length, at most two minutes of it. */
+const MAX_EDIT_SECONDS = 120;
 
 /**
  * Burns captions in, styled by the caption template. There is no speech recognition locally, so
  * the captions carry the job's script or prompt when it has one, else a line saying where the
  * captions would be; a corner tag names the caption language.
  */
-export async function renderVideoEdit(job: EngineJob, dir: string, ctx: RenderContext): Promise<Buffer> {
+export async function renderVideoEdit(job: EngineJob, dir: string, ctx: RenderContext): Promise<string> {
   const input = await prepareInput(job, dir, ctx);
-  const frame = frameFor(job, input);
+  // A job made from a request has no size yet (local/job.ts): it is the source's, read from its copy.
+  const frame = frameFor(job.width > 0 ? job : { ...job, ...sourceShape(input) }, input);
   const lang = typeof job.params.language === 'string' && job.params.language ? job.params.language : 'en';
   const text = displayText(job.script ?? '') || displayText(job.prompt) || `Captions in ${languageName(lang)} appear here`;
   const style = captionStyle(job.template, frame.width, frame.height);
@@ -32,6 +36,12 @@ export async function renderVideoEdit(job: EngineJob, dir: string, ctx: RenderCo
     layers.push({ png: 'lang.png', x: `W-w-${tag.margin}`, y: Math.max(tag.margin, mark.y + mark.h + Math.round(tag.margin / 2)) });
   }
   return reencode(dir, input, frame, layers, ctx);
+}
+
+function sourceShape(input: InputVideo): Pick<EngineJob, 'width' | 'height' | 'durationSeconds'> {
+  const even = (n: number) => (n % 2 === 0 ? n : n + 1);
+  const { width, height, durationSeconds } = input.info;
+  return { width: even(width ?? 720), height: even(height ?? 1280), durationSeconds: Math.min(Math.max(durationSeconds ?? 1, 1), MAX_EDIT_SECONDS) };
 }
 
 /** Reads what the template carries (font_size is in pixels of a 1080p frame); defaults fill the rest. */

@@ -1,3 +1,5 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { EngineError, type EngineFile, type EngineJob } from '../render-job.ts';
 import { renderAiVideo } from './ai-video.ts';
 import type { RenderContext } from './render-context.ts';
@@ -11,9 +13,20 @@ import { renderVideoEdit } from './video-edit.ts';
 /** Used when an ai-video job comes without a length (the API always sends one). */
 const DEFAULT_SECONDS = 5;
 
-/** One H.264/AAC MP4 for any video operation, rendered in a temp dir that is always removed. */
-export async function renderVideo(job: EngineJob, ctx: RenderContext): Promise<EngineFile> {
-  const bytes = await withTempDir(ctx.tmpRoot, async (dir) => {
+/**
+ * One H.264/AAC MP4 for any video operation, left in `outDir` as `video.mp4`. It is rendered in a
+ * scratch dir inside `outDir` (the input's copy, pictures, caption lists), removed as soon as the
+ * MP4 is out of it.
+ */
+export async function renderVideo(job: EngineJob, outDir: string, ctx: RenderContext): Promise<EngineFile> {
+  const out = path.join(outDir, 'video.mp4');
+  await withTempDir(outDir, async (dir) => {
+    const rendered = await renderIn(dir);
+    await fs.rename(rendered, out);
+  });
+  return { path: out, mime: 'video/mp4', ext: 'mp4' };
+
+  function renderIn(dir: string): Promise<string> {
     switch (job.operation) {
       case 'ai-video': {
         const frame = { width: evenSize(job.width), height: evenSize(job.height), duration: job.durationSeconds ?? DEFAULT_SECONDS };
@@ -30,6 +43,5 @@ export async function renderVideo(job: EngineJob, ctx: RenderContext): Promise<E
       default:
         throw new EngineError(`the local engine cannot make a video for ${job.operation}`, { transient: false });
     }
-  });
-  return { bytes, mime: 'video/mp4', ext: 'mp4' };
+  }
 }
