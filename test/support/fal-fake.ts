@@ -1,5 +1,6 @@
 import { createHash, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import http from 'node:http';
+import { pipeline, type Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { checkAnswer, contractsOf, requestProblems, type Contract, type ContractProblem } from './contract.ts';
 import { closeServer, listenOnLoopback, readBody, sendJson } from './http-fake.ts';
@@ -43,6 +44,13 @@ export interface FalFakeOptions {
   stepLogs?: boolean;
   /** With a fal_webhook, the job ends this long after the submit and the webhook is sent. */
   webhookAfterMs?: number;
+  /**
+   * Jobs end by the clock instead of by polls: each this long after its submit (asked once per
+   * job, so a bench can spread the ends), the webhook, if any, sent then (the in-flight bench).
+   */
+  finishAfterMs?: () => number;
+  /** Result links answer these bytes instead of `video`, made as they are sent (a 1 GB result needs no 1 GB buffer: the media bench). */
+  resultFile?: { size: number; open: () => Readable };
 }
 
 interface Req {
@@ -53,6 +61,8 @@ interface Req {
   /** fal's words for a job that failed on its side (COMPLETED with error). */
   failed?: { error: string; error_type: string };
   downloads: number;
+  /** When the job ends (ms, this fake's clock), with finishAfterMs. */
+  finishAt?: number;
 }
 
 const contracts = contractsOf('fal');
@@ -96,6 +106,8 @@ export async function startFalFake(opts: FalFakeOptions) {
   /** While set, every job stays IN_PROGRESS. */
   let holdCompletion = false;
   let baseUrl = '';
+  /** When each status read arrived (ms): the polls a provider's limit would count. */
+  const pollTimes: number[] = [];
 
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -151,7 +163,7 @@ export async function startFalFake(opts: FalFakeOptions) {
     return q;
   };
   const outputOf = (endpoint: string, requestId: string): Record<string, unknown> => {
-    const video = { url: `${baseUrl}/files/${requestId}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: opts.video.length };
+    const video = { url: `${baseUrl}/files/${requestId}.mp4`, content_type: 'video/mp4', file_name: 'output.mp4', file_size: opts.resultFile?.size ?? opts.video.length };
     const shape = resultContractOf(endpoint);
     if (shape === 'result-seedance') return { video, seed: 42 };
     if (shape === 'result-sora') return { video, video_id: `video_${requestId}` };
@@ -171,6 +183,10 @@ export async function startFalFake(opts: FalFakeOptions) {
       if (expireDownloads > 0) {
         expireDownloads--;
         return sendJson(res, 410, { detail: 'expired' });
+      }
+      if (opts.resultFile) {
+        res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(opts.resultFile.size) });
+        return pipeline(opts.resultFile.open(), res, () => {});
       }
       res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(opts.video.length) });
       return res.end(opts.video);
@@ -207,7 +223,9 @@ export async function startFalFake(opts: FalFakeOptions) {
       const r = requests.get(status[3]!);
       if (!r) return answer(res, c, 404, { detail: 'Request not found' });
       r.polls++;
-      const done = r.done || (!holdCompletion && r.polls > (opts.pollsUntilDone ?? 2));
+      pollTimes.push(Date.now());
+      const ended = r.finishAt !== undefined ? Date.now() >= r.finishAt : r.polls > (opts.pollsUntilDone ?? 2);
+      const done = r.done || (!holdCompletion && ended);
       const root = `${baseUrl}/${status[1]}/${status[2]}/requests/${status[3]}`;
       const urls = { request_id: status[3], response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel` };
       const queuedPolls = opts.queuedPolls ?? 1;
@@ -264,16 +282,18 @@ export async function startFalFake(opts: FalFakeOptions) {
       const requestId = randomUUID();
       submits.push({ endpoint, input: body, query: Object.fromEntries(url.searchParams), requestId });
       const failed = jobFailures.shift();
-      requests.set(requestId, { endpoint, polls: 0, refused: /forbidden/i.test(String(body.prompt ?? '')), downloads: 0, ...(failed ? { failed } : {}) });
+      const finishAt = opts.finishAfterMs ? Date.now() + opts.finishAfterMs() : undefined;
+      requests.set(requestId, { endpoint, polls: 0, refused: /forbidden/i.test(String(body.prompt ?? '')), downloads: 0, ...(failed ? { failed } : {}), ...(finishAt !== undefined ? { finishAt } : {}) });
       if (holdSubmits) return; // the connection stays open until the caller goes away
       const hook = url.searchParams.get('fal_webhook');
+      const hookAfter = finishAt !== undefined ? finishAt - Date.now() : opts.webhookAfterMs;
       // A job held IN_PROGRESS does not end, so it sends no webhook either.
-      if (hook && opts.webhookAfterMs !== undefined && !holdCompletion) {
+      if (hook && hookAfter !== undefined && !holdCompletion) {
         setTimeout(() => {
           requests.get(requestId)!.done = true;
           const body = JSON.stringify({ request_id: requestId, gateway_request_id: requestId, status: 'OK', payload: outputOf(endpoint, requestId) });
           void deliver(hook, body, signed(requestId, body));
-        }, opts.webhookAfterMs);
+        }, hookAfter);
       }
       const [owner, app] = endpoint.split('/');
       const root = `${baseUrl}/${owner}/${app}/requests/${requestId}`;
@@ -288,6 +308,7 @@ export async function startFalFake(opts: FalFakeOptions) {
     refusedSubmits,
     invalid,
     requests,
+    pollTimes,
     cancels,
     seenAuth,
     modelSearches,

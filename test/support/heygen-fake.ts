@@ -22,6 +22,8 @@ interface Job {
   polls: number;
   failure?: string;
   lost?: boolean;
+  /** When the job ends (ms, this fake's clock), with finishAfterMs. */
+  finishAt?: number;
 }
 
 interface Asset {
@@ -40,7 +42,8 @@ export const HEYGEN_DOCUMENTED_LANGUAGES: readonly string[] = (
 
 type Handler = (o: { body: any; id?: string; key?: string }) => { status: number; body: unknown } | 'dropped' | Promise<{ status: number; body: unknown }>;
 
-export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsUntilDone?: number; languages?: readonly string[] }) {
+/** `finishAfterMs`: jobs end by the clock instead of by polls, each this long after its submit (the in-flight bench). */
+export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsUntilDone?: number; languages?: readonly string[]; finishAfterMs?: () => number }) {
   const assets = new Map<string, Asset>();
   const videoCreates: Array<{ body: Record<string, any>; key: string | undefined }> = [];
   const translationCreates: Array<{ body: Record<string, any>; key: string | undefined }> = [];
@@ -60,9 +63,13 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
   let loseNextExecution = false;
   let counter = 0;
   let base = '';
+  /** When each status read of a video, translation or execution arrived (ms). */
+  const pollTimes: number[] = [];
 
   const error = (status: number, code: string, message: string, param: string | null = null) => ({ status, body: { error: { code, message, param, doc_url: null } } });
-  const done = (job: Job) => job.polls > (opts.pollsUntilDone ?? 1);
+  const done = (job: Job) => (job.finishAt !== undefined ? Date.now() >= job.finishAt : job.polls > (opts.pollsUntilDone ?? 1));
+  const timed = (): { finishAt?: number } => (opts.finishAfterMs ? { finishAt: Date.now() + opts.finishAfterMs() } : {});
+
   const submit = (): { status: number; body: unknown } | undefined => {
     const f = submitFailures.shift();
     return f && { status: f.status, body: f.body ?? { error: { code: 'unavailable', message: 'Service unavailable', param: null, doc_url: null } } };
@@ -94,7 +101,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
         if (body.audio_asset_id !== undefined && !assets.get(body.audio_asset_id)?.type.startsWith('audio/')) return error(400, 'invalid_parameter', 'audio asset not found or not audio', 'audio_asset_id');
         videoCreates.push({ body, key });
         const id = `vid_${++counter}`;
-        jobs.set(id, { kind: 'video', polls: 0, ...(refuseNextVideo ? { failure: refuseNextVideo } : {}) });
+        jobs.set(id, { kind: 'video', polls: 0, ...timed(), ...(refuseNextVideo ? { failure: refuseNextVideo } : {}) });
         refuseNextVideo = undefined;
         const reply = { status: 200, body: { data: { video_id: id, status: 'waiting', output_format: 'mp4' } } };
         if (dropNextVideoAnswer) {
@@ -118,7 +125,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
         if (unknown !== undefined) return error(400, 'invalid_parameter', `language not supported: ${unknown}`, 'output_languages');
         translationCreates.push({ body, key });
         const id = `vt_${++counter}`;
-        jobs.set(id, { kind: 'translation', polls: 0 });
+        jobs.set(id, { kind: 'translation', polls: 0, ...timed() });
         return { status: 200, body: { data: { video_translation_ids: [id] } } };
       },
     },
@@ -131,7 +138,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
         if (failed) return failed;
         workflowCreates.push({ body });
         const id = `node-gw-${++counter}`;
-        jobs.set(id, { kind: 'workflow', polls: 0, ...(refuseNextWorkflow ? { failure: refuseNextWorkflow } : {}), ...(loseNextExecution ? { lost: true } : {}) });
+        jobs.set(id, { kind: 'workflow', polls: 0, ...timed(), ...(refuseNextWorkflow ? { failure: refuseNextWorkflow } : {}), ...(loseNextExecution ? { lost: true } : {}) });
         refuseNextWorkflow = undefined;
         loseNextExecution = false;
         return { status: 200, body: { data: { execution_id: id, status: 'submitted' } } };
@@ -143,6 +150,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
       contract: contract('get-video'),
       handle: ({ id }) => {
         const job = jobs.get(id!);
+        pollTimes.push(Date.now());
         if (job?.kind !== 'video') return error(404, 'not_found', 'Video not found.');
         job.polls++;
         if (!done(job)) return { status: 200, body: { data: { id, status: job.polls === 1 ? 'pending' : 'processing' } } };
@@ -162,6 +170,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
       contract: contract('get-video-translation'),
       handle: ({ id }) => {
         const job = jobs.get(id!);
+        pollTimes.push(Date.now());
         if (job?.kind !== 'translation') return error(404, 'not_found', 'Video translation not found.');
         job.polls++;
         if (!done(job)) return { status: 200, body: { data: { id, status: job.polls === 1 ? 'pending' : 'running' } } };
@@ -174,6 +183,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
       contract: contract('get-workflow-execution'),
       handle: ({ id }) => {
         const job = jobs.get(id!);
+        pollTimes.push(Date.now());
         if (job?.kind !== 'workflow' || job.lost) return { status: 200, body: { data: { execution_id: id, status: 'not_found' } } };
         job.polls++;
         if (!done(job)) return { status: 200, body: { data: { execution_id: id, status: 'submitted' } } };
@@ -270,6 +280,7 @@ export async function startHeyGenFake(opts: { key: string; video: Buffer; pollsU
     workflowCreates,
     refused,
     jobs,
+    pollTimes,
     replayed,
     languages,
     failNextSubmit: (f: { status: number; body?: unknown }) => submitFailures.push(f),

@@ -26,6 +26,8 @@ interface Project {
   exports: number;
   exportedAtPoll: number | undefined;
   failure: string | undefined;
+  /** When transcription ends (ms, this fake's clock), with finishAfterMs; the export then renders at once. */
+  transcribedAt?: number;
 }
 
 const CONTRACTS = {
@@ -38,10 +40,13 @@ const CONTRACTS = {
 const HOUR_MS = 3_600_000;
 export const SUBMAGIC_FAKE_TEMPLATES = ['Sara', 'Daniel', 'Hormozi 1', 'Hormozi 2', 'Beast', 'Leila', 'Ella', 'Karl'];
 
-export async function startSubmagicFake(opts: { key: string; video: Buffer; templates?: string[]; projectReadsPerHour?: number }) {
+/** `finishAfterMs`: projects are transcribed by the clock instead of by polls, each this long after its creation (the in-flight bench). */
+export async function startSubmagicFake(opts: { key: string; video: Buffer; templates?: string[]; projectReadsPerHour?: number; finishAfterMs?: () => number }) {
   const projects = new Map<string, Project>();
   /** When each GET /v1/projects/{id} arrived (ms): what Submagic's hourly limit counts. */
   const reads: number[] = [];
+  /** The same, every one kept (refused ones too): the polls a bench counts. */
+  const pollTimes: number[] = [];
   let failNext: string | undefined;
   let counter = 0;
   let base = '';
@@ -59,9 +64,10 @@ export async function startSubmagicFake(opts: { key: string; video: Buffer; temp
     answer(res, c, 400, { error: 'VALIDATION_ERROR', message: 'Request validation failed', details: JSON.parse(JSON.stringify(details)) as unknown });
   };
 
+  const isTranscribed = (p: Project) => (p.transcribedAt !== undefined ? Date.now() >= p.transcribedAt : p.polls >= 2);
   const view = (p: Project) => {
-    const transcribed = p.polls >= 2;
-    const rendered = p.exportedAtPoll !== undefined && p.polls > p.exportedAtPoll;
+    const transcribed = isTranscribed(p);
+    const rendered = p.exportedAtPoll !== undefined && (p.transcribedAt !== undefined || p.polls > p.exportedAtPoll);
     const status = p.failure && transcribed ? 'failed' : rendered ? 'completed' : p.exportedAtPoll !== undefined ? 'exporting' : transcribed ? 'completed' : p.polls === 1 ? 'transcribing' : 'processing';
     return {
       id: p.id,
@@ -88,6 +94,7 @@ export async function startSubmagicFake(opts: { key: string; video: Buffer; temp
       exports: 0,
       exportedAtPoll: undefined,
       failure: failNext,
+      ...(opts.finishAfterMs ? { transcribedAt: Date.now() + opts.finishAfterMs() } : {}),
     };
     failNext = undefined;
     projects.set(id, p);
@@ -136,13 +143,14 @@ export async function startSubmagicFake(opts: { key: string; video: Buffer; temp
     if (c === CONTRACTS.export) {
       const p = projects.get(exp![1]!);
       if (!p) return answer(res, c, 404, { error: 'NOT_FOUND', message: 'Project not found' });
-      if (p.polls < 2) return answer(res, c, 400, { error: 'BAD_REQUEST', message: 'Project is not transcribed yet' });
+      if (!isTranscribed(p)) return answer(res, c, 400, { error: 'BAD_REQUEST', message: 'Project is not transcribed yet' });
       p.exports++;
       p.exportedAtPoll ??= p.polls;
       return answer(res, c, 200, { message: 'Export started successfully', projectId: p.id, status: 'exporting' });
     }
     // GET /v1/projects/{id}: 100 an hour (get-project); the rest is refused, as Submagic refuses it.
     const now = Date.now();
+    pollTimes.push(now);
     while (reads.length && reads[0]! <= now - HOUR_MS) reads.shift();
     if (reads.length >= readsPerHour) return answer(res, c, 429, { error: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests', retryAfter: 30 });
     reads.push(now);
@@ -156,6 +164,7 @@ export async function startSubmagicFake(opts: { key: string; video: Buffer; temp
     url: base,
     projects,
     reads,
+    pollTimes,
     failNext: (message: string) => (failNext = message),
     /** What a person approving in Submagic's editor does: the export. */
     exportByHand: (id: string) => {
