@@ -10,9 +10,9 @@ import { PROVIDERS, startWorld, type Provider, type World } from './inflight/wor
 /*
  * `npm run bench:inflight`: BENCH_INFLIGHT_COUNT generations (10,000) submitted through REST to
  * the fal, HeyGen and Submagic fakes, waited on by ONE `adforge worker` process. Every job ends by
- * its fake's clock, WAIT seconds after its submit plus a uniform share of SPREAD seconds, so all
- * of them are in flight together for a while: the worker's CPU and memory are read over that
- * window. Then they end, and each generation's completion in the database is timed from the
+ * its fake's clock, at a uniform moment of SPREAD seconds starting WAIT seconds after the first
+ * create, so all of them are in flight together once submitted: the worker's CPU and memory are
+ * read over that window. Then they end, and each generation's completion in the database is timed from the
  * moment its fake ended it. See bench/README.md.
  */
 
@@ -21,7 +21,7 @@ const num = (name: string, dflt: number) => {
   return v === undefined || v === '' ? dflt : Number(v);
 };
 const COUNT = num('BENCH_INFLIGHT_COUNT', 10_000);
-const WAIT_S = num('BENCH_INFLIGHT_WAIT_SECONDS', 180);
+const WAIT_S = num('BENCH_INFLIGHT_WAIT_SECONDS', 300);
 const SPREAD_S = num('BENCH_INFLIGHT_SPREAD_SECONDS', 300);
 const CONCURRENCY = num('BENCH_INFLIGHT_CONCURRENCY', 16);
 // At Submagic's documented 100 reads an hour a third of 10,000 projects (three reads each) would take 100 hours.
@@ -132,12 +132,15 @@ async function main() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-bench-inflight-'));
   await fs.chmod(dir, 0o755);
   const plan = planOf(COUNT);
-  log(`${COUNT} generations (${PROVIDERS.map((p) => `${p} ${plan.filter((x) => x === p).length}`).join(', ')}); each ends ${WAIT_S} s after its submit + up to ${SPREAD_S} s`);
+  log(`${COUNT} generations (${PROVIDERS.map((p) => `${p} ${plan.filter((x) => x === p).length}`).join(', ')}); they end from ${WAIT_S} s after the first create, uniformly over ${SPREAD_S} s`);
+  // Every job ends between WAIT and WAIT + SPREAD seconds after the first create (uniformly), or
+  // at once if it was submitted later than its end: until then all of them are in flight together.
+  let t0 = Date.now();
   let firstFinish = Infinity;
   const finishAfterMs = () => {
-    const after = WAIT_S * 1000 + Math.random() * SPREAD_S * 1000;
-    firstFinish = Math.min(firstFinish, Date.now() + after);
-    return after;
+    const at = t0 + WAIT_S * 1000 + Math.random() * SPREAD_S * 1000;
+    firstFinish = Math.min(firstFinish, at);
+    return Math.max(0, at - Date.now());
   };
   let world: World | undefined;
   let meter: ReturnType<typeof meterProcesses> | undefined;
@@ -147,7 +150,7 @@ async function main() {
     log(`service up; worker pid ${w.pids.worker}; UPSTREAM_POLL_MS ${w.env.UPSTREAM_POLL_MS ?? '5000 (default)'}`);
     meter = meterProcesses(w.pids, 1000);
 
-    const t0 = Date.now();
+    t0 = Date.now();
     const ids = await createAll(w, plan);
     const tCreated = Date.now();
     log(`${ids.size} creates answered 202 in ${((tCreated - t0) / 1000).toFixed(1)} s`);
@@ -157,7 +160,8 @@ async function main() {
 
     // The waiting window: everything submitted, nothing ended yet.
     const wFrom = tSubmitted + 5000;
-    const wTo = firstFinish - 1000;
+    const wTo = Math.min(firstFinish, t0 + WAIT_S * 1000) - 1000;
+    if (wTo - wFrom < 10_000) log(`⚠ the submits took longer than BENCH_INFLIGHT_WAIT_SECONDS allows for a waiting window: raise it`);
     while (Date.now() < wTo && Date.now() < deadline) await sleep(1000);
     log('jobs are ending');
     let last = -1;
