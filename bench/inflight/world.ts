@@ -1,15 +1,14 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { UNLIMITED_RATE } from '../../test/support/app.ts';
-import { runCli, stdoutJson } from '../../test/support/cli-run.ts';
 import { startFalFake } from '../../test/support/fal-fake.ts';
 import { startHeyGenFake } from '../../test/support/heygen-fake.ts';
 import { sendBytes, startImageHost } from '../../test/support/image-host.ts';
 import { testVideo } from '../../test/support/media-probe.ts';
 import { startSubmagicFake } from '../../test/support/submagic-fake.ts';
 import { freePort } from '../../src/db/ports.ts';
-import { createNodes, startPostgres } from '../soak/cluster.ts';
+import { startPostgres } from '../soak/cluster.ts';
+import { startApiAndWorker } from '../support/api-and-worker.ts';
 
 export type Provider = 'fal' | 'heygen' | 'submagic';
 export const PROVIDERS: readonly Provider[] = ['fal', 'heygen', 'submagic'];
@@ -76,18 +75,9 @@ export async function startWorld(o: WorldOptions) {
       METRICS_PORT: '0',
       ...passedThrough(),
     };
-    const nodes = createNodes(env);
-    nodes.add('api', 'serve', port);
-    nodes.add('worker', 'worker');
-    cleanups.push(() => nodes.stopAll());
-    await nodes.start(nodes.api()[0]!);
-    await nodes.start(nodes.workers()[0]!);
-    const ca = await fs.readFile(path.join(dataDir, 'tls', 'self-signed-cert.pem'), 'utf8');
-
-    const adminEnv = { DATABASE_URL: db.url, DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-    const team = stdoutJson(await runCli(['team', 'create', '--name', 'In flight', '--tier', 'pro', '--credits', '2000000000', '--json'], adminEnv, { timeoutMs: 60_000 }));
-    const key = stdoutJson(await runCli(['key', 'create', '--team', team.id, '--json'], adminEnv, { timeoutMs: 60_000 }));
-    const agent = new Agent({ connect: { ca }, connections: 32, keepAliveTimeout: 10_000 });
+    const svc = await startApiAndWorker(env, port, { name: 'In flight', credits: 2_000_000_000 });
+    cleanups.push(svc.stop);
+    const agent = new Agent({ connect: { ca: svc.ca }, connections: 32, keepAliveTimeout: 10_000 });
     cleanups.push(() => agent.close());
 
     /** One create of the provider's kind, through REST: the generation id, or the refusal thrown. */
@@ -100,7 +90,7 @@ export async function startWorld(o: WorldOptions) {
             : ['/videos/edit', { template_id: 'bold-pop', video_url: host.url('/in.mp4'), language: 'en' }];
       const res = await request(`https://127.0.0.1:${port}/api/v1${p}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${svc.key}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
         dispatcher: agent,
       });
@@ -109,9 +99,9 @@ export async function startWorld(o: WorldOptions) {
       return JSON.parse(text).generation_id as string;
     };
 
-    const pids = { worker: nodes.workers()[0]!.proc!.child.pid!, api: nodes.api()[0]!.proc!.child.pid!, 'bench + fakes': process.pid };
+    const pids = { worker: svc.worker.child.pid!, api: svc.api.child.pid!, 'bench + fakes': process.pid };
     const workerTail = () => {
-      const out = nodes.workers()[0]!.proc?.output();
+      const out = svc.worker.output();
       return `${out?.stdout ?? ''}${out?.stderr ?? ''}`.trim().split('\n').slice(-10);
     };
     return { db, fal, heygen, submagic, create, pids, env, workerTail, close };

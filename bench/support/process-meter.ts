@@ -21,6 +21,8 @@ export async function readProcess(pid: number): Promise<ProcessSample | undefine
     // Fields after the command name (which may hold spaces) start at the state, field 3.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+    // A process that has exited but not been reaped (a zombie) has no memory lines left.
+    if (Number.isNaN(kb('VmRSS'))) return undefined;
     return {
       at: Date.now(),
       cpuMs: ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK,
