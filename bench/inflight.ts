@@ -244,7 +244,8 @@ function report(r: {
   console.log('');
   console.log('| provider | path | completed | failed | unfinished | p50 | p99 | max | one submit each |');
   console.log('|---|---|---:|---:|---:|---:|---:|---:|---|');
-  const webhooks = Boolean(w.env.PUBLIC_BASE_URL) && w.env.UPSTREAM_WEBHOOKS !== 'false';
+  // A provider is on the webhook path when its fake delivered webhooks (a fake that sends none has no hooksSent).
+  const hooked = (p: Provider) => ((w[p] as { hooksSent?: unknown[] }).hooksSent?.length ?? 0) > 0;
   let allOne = true;
   for (const p of PROVIDERS) {
     const mine = [...r.results.values()].filter((o) => o.provider === p);
@@ -253,7 +254,7 @@ function report(r: {
     const lat = sortedCopy(completed.filter((o) => o.completedAt !== undefined && o.finishAt !== undefined).map((o) => o.completedAt! - o.finishAt!));
     const notOne = mine.filter((o) => o.submits !== 1).length;
     allOne &&= notOne === 0 && mine.length === [...r.ids.values()].filter((x) => x === p).length;
-    const pathName = p === 'fal' && webhooks ? 'webhook' : `poll (UPSTREAM_POLL_MS ${pollMs})`;
+    const pathName = hooked(p) ? 'webhook' : `poll (UPSTREAM_POLL_MS ${pollMs})`;
     console.log(
       `| ${p} | ${pathName} | ${completed.length} | ${mine.filter((o) => o.status === 'failed').length} | ${mine.filter((o) => o.status === 'processing').length} | ${ms(percentile(lat, 0.5))} | ${ms(percentile(lat, 0.99))} | ${ms(lat.at(-1) ?? NaN)} | ${notOne === 0 ? 'yes' : `**no**: ${notOne} not submitted exactly once`} |`,
     );
