@@ -46,6 +46,11 @@ export interface FalFakeOptions {
   stepLogs?: boolean;
   /** With a fal_webhook, the job ends this long after the submit and the webhook is sent. */
   webhookAfterMs?: number;
+  /**
+   * Jobs end by the clock instead of by polls: each this long after its submit (asked once per
+   * job, so a bench can spread the ends), the webhook, if any, sent then (the in-flight bench).
+   */
+  finishAfterMs?: () => number;
 }
 
 interface Req {
@@ -56,6 +61,8 @@ interface Req {
   /** fal's words for a job that failed on its side (COMPLETED with error). */
   failed?: { error: string; error_type: string };
   downloads: number;
+  /** When the job ends (ms, this fake's clock), with finishAfterMs. */
+  finishAt?: number;
 }
 
 const contracts = contractsOf('fal');
@@ -101,6 +108,8 @@ export async function startFalFake(opts: FalFakeOptions) {
   let baseUrl = '';
   // Read at each answer: a test may change what the next result is.
   const videoSize = () => (Buffer.isBuffer(opts.video) ? opts.video.length : opts.video.size);
+  /** Each status read (when it arrived, what it answered): the polls a provider's limit would count. */
+  const readLog: Array<{ at: number; status: number }> = [];
 
   const { publicKey, privateKey } = generateKeyPairSync('ed25519');
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -214,7 +223,9 @@ export async function startFalFake(opts: FalFakeOptions) {
       const r = requests.get(status[3]!);
       if (!r) return answer(res, c, 404, { detail: 'Request not found' });
       r.polls++;
-      const done = r.done || (!holdCompletion && r.polls > (opts.pollsUntilDone ?? 2));
+      const ended = r.finishAt !== undefined ? Date.now() >= r.finishAt : r.polls > (opts.pollsUntilDone ?? 2);
+      const done = r.done || (!holdCompletion && ended);
+      readLog.push({ at: Date.now(), status: done ? 200 : 202 });
       const root = `${baseUrl}/${status[1]}/${status[2]}/requests/${status[3]}`;
       const urls = { request_id: status[3], response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel` };
       const queuedPolls = opts.queuedPolls ?? 1;
@@ -271,16 +282,18 @@ export async function startFalFake(opts: FalFakeOptions) {
       const requestId = randomUUID();
       submits.push({ endpoint, input: body, query: Object.fromEntries(url.searchParams), requestId });
       const failed = jobFailures.shift();
-      requests.set(requestId, { endpoint, polls: 0, refused: /forbidden/i.test(String(body.prompt ?? '')), downloads: 0, ...(failed ? { failed } : {}) });
+      const finishAt = opts.finishAfterMs ? Date.now() + opts.finishAfterMs() : undefined;
+      requests.set(requestId, { endpoint, polls: 0, refused: /forbidden/i.test(String(body.prompt ?? '')), downloads: 0, ...(failed ? { failed } : {}), ...(finishAt !== undefined ? { finishAt } : {}) });
       if (holdSubmits) return; // the connection stays open until the caller goes away
       const hook = url.searchParams.get('fal_webhook');
+      const hookAfter = finishAt !== undefined ? finishAt - Date.now() : opts.webhookAfterMs;
       // A job held IN_PROGRESS does not end, so it sends no webhook either.
-      if (hook && opts.webhookAfterMs !== undefined && !holdCompletion) {
+      if (hook && hookAfter !== undefined && !holdCompletion) {
         setTimeout(() => {
           requests.get(requestId)!.done = true;
           const body = JSON.stringify({ request_id: requestId, gateway_request_id: requestId, status: 'OK', payload: outputOf(endpoint, requestId) });
           void deliver(hook, body, signed(requestId, body));
-        }, opts.webhookAfterMs);
+        }, hookAfter);
       }
       const [owner, app] = endpoint.split('/');
       const root = `${baseUrl}/${owner}/${app}/requests/${requestId}`;
@@ -295,6 +308,7 @@ export async function startFalFake(opts: FalFakeOptions) {
     refusedSubmits,
     invalid,
     requests,
+    readLog,
     cancels,
     seenAuth,
     modelSearches,

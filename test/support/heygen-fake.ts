@@ -33,6 +33,8 @@ interface Job {
   lost?: boolean;
   /** Ended by the callback timer (callbackAfterMs), whatever its polls. */
   ended?: boolean;
+  /** When the job ends (ms, this fake's clock), with finishAfterMs. */
+  finishAt?: number;
 }
 
 interface Asset {
@@ -60,6 +62,8 @@ export async function startHeyGenFake(opts: {
   readLimit?: { requests: number; perMs: number; retryAfterSeconds?: number };
   /** A job created with callback_url ends this long after its create and is called back. */
   callbackAfterMs?: number;
+  /** Jobs end by the clock instead of by polls, each this long after its submit (the in-flight bench). */
+  finishAfterMs?: () => number;
 }) {
   const assets = new Map<string, Asset>();
   const videoCreates: Array<{ body: Record<string, any>; key: string | undefined }> = [];
@@ -102,7 +106,9 @@ export async function startHeyGenFake(opts: {
   };
 
   const error = (status: number, code: string, message: string, param: string | null = null) => ({ status, body: { error: { code, message, param, doc_url: null } } });
-  const done = (job: Job) => job.ended === true || job.polls > (opts.pollsUntilDone ?? 1);
+  const done = (job: Job) => job.ended === true || (job.finishAt !== undefined ? Date.now() >= job.finishAt : job.polls > (opts.pollsUntilDone ?? 1));
+  const timed = (): { finishAt?: number } => (opts.finishAfterMs ? { finishAt: Date.now() + opts.finishAfterMs() } : {});
+
   const submit = (): { status: number; body: unknown } | undefined => {
     const f = submitFailures.shift();
     return f && { status: f.status, body: f.body ?? { error: { code: 'unavailable', message: 'Service unavailable', param: null, doc_url: null } } };
@@ -134,7 +140,7 @@ export async function startHeyGenFake(opts: {
         if (body.audio_asset_id !== undefined && !assets.get(body.audio_asset_id)?.type.startsWith('audio/')) return error(400, 'invalid_parameter', 'audio asset not found or not audio', 'audio_asset_id');
         videoCreates.push({ body, key });
         const id = `vid_${++counter}`;
-        jobs.set(id, { kind: 'video', polls: 0, ...(refuseNextVideo ? { failure: refuseNextVideo } : {}) });
+        jobs.set(id, { kind: 'video', polls: 0, ...timed(), ...(refuseNextVideo ? { failure: refuseNextVideo } : {}) });
         refuseNextVideo = undefined;
         callBack(id, body, 'avatar_video.success');
         const reply = { status: 200, body: { data: { video_id: id, status: 'waiting', output_format: 'mp4' } } };
@@ -159,7 +165,7 @@ export async function startHeyGenFake(opts: {
         if (unknown !== undefined) return error(400, 'invalid_parameter', `language not supported: ${unknown}`, 'output_languages');
         translationCreates.push({ body, key });
         const id = `vt_${++counter}`;
-        jobs.set(id, { kind: 'translation', polls: 0 });
+        jobs.set(id, { kind: 'translation', polls: 0, ...timed() });
         callBack(id, body, 'video_translate.success');
         return { status: 200, body: { data: { video_translation_ids: [id] } } };
       },
@@ -173,7 +179,7 @@ export async function startHeyGenFake(opts: {
         if (failed) return failed;
         workflowCreates.push({ body });
         const id = `node-gw-${++counter}`;
-        jobs.set(id, { kind: 'workflow', polls: 0, ...(refuseNextWorkflow ? { failure: refuseNextWorkflow } : {}), ...(loseNextExecution ? { lost: true } : {}) });
+        jobs.set(id, { kind: 'workflow', polls: 0, ...timed(), ...(refuseNextWorkflow ? { failure: refuseNextWorkflow } : {}), ...(loseNextExecution ? { lost: true } : {}) });
         refuseNextWorkflow = undefined;
         loseNextExecution = false;
         return { status: 200, body: { data: { execution_id: id, status: 'submitted' } } };

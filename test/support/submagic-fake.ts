@@ -27,6 +27,8 @@ interface Project {
   exports: number;
   exportedAtPoll: number | undefined;
   failure: string | undefined;
+  /** When transcription ends (ms, this fake's clock), with finishAfterMs; the export then renders at once. */
+  transcribedAt?: number;
 }
 
 const CONTRACTS = {
@@ -48,6 +50,8 @@ export async function startSubmagicFake(opts: {
   projectReads?: { requests: number; perMs: number };
   /** The retryAfter of a 429 (Submagic's page shows 30). */
   retryAfterSeconds?: number;
+  /** Projects are transcribed by the clock instead of by polls, each this long after its creation (the in-flight bench). */
+  finishAfterMs?: () => number;
 }) {
   const projects = new Map<string, Project>();
   /** When each GET /v1/projects/{id} arrived (ms): what Submagic's hourly limit counts. */
@@ -70,9 +74,10 @@ export async function startSubmagicFake(opts: {
     answer(res, c, 400, { error: 'VALIDATION_ERROR', message: 'Request validation failed', details: JSON.parse(JSON.stringify(details)) as unknown });
   };
 
+  const isTranscribed = (p: Project) => (p.transcribedAt !== undefined ? Date.now() >= p.transcribedAt : p.polls >= 2);
   const view = (p: Project) => {
-    const transcribed = p.polls >= 2;
-    const rendered = p.exportedAtPoll !== undefined && p.polls > p.exportedAtPoll;
+    const transcribed = isTranscribed(p);
+    const rendered = p.exportedAtPoll !== undefined && (p.transcribedAt !== undefined || p.polls > p.exportedAtPoll);
     const status = p.failure && transcribed ? 'failed' : rendered ? 'completed' : p.exportedAtPoll !== undefined ? 'exporting' : transcribed ? 'completed' : p.polls === 1 ? 'transcribing' : 'processing';
     return {
       id: p.id,
@@ -99,6 +104,7 @@ export async function startSubmagicFake(opts: {
       exports: 0,
       exportedAtPoll: undefined,
       failure: failNext,
+      ...(opts.finishAfterMs ? { transcribedAt: Date.now() + opts.finishAfterMs() } : {}),
     };
     failNext = undefined;
     projects.set(id, p);
@@ -147,7 +153,7 @@ export async function startSubmagicFake(opts: {
     if (c === CONTRACTS.export) {
       const p = projects.get(exp![1]!);
       if (!p) return answer(res, c, 404, { error: 'NOT_FOUND', message: 'Project not found' });
-      if (p.polls < 2) return answer(res, c, 400, { error: 'BAD_REQUEST', message: 'Project is not transcribed yet' });
+      if (!isTranscribed(p)) return answer(res, c, 400, { error: 'BAD_REQUEST', message: 'Project is not transcribed yet' });
       p.exports++;
       p.exportedAtPoll ??= p.polls;
       return answer(res, c, 200, { message: 'Export started successfully', projectId: p.id, status: 'exporting' });
