@@ -24,6 +24,7 @@ import { createLogger } from '../src/log.ts';
 import { freePort } from '../src/db/ports.ts';
 import { createAuthService } from '../src/services/auth.ts';
 import { httpLoad, type LoadJob } from './http-load.ts';
+import { cpuDelta, machineBusyMs, postgresCpuMs } from './support/cpu.ts';
 import { createLegacyCreator } from './legacy-create.ts';
 import { CREATE_BODY, CREATE_PATH, GRAPHQL_CREATE_BODY } from './support/create-request.ts';
 
@@ -88,50 +89,6 @@ interface Run {
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-}
-
-const CLK_TCK = 100; // Linux USER_HZ
-
-/** CPU (ms) of each process of OUR cluster: the postmaster and its children (other clusters may run on the box). */
-async function postgresCpuMs(postmasterPid: number): Promise<Map<number, [total: number, sys: number]>> {
-  const out = new Map<number, [number, number]>();
-  let pids: string[];
-  try {
-    pids = (await fs.readdir('/proc')).filter((d) => /^\d+$/.test(d));
-  } catch {
-    return out;
-  }
-  await Promise.all(
-    pids.map(async (pid) => {
-      try {
-        const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-        const close = stat.lastIndexOf(')');
-        const f = stat.slice(close + 2).split(' ');
-        if (Number(pid) !== postmasterPid && Number(f[1]) !== postmasterPid) return;
-        out.set(Number(pid), [((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK, (Number(f[12]) * 1000) / CLK_TCK]);
-      } catch {
-        // gone
-      }
-    }),
-  );
-  return out;
-}
-
-/** Busy CPU time of the whole machine (user+nice+system+irq+softirq), and steal (a VM's CPU taken by its host), ms. */
-async function machineBusyMs(): Promise<{ busy: number; steal: number }> {
-  try {
-    const f = (await fs.readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const busy = (f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[5] ?? 0) + (f[6] ?? 0);
-    return { busy: (busy * 1000) / CLK_TCK, steal: ((f[7] ?? 0) * 1000) / CLK_TCK };
-  } catch {
-    return { busy: NaN, steal: NaN };
-  }
-}
-
-function cpuDelta(before: Map<number, [number, number]>, after: Map<number, [number, number]>, which: 0 | 1 = 0): number {
-  let total = 0;
-  for (const [pid, ms] of after) total += ms[which] - (before.get(pid)?.[which] ?? 0);
-  return total;
 }
 
 interface Probe {
