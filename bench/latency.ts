@@ -20,7 +20,7 @@
 //
 // Knobs: BENCH_LATENCY_SECONDS (20: each open-loop run), BENCH_LATENCY_SATURATION (4000 requests,
 // at most 15 s), BENCH_LATENCY_LEVELS (25,50,75), BENCH_SUBSCRIPTIONS (1000),
-// BENCH_LATENCY_EVENT_RATE (5 per second), BENCH_LATENCY_API (both | rest | graphql).
+// BENCH_LATENCY_EVENT_RATE (2 per second), BENCH_LATENCY_API (both | rest | graphql).
 import { fork } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -37,7 +37,7 @@ const SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 20);
 const SATURATION = Number(process.env.BENCH_LATENCY_SATURATION ?? 4000);
 const LEVELS = (process.env.BENCH_LATENCY_LEVELS ?? '25,50,75').split(',').map(Number);
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
-const EVENT_RATE = Number(process.env.BENCH_LATENCY_EVENT_RATE ?? 5);
+const EVENT_RATE = Number(process.env.BENCH_LATENCY_EVENT_RATE ?? 2);
 const APIS = (process.env.BENCH_LATENCY_API ?? 'both') === 'both' ? (['rest', 'graphql'] as const) : ([process.env.BENCH_LATENCY_API] as Array<'rest' | 'graphql'>);
 const TEAMS = 64;
 /** A run during which others on the machine (or the VM's host) took more than this many cores. */
