@@ -80,11 +80,13 @@ try {
   // ---- 1,000 subscriptions of another team, held by a child process
   child = fork(new URL('./support/subscribers.ts', import.meta.url), [JSON.stringify({ url: `wss://127.0.0.1:${http.port}/graphql`, cert: svc.cert, key: svc.team.key, count: SUBSCRIPTIONS })], { stdio: 'inherit' });
   const arrivals = new Map<string, (times: number[]) => void>();
-  const ready = new Promise<number>((resolve) => {
+  const ready = new Promise<number>((resolve, reject) => {
     child!.on('message', (m: { ready?: number; arrivals?: string; times?: number[] }) => {
       if (m.ready !== undefined) resolve(m.ready);
       else if (m.arrivals) arrivals.get(m.arrivals)?.(m.times ?? []);
     });
+    // A subscriber that cannot connect (a refused socket) ends the child: the bench stops and cleans up.
+    child!.once('exit', (code) => reject(new Error(`the subscribers' process exited (code ${code}) before its subscriptions were open`)));
   });
   const t0 = performance.now();
   console.log(`${await ready} graphql-ws subscriptions open (one socket each, one team) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -236,7 +238,7 @@ try {
     console.log(`\nat 50 %: create p99 ${verdict(worst((r) => r.load.latency.p99), 25)}; job pickup p99 ${verdict(worst((r) => r.pickup.p99), 20)}; event to the last subscription p99 ${verdict(worst((r) => r.events.p99), 100)}`);
   }
 } finally {
-  if (child) {
+  if (child && child.exitCode === null && child.signalCode === null) {
     child.send({ stop: true });
     await new Promise((r) => child!.once('exit', r));
   }
