@@ -20,17 +20,21 @@
 //
 // Knobs: BENCH_LATENCY_SECONDS (20: each open-loop run), BENCH_LATENCY_SATURATION (4000 requests,
 // at most 15 s), BENCH_LATENCY_LEVELS (25,50,75), BENCH_SUBSCRIPTIONS (1000),
-// BENCH_LATENCY_EVENT_RATE (2 per second), BENCH_LATENCY_API (both | rest | graphql).
+// BENCH_LATENCY_EVENT_RATE (2 per second), BENCH_LATENCY_API (both | rest | graphql),
+// BENCH_LATENCY_PROFILE (a file name: the server thread's CPU profile of each 50 % run is written
+// to <name>-<api>.cpuprofile and summarised, to see where a missed target's time goes).
 import { fork } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createHistogram, performance, type RecordableHistogram } from 'node:perf_hooks';
+import { Session } from 'node:inspector/promises';
 import { sql } from 'kysely';
 import { startWorker } from '../src/worker.ts';
 import { httpLoad, openLoopLoad, percentiles, recordMs, type LoadJob, type OpenLoopResult, type Percentiles } from './http-load.ts';
 import { cpuDelta, machineBusyMs, postgresCpuMs, processCpuMs } from './support/cpu.ts';
 import { CREATE_BODY, CREATE_INPUT, CREATE_PATH, GRAPHQL_CREATE_BODY } from './support/create-request.ts';
+import { summarise, type Profile } from './support/profile-summary.ts';
 import { startBenchService } from './support/service.ts';
 
 const SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 20);
@@ -38,6 +42,7 @@ const SATURATION = Number(process.env.BENCH_LATENCY_SATURATION ?? 4000);
 const LEVELS = (process.env.BENCH_LATENCY_LEVELS ?? '25,50,75').split(',').map(Number);
 const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 1000);
 const EVENT_RATE = Number(process.env.BENCH_LATENCY_EVENT_RATE ?? 2);
+const PROFILE = process.env.BENCH_LATENCY_PROFILE;
 const APIS = (process.env.BENCH_LATENCY_API ?? 'both') === 'both' ? (['rest', 'graphql'] as const) : ([process.env.BENCH_LATENCY_API] as Array<'rest' | 'graphql'>);
 const TEAMS = 64;
 /** A run during which others on the machine (or the VM's host) took more than this many cores. */
@@ -204,12 +209,30 @@ try {
     for (const api of APIS) {
       const rate = (max.get(api)! * level) / 100;
       const since = new Date();
+      const session = PROFILE && level === 50 ? new Session() : undefined;
+      if (session) {
+        session.connect();
+        await session.post('Profiler.enable');
+        await session.post('Profiler.setSamplingInterval', { interval: 200 });
+        await session.post('Profiler.start');
+      }
       const meter = await othersMeter();
       const probe = await eventProbe(
         openLoopLoad({ ...job(api, Math.round(rate * SECONDS), SECONDS + 30), concurrency: 256, rate, warmupRequests: Math.round(rate), maxOutstanding: 4096 }),
       );
       const { others, mineCores } = await meter();
       const load = probe.result;
+      if (session) {
+        const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile };
+        session.disconnect();
+        const out = `${PROFILE}-${api}.cpuprofile`;
+        await fs.writeFile(out, JSON.stringify(profile));
+        const rows = summarise(profile);
+        const busy = rows.filter(([k]) => k !== '(idle)').reduce((n, [, us]) => n + us, 0);
+        const total = rows.reduce((n, [, us]) => n + us, 0);
+        console.log(`  server thread at 50 % ${api}: busy ${((busy / total) * 100).toFixed(0)} % of ${(total / 1e6).toFixed(1)} s (creates, pickups and event fan-out together); profile ${out}; self time:`);
+        for (const [k, us] of rows.filter(([k]) => k !== '(idle)').slice(0, 12)) console.log(`    ${((us / busy) * 100).toFixed(1).padStart(5)} %  ${k}`);
+      }
       const pick = await pickups(since);
       const row: Row = { api: api === 'rest' ? 'REST' : 'GraphQL', level, rate, load, pickup: pick.p, never: pick.never, events: probe.lastOf, eventCount: probe.events, missing: probe.missing, others, mineCores };
       rows.push(row);
