@@ -5,42 +5,32 @@
 -- Static statements are planned once per connection. Same sums, same order of the teams' rows;
 -- the other tables, written rarely, keep the shared function.
 create function count_generation_storage() returns trigger language plpgsql as $$
+declare
+  teams uuid[];
+  outs bigint[];
+  ins bigint[];
 begin
+  -- The changed rows' bytes (new minus old); a transition table exists only for its operations.
   if tg_op = 'INSERT' then
-    insert into team_storage as s (team_id, outputs_bytes, inputs_bytes, uploads_bytes)
-    select team_id, sum(output_bytes), sum(input_bytes), 0 from new_rows
-    where team_id is not null
-    group by team_id
-    having sum(output_bytes) <> 0 or sum(input_bytes) <> 0
-    order by team_id
-    on conflict (team_id) do update set
-      outputs_bytes = s.outputs_bytes + excluded.outputs_bytes,
-      inputs_bytes = s.inputs_bytes + excluded.inputs_bytes;
+    select array_agg(team_id), array_agg(output_bytes), array_agg(input_bytes) into teams, outs, ins from new_rows;
   elsif tg_op = 'DELETE' then
-    insert into team_storage as s (team_id, outputs_bytes, inputs_bytes, uploads_bytes)
-    select team_id, -sum(output_bytes), -sum(input_bytes), 0 from old_rows
-    where team_id is not null
-    group by team_id
-    having sum(output_bytes) <> 0 or sum(input_bytes) <> 0
-    order by team_id
-    on conflict (team_id) do update set
-      outputs_bytes = s.outputs_bytes + excluded.outputs_bytes,
-      inputs_bytes = s.inputs_bytes + excluded.inputs_bytes;
+    select array_agg(team_id), array_agg(-output_bytes), array_agg(-input_bytes) into teams, outs, ins from old_rows;
   else
-    insert into team_storage as s (team_id, outputs_bytes, inputs_bytes, uploads_bytes)
-    select team_id, sum(o), sum(i), 0 from (
+    select array_agg(team_id), array_agg(o), array_agg(i) into teams, outs, ins from (
       select team_id, output_bytes as o, input_bytes as i from new_rows
       union all
       select team_id, -output_bytes, -input_bytes from old_rows
-    ) d
-    where team_id is not null
-    group by team_id
-    having sum(o) <> 0 or sum(i) <> 0
-    order by team_id
-    on conflict (team_id) do update set
-      outputs_bytes = s.outputs_bytes + excluded.outputs_bytes,
-      inputs_bytes = s.inputs_bytes + excluded.inputs_bytes;
+    ) d;
   end if;
+  insert into team_storage as s (team_id, outputs_bytes, inputs_bytes, uploads_bytes)
+  select team_id, sum(o), sum(i), 0 from unnest(teams, outs, ins) as d(team_id, o, i)
+  where team_id is not null
+  group by team_id
+  having sum(o) <> 0 or sum(i) <> 0
+  order by team_id
+  on conflict (team_id) do update set
+    outputs_bytes = s.outputs_bytes + excluded.outputs_bytes,
+    inputs_bytes = s.inputs_bytes + excluded.inputs_bytes;
   return null;
 end
 $$;
