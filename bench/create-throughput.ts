@@ -24,6 +24,7 @@ import { createLogger } from '../src/log.ts';
 import { freePort } from '../src/db/ports.ts';
 import { createAuthService } from '../src/services/auth.ts';
 import { httpLoad, type LoadJob } from './http-load.ts';
+import { cpuDelta, machineBusyMs, postgresCpuMs } from './support/cpu.ts';
 import { createLegacyCreator } from './legacy-create.ts';
 import { CREATE_BODY, CREATE_PATH, GRAPHQL_CREATE_BODY } from './support/create-request.ts';
 
@@ -88,50 +89,6 @@ interface Run {
 function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return NaN;
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-}
-
-const CLK_TCK = 100; // Linux USER_HZ
-
-/** CPU (ms) of each process of OUR cluster: the postmaster and its children (other clusters may run on the box). */
-async function postgresCpuMs(postmasterPid: number): Promise<Map<number, [total: number, sys: number]>> {
-  const out = new Map<number, [number, number]>();
-  let pids: string[];
-  try {
-    pids = (await fs.readdir('/proc')).filter((d) => /^\d+$/.test(d));
-  } catch {
-    return out;
-  }
-  await Promise.all(
-    pids.map(async (pid) => {
-      try {
-        const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
-        const close = stat.lastIndexOf(')');
-        const f = stat.slice(close + 2).split(' ');
-        if (Number(pid) !== postmasterPid && Number(f[1]) !== postmasterPid) return;
-        out.set(Number(pid), [((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK, (Number(f[12]) * 1000) / CLK_TCK]);
-      } catch {
-        // gone
-      }
-    }),
-  );
-  return out;
-}
-
-/** Busy CPU time of the whole machine (user+nice+system+irq+softirq), and steal (a VM's CPU taken by its host), ms. */
-async function machineBusyMs(): Promise<{ busy: number; steal: number }> {
-  try {
-    const f = (await fs.readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const busy = (f[0] ?? 0) + (f[1] ?? 0) + (f[2] ?? 0) + (f[5] ?? 0) + (f[6] ?? 0);
-    return { busy: (busy * 1000) / CLK_TCK, steal: ((f[7] ?? 0) * 1000) / CLK_TCK };
-  } catch {
-    return { busy: NaN, steal: NaN };
-  }
-}
-
-function cpuDelta(before: Map<number, [number, number]>, after: Map<number, [number, number]>, which: 0 | 1 = 0): number {
-  let total = 0;
-  for (const [pid, ms] of after) total += ms[which] - (before.get(pid)?.[which] ?? 0);
-  return total;
 }
 
 interface Probe {
@@ -508,7 +465,7 @@ async function main(): Promise<void> {
     const beforeServer = await startHttpServer(beforeApp, { port: 0, host: '127.0.0.1' });
     servers.push(beforeServer);
     const beforeOrigin = `https://127.0.0.1:${beforeServer.port}`;
-    await captureVia(beforeOrigin, 'SQL of one create before issue 14 (bench/legacy-create.ts)', legacyPool);
+    const legacy = await captureVia(beforeOrigin, 'SQL of one create before issue 14 (bench/legacy-create.ts)', legacyPool);
 
     ceilingPool = createPool(databaseUrl, poolSize);
     const cp = ceilingPool;
@@ -574,7 +531,7 @@ async function main(): Promise<void> {
       return run;
     };
 
-    const pairs: { name: string; scenario: string; api: Run; ceiling: Run; before: Run; idempotent: Run; graphql: Run }[] = [];
+    const pairs: { name: string; scenario: string; api: Run; ceiling: Run; oldSql: Run; before: Run; idempotent: Run; graphql: Run }[] = [];
     console.log('\nMeasured runs (sequential; each after its own warm-up, ANALYZE and CHECKPOINT):');
     for (let round = 1; round <= ROUNDS; round++) {
       for (const s of scenarios) {
@@ -582,9 +539,11 @@ async function main(): Promise<void> {
         const before = await apiRun(`before issue 14: API (HTTPS) — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP, { origin: beforeOrigin, pool: legacyPool });
         const api = await apiRun(`API (HTTPS) — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP);
         const ceiling = await inProcessRun(`ceiling: same SQL via pg — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP, cp, (t) => current.replay(cp, t));
+        // Issue 31's yardstick: the old create's SQL (7 statements, unnamed) replayed raw the same way.
+        const oldSql = await inProcessRun(`old create SQL via pg — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP, legacyPool, (t) => legacy.replay(legacyPool!, t));
         const idempotent = await apiRun(`API (HTTPS) with Idempotency-Key — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP, { idempotent: true });
         const graphql = await apiRun(`GraphQL createTextToImage (HTTPS) — ${name}`, s.keys, REQUESTS, SECONDS, WARMUP, { graphql: true });
-        pairs.push({ name, scenario: s.name, api, ceiling, before, idempotent, graphql });
+        pairs.push({ name, scenario: s.name, api, ceiling, oldSql, before, idempotent, graphql });
       }
     }
 
@@ -613,6 +572,9 @@ async function main(): Promise<void> {
     console.log(`\nAPI vs ceiling, today's create (concurrency ${CONCURRENCY}):`);
     console.log(PAIR_HEAD);
     for (const p of pairs) console.log(pairRow(p.name, p.api, p.ceiling));
+    console.log('\nREST create vs the old create SQL replayed raw through pg, same run (issue 31 target over 64 teams: >= 1.0; and >= 0.9 of its own SQL replayed raw):');
+    console.log('| scenario | REST req/s | old SQL via pg req/s | **REST / old SQL** | own SQL via pg req/s | **REST / own SQL** |\n|---|---:|---:|---:|---:|---:|');
+    for (const p of pairs) console.log(`| ${p.name} | ${p.api.rps.toFixed(0)}${mark(p.api)} | ${p.oldSql.rps.toFixed(0)}${mark(p.oldSql)} | **${(p.api.rps / p.oldSql.rps).toFixed(2)}** | ${p.ceiling.rps.toFixed(0)}${mark(p.ceiling)} | **${(p.api.rps / p.ceiling.rps).toFixed(2)}** |`);
     console.log('\nToday vs before issue 14, same run (targets: x2.5 one team, x1.5 over 64 teams):');
     console.log('| scenario | before req/s | before p99 ms | today req/s | today p99 ms | today / before |\n|---|---:|---:|---:|---:|---:|');
     for (const p of pairs) console.log(`| ${p.name} | ${p.before.rps.toFixed(0)}${mark(p.before)} | ${p.before.p99.toFixed(1)} | ${p.api.rps.toFixed(0)}${mark(p.api)} | ${p.api.p99.toFixed(1)} | **x${(p.api.rps / p.before.rps).toFixed(2)}** |`);
@@ -626,24 +588,24 @@ async function main(): Promise<void> {
     if (ROUNDS > 1) {
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
       console.log(`\nMedian over ${ROUNDS} rounds (each ratio taken within its round):`);
-      console.log('| scenario | today / before | today / ceiling | idempotent / REST | GraphQL / REST | REST p99 ms |\n|---|---:|---:|---:|---:|---:|');
+      console.log('| scenario | today / before | today / ceiling | today / old SQL via pg | idempotent / REST | GraphQL / REST | REST p99 ms |\n|---|---:|---:|---:|---:|---:|---:|');
       for (const s of scenarios) {
         const ps = pairs.filter((p) => p.scenario === s.name);
         const m = (f: (p: (typeof ps)[number]) => number) => median(ps.map(f)).toFixed(2);
-        console.log(`| ${s.name} | **x${m((p) => p.api.rps / p.before.rps)}** | **${m((p) => p.api.rps / p.ceiling.rps)}** | **${m((p) => p.idempotent.rps / p.api.rps)}** | **${m((p) => p.graphql.rps / p.api.rps)}** | ${median(ps.map((p) => p.api.p99)).toFixed(1)} |`);
+        console.log(`| ${s.name} | **x${m((p) => p.api.rps / p.before.rps)}** | **${m((p) => p.api.rps / p.ceiling.rps)}** | **${m((p) => p.api.rps / p.oldSql.rps)}** | **${m((p) => p.idempotent.rps / p.api.rps)}** | **${m((p) => p.graphql.rps / p.api.rps)}** | ${median(ps.map((p) => p.api.p99)).toFixed(1)} |`);
       }
     }
     {
       console.log('\nEvery run (CPU per request: node = this process minus the load generator thread):');
       console.log('| run | req/s | p50 ms | p99 ms | node µs/req | load gen µs/req | node+load gen: kernel µs/req | postgres µs/req (kernel) | pool queue | others, cores | steal, cores |');
       console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-      for (const r of [...pairs.flatMap((p) => [p.before, p.api, p.ceiling, p.idempotent, p.graphql]), ...extras]) {
+      for (const r of [...pairs.flatMap((p) => [p.before, p.api, p.ceiling, p.oldSql, p.idempotent, p.graphql]), ...extras]) {
         console.log(
           `| ${r.label}${mark(r)} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.nodeUsPerReq - r.loadUsPerReq).toFixed(0)} | ${r.loadUsPerReq.toFixed(0)} | ${r.nodeSysUsPerReq.toFixed(0)} | ${r.pgUsPerReq.toFixed(0)} (${r.pgSysUsPerReq.toFixed(0)}) | ${r.poolWaiting.toFixed(1)} | ${r.otherCores.toFixed(2)} | ${r.stealCores.toFixed(2)} |`,
         );
       }
     }
-    const all = [...pairs.flatMap((p) => [p.before, p.api, p.ceiling, p.idempotent, p.graphql]), ...extras];
+    const all = [...pairs.flatMap((p) => [p.before, p.api, p.ceiling, p.oldSql, p.idempotent, p.graphql]), ...extras];
     const noisy = all.filter(disturbed).length;
     if (noisy) {
       console.log(

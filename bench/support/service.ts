@@ -23,9 +23,9 @@ export interface BenchService {
 /**
  * The whole service for a benchmark: embedded PostgreSQL in a fresh temp directory (0755: as root
  * the cluster runs as `postgres`), the app built in-process, HTTPS on a free port of 127.0.0.1,
- * silent logs. `stop` undoes all of it, whatever failed.
+ * silent logs. `stop` undoes all of it, whatever failed. `env` adds to (or overrides) the settings.
  */
-export async function startBenchService(name: string): Promise<BenchService> {
+export async function startBenchService(name: string, env: Record<string, string> = {}): Promise<BenchService> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), `adforge-bench-${name}-`));
   await fs.chmod(dir, 0o755);
   const pg = await startEmbeddedPostgres({ dir: path.join(dir, 'pg') });
@@ -35,7 +35,7 @@ export async function startBenchService(name: string): Promise<BenchService> {
   };
   try {
     const port = await freePort();
-    const config = loadConfig({ DATABASE_URL: pg.url('postgres'), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', RATE_LIMIT_TIERS: 'pro=1000000:1000000' });
+    const config = loadConfig({ DATABASE_URL: pg.url('postgres'), DATA_DIR: path.join(dir, 'data'), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', RATE_LIMIT_TIERS: 'pro=1000000:1000000', ...env });
     const app = await buildApp(config, createLogger('silent'));
     stops.push(() => app.close());
     const http = await startHttpServer(app);

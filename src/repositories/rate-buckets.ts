@@ -7,8 +7,16 @@ import type { BucketRule } from '../domain/rate-limit.ts';
  * refill and the take of src/domain/rate-limit.ts takeTokens, done where every API node sees the
  * same bucket. A new bucket starts full; a refused draw takes nothing (it brings the bucket up to
  * date). The row lock of the upsert orders concurrent draws of one key on any node.
+ *
+ * Its commit does not wait for the WAL to reach disk (synchronous_commit off for this statement's
+ * own transaction only: set_config(..., true) ends with it, the pooled session keeps `on`): every
+ * API request draws, and waiting for a flush per request cost a second fsync wait beside the
+ * create's. What a crash can lose is the last fraction of a second of draws, a few tokens handed
+ * back to the keys that drew them; never money, which commits synchronously in other statements.
  */
 export async function drawFromBucket(db: Db, bucket: string, rule: BucketRule, cost: number): Promise<{ tokens: number; allowed: boolean; at: number }> {
+  // Inside a caller's transaction the setting would make that whole transaction's commit asynchronous.
+  if (db.isTransaction) throw new Error('drawFromBucket runs in a transaction of its own, never inside another');
   const burst = sql`${rule.burst}::float8`;
   const perMs = sql`${rule.perMinute / 60_000}::float8`;
   const price = sql`${cost}::float8`;
@@ -19,7 +27,7 @@ export async function drawFromBucket(db: Db, bucket: string, rule: BucketRule, c
     insert into rate_buckets as b (bucket, tokens, at_ms, allowed, full_at_ms)
     select ${bucket}, case when ${burst} >= ${price} then ${burst} - ${price} else ${burst} end, c.now, ${burst} >= ${price},
            c.now + least(${price}, ${burst}) / ${perMs}
-    from (select extract(epoch from clock_timestamp())::float8 * 1000 as now) c
+    from (select extract(epoch from clock_timestamp())::float8 * 1000 as now, set_config('synchronous_commit', 'off', true)) c
     on conflict (bucket) do update set
       tokens = ${left},
       allowed = ${refilled} >= ${price},

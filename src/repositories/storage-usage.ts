@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/pool.ts';
 
-// Storage usage: team_storage is kept by the triggers of migration 0021 from the size columns of
+// Storage usage: team_storage is kept by the triggers of migrations 0021 and 0024 from the size columns of
 // the rows that name stored files; nothing here writes it.
 
 export interface TeamStorageBytes {

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, createPool, type Db } from '../../src/db/pool.ts';
@@ -43,6 +44,20 @@ describe('the shared token bucket (RATE_LIMIT_STORE=postgres)', () => {
         expect(drawn.tokens).toBeCloseTo(expected.state.tokens, 6);
         state = expected.state;
       }
+    }
+  });
+
+  it("commits without waiting for the WAL flush only for itself: the pooled session keeps synchronous_commit on, and a caller's transaction is refused", async () => {
+    const one = createPool(pool.options.connectionString!, 1);
+    const oneDb = createDb(one);
+    try {
+      const show = async () => (await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(oneDb)).rows[0]!.synchronous_commit;
+      expect(await show()).toBe('on');
+      await drawFromBucket(oneDb, 'session', { perMinute: 60, burst: 10 }, 1);
+      expect(await show()).toBe('on');
+      await expect(oneDb.transaction().execute((trx) => drawFromBucket(trx, 'session', { perMinute: 60, burst: 10 }, 1))).rejects.toThrow(/transaction of its own/);
+    } finally {
+      await oneDb.destroy();
     }
   });
 
