@@ -69,7 +69,8 @@ describe('hostile headers', () => {
         expectWellFormed(a);
         expect(a.silent).toBe(false);
         await expectNothingStoredUnlessAccepted(a, before);
-        const value = Buffer.from(bytes).toString('latin1').trim();
+        // HTTP trims only spaces and tabs around a value (RFC 9110 OWS); JS trim() also drops \v, \f and NBSP, which make a key unprintable.
+        const value = Buffer.from(bytes).toString('latin1').replace(/^[ \t]+|[ \t]+$/g, '');
         const printable = value.length >= 1 && value.length <= 255 && /^[\x20-\x7e]+$/.test(value) && !bytes.includes(13) && !bytes.includes(10);
         if (printable) expect(a.responses[0]!.status).toBe(202);
       }),

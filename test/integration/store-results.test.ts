@@ -47,7 +47,7 @@ afterAll(async () => {
 const streamed = (bytes: Buffer, mime: string, ext: string): ResultFile => ({ mime, ext, open: () => Readable.from([bytes]) });
 
 describe.each(['local', 's3'])('storeResults on %s storage', (backend) => {
-  it('stores each file under the generation\'s keys and measures a video from storage: in place on disk, a temp copy from S3', async () => {
+  it('stores each file under the generation\'s keys and measures a video from storage: in place on disk, from its two ends copied out of S3', async () => {
     const storage = backends[backend]!();
     const png = Buffer.from('89504e470d0a1a0a', 'hex');
     probed.length = 0;
@@ -58,7 +58,7 @@ describe.each(['local', 's3'])('storeResults on %s storage', (backend) => {
     expect((await storage.get(out.keys[1]!))?.bytes.equals(video)).toBe(true);
     expect(probed).toHaveLength(1);
     if (backend === 'local') expect(probed[0]).toBe(path.join(dir, 'files', out.keys[1]!));
-    else expect(path.basename(path.dirname(probed[0]!))).toMatch(/^adforge-probe-/);
+    else expect(path.basename(path.dirname(probed[0]!))).toMatch(/^adforge-result-/);
   });
 
   it('a file past the limit fails the whole store and leaves none of its files behind', async () => {
