@@ -119,6 +119,8 @@ async function runOne(storage: 'local' | 's3'): Promise<RunResult> {
         WORKER_CONCURRENCY: String(Math.max(4, RESULTS)),
         METRICS_PORT: '0',
         ...(s3?.env ?? {}),
+        // Profiling the service processes (e.g. `--import` of a profiler hook): the test harness drops NODE_OPTIONS otherwise.
+        ...(process.env.BENCH_MEDIA_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_MEDIA_NODE_OPTIONS } : {}),
       },
       port,
       { name: 'Media', credits: 1_000_000 },
