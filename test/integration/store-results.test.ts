@@ -58,7 +58,7 @@ describe.each(['local', 's3'])('storeResults on %s storage', (backend) => {
     expect((await storage.get(out.keys[1]!))?.bytes.equals(video)).toBe(true);
     expect(probed).toHaveLength(1);
     if (backend === 'local') expect(probed[0]).toBe(path.join(dir, 'files', out.keys[1]!));
-    else expect(path.basename(path.dirname(probed[0]!))).toMatch(/^adforge-probe-/);
+    else expect(path.basename(path.dirname(probed[0]!))).toMatch(/^adforge-result-/);
   });
 
   it('a file past the limit fails the whole store and leaves none of its files behind', async () => {
