@@ -68,6 +68,7 @@ interface RunResult {
   resultsMs: number | undefined;
   inputsMs: number | undefined;
   peaks: Record<string, number>;
+  atRest: Record<string, number>;
   guarded: string[];
   problems: string[];
 }
@@ -119,6 +120,8 @@ async function runOne(storage: 'local' | 's3'): Promise<RunResult> {
         WORKER_CONCURRENCY: String(Math.max(4, RESULTS)),
         METRICS_PORT: '0',
         ...(s3?.env ?? {}),
+        // Profiling the service processes (e.g. `--import` of a profiler hook): the test harness drops NODE_OPTIONS otherwise.
+        ...(process.env.BENCH_MEDIA_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_MEDIA_NODE_OPTIONS } : {}),
       },
       port,
       { name: 'Media', credits: 1_000_000 },
@@ -143,6 +146,9 @@ async function runOne(storage: 'local' | 's3'): Promise<RunResult> {
         procs[name as 'worker' | 'api'].child.kill('SIGKILL');
       }
     });
+    // Resident before any byte moves: what the process holds at rest, so the peak's growth reads apart.
+    const atRest: Record<string, number> = {};
+    for (const [name, proc] of Object.entries(procs)) atRest[name] = (await readProcess(proc.child.pid!))?.rssMb ?? 0;
     const t0 = Date.now();
     const creates = await Promise.all(
       Array.from({ length: RESULTS }, (_, i) => api('/videos/ai-video', JSON.stringify({ model: 'kling-2.6', prompt: `media ${i}`, aspect_ratio: '16:9', duration: 5 }), { 'content-type': 'application/json' })),
@@ -182,7 +188,7 @@ async function runOne(storage: 'local' | 's3'): Promise<RunResult> {
     const resultsMs = resultsOk && opened.length ? Math.max(...done) - Math.min(...opened) : undefined;
     const inputsMs = uploadsOk && uploadEnds.length ? Math.max(...uploadEnds) - uploadsStart : undefined;
     const copyMs = resultsOk && uploadsOk ? Math.max(...done, ...uploadEnds) - Math.min(uploadsStart, ...opened) : undefined;
-    return { storage, diskMs, copyMs, resultsMs, inputsMs, peaks, guarded, problems };
+    return { storage, diskMs, copyMs, resultsMs, inputsMs, peaks, atRest, guarded, problems };
   } finally {
     for (const c of cleanups) await c().catch((e: unknown) => log(`cleanup: ${(e as Error).message}`));
   }
@@ -203,7 +209,8 @@ async function main() {
   console.log('| storage | worker peak RSS (results) | API peak RSS (uploads) | copy rate, all | results | uploads | disk, same bytes | copy / disk | notes |');
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|---|');
   // A process the guard stopped was at least at the guard: its last reading says how far it had got.
-  const peak = (r: RunResult, name: string) => `${r.guarded.includes(name) ? '≥ ' : ''}${r.peaks[name]?.toFixed(0)} MB${r.guarded.includes(name) ? ' (stopped)' : ''}`;
+  const peak = (r: RunResult, name: string) =>
+    `${r.guarded.includes(name) ? '≥ ' : ''}${r.peaks[name]?.toFixed(0)} MB${r.guarded.includes(name) ? ' (stopped)' : ''} (${r.atRest[name]?.toFixed(0)} at rest)`;
   for (const r of results) {
     const cell = (bytes: number, ms: number | undefined) => (ms === undefined ? '–' : `${rate(bytes, ms)} MB/s`);
     const ratio = r.copyMs === undefined ? '–' : (r.diskMs / r.copyMs).toFixed(2);

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EngineJob } from '../../src/adapters/engines/render-job.ts';
@@ -180,7 +181,7 @@ describe('every tool run on input media is locked to its demuxer and to local fi
   it('probing bytes, muting a provider video and a face as a still video', async () => {
     await probeMedia(mp4, { kind: 'video' });
     await probeMedia(mp3);
-    await withoutSound(mp4);
+    await (await withoutSound(Readable.from([mp4]))).toArray();
     await stillVideo(png, 1);
     expect(expectAllLocked().map((i) => i.demuxer)).toEqual(['mov', 'mp3', 'mov', 'image2']);
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ReadStream } from 'node:fs';
-import { type FileHandle, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { createWriteStream, type ReadStream } from 'node:fs';
+import { type FileHandle, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -46,6 +46,8 @@ interface ContentTypeSidecar {
 const FALLBACK_CONTENT_TYPE = 'application/octet-stream';
 // Temp files live inside the root so rename() stays on one filesystem and is atomic.
 const TEMP_DIR_NAME = '.tmp';
+// How much a stored stream may have waiting for the disk before its source is paused.
+const WRITE_BUFFER_BYTES = 1024 * 1024;
 
 // A directory where a key's file would be (key `a` while `a/b` exists) also means "no object here".
 const NO_OBJECT_CODES = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ERR_FS_EISDIR']);
@@ -75,17 +77,11 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
   const sidecarPath = (file: string): string => path.join(path.dirname(file), `.${path.basename(file)}.meta.json`);
 
   /** Writes a temp file and renames it into place: nothing lands unless every byte was written and synced. */
-  async function writeAtomically(target: string, write: (handle: FileHandle) => Promise<void>): Promise<void> {
+  async function writeAtomically(target: string, write: (temp: string) => Promise<void>): Promise<void> {
     await mkdir(tempDir, { recursive: true });
     const temp = path.join(tempDir, `${randomUUID()}.tmp`);
     try {
-      const handle = await open(temp, 'wx');
-      try {
-        await write(handle);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await write(temp);
       await mkdir(path.dirname(target), { recursive: true });
       await rename(temp, target);
     } catch (e) {
@@ -94,16 +90,17 @@ export function createLocalStorage(options: LocalStorageOptions): LocalStorage {
     }
   }
 
-  const writeWhole = (target: string, content: Buffer | string) => writeAtomically(target, (h) => h.writeFile(content));
+  // `flush` syncs the file before it is closed, so the rename never lands bytes still in flight.
+  const writeWhole = (target: string, content: Buffer | string) => writeAtomically(target, (temp) => writeFile(temp, content, { flag: 'wx', flush: true }));
 
   /** Streams into the temp file through the byte limit; with `size`, content of another length never lands. */
   async function writeStream(target: string, stream: Readable, opts: PutStreamOptions): Promise<number> {
     const limit = byteLimit(opts.maxBytes, opts.tooLarge ?? storageTooLarge(opts.maxBytes));
-    await writeAtomically(target, async (handle) => {
-      // Written through the handle itself so it can be synced before the rename.
-      await pipeline(stream, limit, async (source: AsyncIterable<Buffer>) => {
-        for await (const chunk of source) await handle.write(chunk);
-      });
+    await writeAtomically(target, async (temp) => {
+      // A write stream with a large buffer hands the chunks that pile up during one write to the
+      // next as one writev: awaiting each network-sized chunk's write alone paced the copy by the
+      // disk's latency per chunk, several times slower than the disk.
+      await pipeline(stream, limit, createWriteStream(temp, { flags: 'wx', flush: true, highWaterMark: WRITE_BUFFER_BYTES }));
       if (opts.size !== undefined && limit.size() !== opts.size) {
         throw new AppError('validation_error', `stored ${limit.size()} bytes where ${opts.size} were announced`);
       }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
 import { LIST_SEPARATOR } from '../../domain/campaign-rows.ts';
 import { ApiError } from './api.ts';
@@ -44,15 +45,15 @@ export async function findLocalFiles(csv: CsvFile, csvPath: string): Promise<Loc
         if (!value || hasScheme(value)) continue;
         const abs = path.resolve(base, value);
         if (found.byPath.has(abs)) continue;
-        let bytes: Buffer;
+        let hashed: { sha256: string; size: number };
         try {
-          bytes = await fs.readFile(abs);
+          hashed = await hashFile(abs);
         } catch (e) {
           throw new CliError(EXIT_USAGE, `row ${row.row_number}, ${column}: cannot read the local file ${value} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); paths are relative to the CSV's folder`);
         }
-        const sha256 = createHash('sha256').update(bytes).digest('hex');
+        const { sha256, size } = hashed;
         found.byPath.set(abs, sha256);
-        if (!found.byHash.has(sha256)) found.byHash.set(sha256, { sha256, size: bytes.length, path: value });
+        if (!found.byHash.has(sha256)) found.byHash.set(sha256, { sha256, size, path: value });
       }
     }
   }
@@ -95,8 +96,9 @@ export async function uploadLocalFiles(local: LocalFiles, o: { endpoint: URL; ke
       try {
         res = await request(url, {
           method: 'POST',
-          headers: { authorization: `Bearer ${o.key}`, 'content-type': 'application/octet-stream', 'idempotency-key': `adforge-campaign-upload-${file.sha256}` },
-          body: await fs.readFile(abs),
+          headers: { authorization: `Bearer ${o.key}`, 'content-type': 'application/octet-stream', 'content-length': String(file.size), 'idempotency-key': `adforge-campaign-upload-${file.sha256}` },
+          // Streamed from the disk with its length: a 200 MB video is never whole in the CLI's memory.
+          body: createReadStream(abs),
           dispatcher,
         });
       } catch (e) {
@@ -118,4 +120,17 @@ export async function uploadLocalFiles(local: LocalFiles, o: { endpoint: URL; ke
   } finally {
     await dispatcher.close();
   }
+}
+
+/** A file's SHA-256 and size, read as a stream: the CLI never holds a whole video. */
+async function hashFile(file: string): Promise<{ sha256: string; size: number }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  await pipeline(createReadStream(file), async (chunks: AsyncIterable<Buffer>) => {
+    for await (const chunk of chunks) {
+      size += chunk.length;
+      hash.update(chunk);
+    }
+  });
+  return { sha256: hash.digest('hex'), size };
 }

@@ -1,6 +1,4 @@
-import { Readable } from 'node:stream';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import { readAtMost } from '../../net/read-at-most.ts';
 import { createProviderClient, errorMessage } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type Engine, type UpstreamFile, type UpstreamOutput, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { running } from '../progress.ts';
@@ -139,9 +137,7 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
               const video = await openVideoFile(uri, { call, apiOrigin: origin, maxBytes: MAX_VIDEO_BYTES, allowPrivate: opts.allowPrivate, timeoutMs: 300_000 }, s);
               if (sound) return video;
               // Veo on the Gemini API always makes sound: a request without it gets the picture alone.
-              // withoutSound still takes the video whole (an 8 s clip); it is to read a file instead.
-              const whole = await readAtMost(video, MAX_VIDEO_BYTES, () => new UpstreamError('refused', 'Gemini answered with too much data'));
-              return Readable.from([await withoutSound(whole)]);
+              return withoutSound(video, s);
             },
           },
         ],
