@@ -14,16 +14,18 @@ type Role = { http: boolean; worker: boolean; demo: boolean };
  * running ones finish or are released; then the database closes and the process exits 0.
  */
 async function runService(role: Role): Promise<void> {
-  const [{ buildApp }, { loadConfig }, { startHttpServer }, { createLogger }, { ensureDemoTeam }, { startWorker }, { startMetricsListener }, { checkBinaries }] = await Promise.all([
+  // A worker alone never loads the HTTP server (Fastify, the GraphQL schema, the dashboard's routes),
+  // nor a server alone the job runner: each process holds only what its role runs.
+  const [{ buildApp }, { loadConfig }, { createLogger }, { ensureDemoTeam }, { startMetricsListener }, { checkBinaries }] = await Promise.all([
     import('../app.ts'),
     import('../config.ts'),
-    import('../http/server.ts'),
     import('../log.ts'),
     import('../services/bootstrap.ts'),
-    import('../worker.ts'),
     import('../http/metrics-route.ts'),
     import('../services/binaries-check.ts'),
   ]);
+  const serveHttp = role.http ? (await import('../http/server.ts')).startHttpServer : undefined;
+  const runJobs = role.worker ? (await import('../worker.ts')).startWorker : undefined;
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   let app: App | undefined;
@@ -63,8 +65,8 @@ async function runService(role: Role): Promise<void> {
   starting = (async () => {
     await checkBinaries(config, log);
     app = await buildApp(config, log, { seed: role.http });
-    if (role.worker) worker = await startWorker(app);
-    if (role.http) http = await startHttpServer(app);
+    if (runJobs) worker = await runJobs(app);
+    if (serveHttp) http = await serveHttp(app);
     if (config.metrics.port) metrics = await startMetricsListener(app.metrics, config.metrics);
   })();
   try {
