@@ -35,8 +35,32 @@ describe("sync.so's poll budget", () => {
       ids.push(res.body.generation_id);
     }
     for (const id of ids) expect((await waitForGeneration(svc, t.key, id, 90_000)).status).toBe('completed');
-    expect(sync.readLog.length).toBeGreaterThanOrEqual(ids.length * 2);
+    // Each generation ends on its fourth look; a read (its own, or the list of many) is one look of each it shows.
+    expect(sync.readLog.length).toBeGreaterThanOrEqual(4);
     expect(sync.readLog.filter((r) => r.status === 429)).toEqual([]);
     expect(sync.submits).toHaveLength(ids.length);
+  }, 120_000);
+
+  it('twelve live talking avatars are read many to a request by GET /v2/generations?ids=: fewer reads than jobs, each submitted once, no 429', async () => {
+    const avatarId = (await svc.app.db.selectFrom('avatars').select('id').where('avatar_type', '=', 'platform').orderBy('name').executeTakeFirstOrThrow()).id;
+    const [reads, submits, lists] = [sync.readLog.length, sync.submits.length, sync.listReads.length];
+    const ids = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const res = await svc.api('POST', '/api/v1/videos/talking-avatar', {
+          key: t.key,
+          body: { avatar_id: avatarId, avatar_type: 'platform', script: `Many ${i}.`, voice_id: VOICES[1]!.id, lipsync_model: 'lipsync-2.0' },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(202);
+        return res.body.generation_id as string;
+      }),
+    );
+    for (const id of ids) expect((await waitForGeneration(svc, t.key, id, 90_000)).status).toBe('completed');
+    expect(sync.submits.length - submits).toBe(12);
+    expect(sync.readLog.filter((r) => r.status === 429)).toEqual([]);
+    // Four looks each would be 48 reads one by one.
+    expect(sync.readLog.length - reads).toBeLessThan(12);
+    const pages = sync.listReads.slice(lists);
+    expect(Math.max(...pages.map((p) => p.ids.length))).toBeGreaterThanOrEqual(4);
+    for (const p of pages) expect(p.limit).toBe(100);
   }, 120_000);
 });

@@ -71,6 +71,35 @@ describe('sync fake: POST /v2/generate (multipart) against its contract', () => 
   });
 });
 
+describe('GET /v2/generations: many generations in one read', () => {
+  it('the fake lists the generations named by ids, newest first, and refuses a limit past 100 or a cursor without a limit', async () => {
+    const a = (await (await generate(form(valid))).json()) as { id: string };
+    const b = (await (await generate(form(valid))).json()) as { id: string };
+    const list = (q: string) => fetch(`${sync.url}/v2/generations?${q}`, { headers: { 'x-api-key': KEY } });
+    const res = await list(`ids=${a.id},${b.id},gen-unknown&limit=100`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as Array<{ id: string }>).map((g) => g.id)).toEqual([b.id, a.id]);
+    expect((await list('limit=101')).status).toBe(400);
+    expect((await list(`cursor=${a.id}`)).status).toBe(400);
+    expect((await list('status=DONE')).status).toBe(400);
+  });
+
+  it("the engine's batched read answers each generation asked for as its own read would, in one request", async () => {
+    const engine = createSyncEngine({ apiUrl: sync.url, apiKey: KEY, allowPrivate: true });
+    const a = (await (await generate(form(valid))).json()) as { id: string };
+    sync.failNext('the face was not found');
+    const b = (await (await generate(form(valid))).json()) as { id: string };
+    const reads = sync.readLog.length;
+    const first = await engine.batchRead!.pollMany([{ id: a.id }, { id: b.id }], AbortSignal.timeout(10_000), async () => true);
+    expect(first.get(a.id)).toMatchObject({ state: 'pending', detail: 'PENDING' });
+    const second = await engine.batchRead!.pollMany([{ id: a.id }, { id: b.id }], AbortSignal.timeout(10_000), async () => true);
+    expect(second.get(a.id)).toMatchObject({ state: 'succeeded' });
+    expect(second.get(b.id)).toEqual({ state: 'failed', message: 'sync could not make the video: the face was not found' });
+    expect(sync.readLog.length - reads).toBe(2);
+    expect(sync.listReads.at(-1)).toEqual({ ids: [a.id, b.id], limit: 100 });
+  });
+});
+
 describe('sync check (free reads only: GET /v2/models)', () => {
   const engine = (apiKey: string) => createSyncEngine({ apiUrl: sync.url, apiKey, allowPrivate: true });
 

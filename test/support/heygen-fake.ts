@@ -25,6 +25,9 @@ import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer
  * callback is POSTed there: {event_type: avatar_video.success | video_translate.success,
  * event_data: {video_id, url, callback_id}} (the event names of HeyGen's webhook events; adforge
  * does not read the body, it reads the job: docs/providers.md).
+ *
+ * GET /v3/videos lists the account's videos newest first, `limit` (1..100) a page, `token` for the
+ * next; a page is one read against `readLimit`, and every video on it counts as looked at.
  */
 interface Job {
   kind: 'video' | 'translation' | 'workflow';
@@ -51,7 +54,7 @@ export const HEYGEN_DOCUMENTED_LANGUAGES: readonly string[] = (
   contract('list-translation-languages').responses['200'] as { properties: { data: { properties: { languages: { items: { examples: string[] } } } } } }
 ).properties.data.properties.languages.items.examples;
 
-type Handler = (o: { body: any; id?: string; key?: string }) => { status: number; body: unknown } | 'dropped' | Promise<{ status: number; body: unknown }>;
+type Handler = (o: { body: any; id?: string; key?: string; query?: Record<string, string> }) => { status: number; body: unknown } | 'dropped' | Promise<{ status: number; body: unknown }>;
 
 export async function startHeyGenFake(opts: {
   key: string;
@@ -85,7 +88,9 @@ export async function startHeyGenFake(opts: {
   let counter = 0;
   let base = '';
   /** Every read of a job (when it arrived, its status), 429s included: what a bench counts as polls. */
-  const readLog: Array<{ at: number; status: number }> = [];
+  const readLog: Array<{ at: number; status: number; path: string }> = [];
+  /** Every page of GET /v3/videos served: the ids it held and the limit asked. */
+  const listReads: Array<{ ids: string[]; limit: number }> = [];
   const recentReads: number[] = [];
   const callbacksSent: Array<{ url: string; status: number; body: Record<string, unknown> }> = [];
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -108,13 +113,20 @@ export async function startHeyGenFake(opts: {
   const error = (status: number, code: string, message: string, param: string | null = null) => ({ status, body: { error: { code, message, param, doc_url: null } } });
   const done = (job: Job) => job.ended === true || (job.finishAt !== undefined ? Date.now() >= job.finishAt : job.polls > (opts.pollsUntilDone ?? 1));
   const timed = (): { finishAt?: number } => (opts.finishAfterMs ? { finishAt: Date.now() + opts.finishAfterMs() } : {});
+  /** A video as HeyGen shows it, in its own read and in the list alike; every look counts as one of its polls. */
+  const videoData = (id: string, job: Job) => {
+    job.polls++;
+    if (!done(job)) return { id, status: job.polls === 1 ? 'pending' : 'processing' };
+    if (job.failure) return { id, status: 'failed', failure_code: 'face_not_detected', failure_message: job.failure };
+    return { id, status: 'completed', video_url: `${base}/files/${id}.mp4`, duration: 1 };
+  };
 
   const submit = (): { status: number; body: unknown } | undefined => {
     const f = submitFailures.shift();
     return f && { status: f.status, body: f.body ?? { error: { code: 'unavailable', message: 'Service unavailable', param: null, doc_url: null } } };
   };
 
-  const routes: Array<{ method: string; path: RegExp; contract: Contract; mutation?: boolean; handle: Handler }> = [
+  const routes: Array<{ method: string; path: RegExp; contract: Contract; mutation?: boolean; list?: boolean; handle: Handler }> = [
     {
       method: 'POST',
       path: /^\/v3\/assets$/,
@@ -187,15 +199,28 @@ export async function startHeyGenFake(opts: {
     },
     {
       method: 'GET',
+      path: /^\/v3\/videos$/,
+      contract: contract('list-videos'),
+      list: true,
+      handle: ({ query }) => {
+        // The account's videos, newest first: ours and any a test made elsewhere (addOtherVideos).
+        const all = [...jobs.entries()].filter(([, j]) => j.kind === 'video').reverse();
+        const from = query?.token ? Number(query.token) : 0;
+        const limit = Number(query?.limit ?? 10);
+        const page = all.slice(from, from + limit);
+        const more = from + limit < all.length;
+        listReads.push({ ids: page.map(([id]) => id), limit });
+        return { status: 200, body: { data: page.map(([id, job]) => videoData(id, job)), has_more: more, next_token: more ? String(from + limit) : null } };
+      },
+    },
+    {
+      method: 'GET',
       path: /^\/v3\/videos\/([^/]+)$/,
       contract: contract('get-video'),
       handle: ({ id }) => {
         const job = jobs.get(id!);
         if (job?.kind !== 'video') return error(404, 'not_found', 'Video not found.');
-        job.polls++;
-        if (!done(job)) return { status: 200, body: { data: { id, status: job.polls === 1 ? 'pending' : 'processing' } } };
-        if (job.failure) return { status: 200, body: { data: { id, status: 'failed', failure_code: 'face_not_detected', failure_message: job.failure } } };
-        return { status: 200, body: { data: { id, status: 'completed', video_url: `${base}/files/${id}.mp4`, duration: 1 } } };
+        return { status: 200, body: { data: videoData(id!, job) } };
       },
     },
     {
@@ -284,7 +309,8 @@ export async function startHeyGenFake(opts: {
       }
       // The contract sees a file part as {filename, type, size}; the handler also gets its bytes.
       const seen = route.contract.request.contentType === 'multipart/form-data' ? Object.fromEntries(Object.entries(body as Record<string, any>).map(([k, v]) => [k, typeof v === 'object' ? { filename: v.filename, type: v.type, size: v.size } : v])) : body;
-      const problems = requestProblems(route.contract, { headers: req.headers, body: seen });
+      const query = Object.fromEntries(url.searchParams);
+      const problems = requestProblems(route.contract, { headers: req.headers, body: seen, ...(route.contract.request.query ? { query } : {}) });
       if (problems.length) {
         refused.push({ call: route.contract.call, problems });
         // A field this call does not have is named first: a misnamed field shows as it and as the required one it misses.
@@ -300,20 +326,21 @@ export async function startHeyGenFake(opts: {
         return answer(r.status, r.body);
       }
       const id = route.path.exec(url.pathname)?.[1];
-      if (req.method === 'GET' && id !== undefined) {
+      // A list of jobs is one read against the limit, like a read of one job.
+      if (req.method === 'GET' && (id !== undefined || route.list)) {
         const now = Date.now();
         const limit = opts.readLimit;
         while (limit && recentReads.length && recentReads[0]! <= now - limit.perMs) recentReads.shift();
         if (limit && recentReads.length >= limit.requests) {
-          readLog.push({ at: now, status: 429 });
+          readLog.push({ at: now, status: 429, path: url.pathname });
           const e = error(429, 'rate_limit_exceeded', 'Rate limit exceeded. Retry after the time in the Retry-After header.');
           checkAnswer(route.contract, e.status, e.body);
           return sendJson(res, e.status, e.body, { 'retry-after': String(limit.retryAfterSeconds ?? 1) });
         }
         if (limit) recentReads.push(now);
-        readLog.push({ at: now, status: 200 });
+        readLog.push({ at: now, status: 200, path: url.pathname });
       }
-      const out = await route.handle({ body, ...(id !== undefined ? { id: decodeURIComponent(id) } : {}), ...(key ? { key } : {}) });
+      const out = await route.handle({ body, query, ...(id !== undefined ? { id: decodeURIComponent(id) } : {}), ...(key ? { key } : {}) });
       // A connection cut after the request was read: the job exists, its answer never arrives.
       if (out === 'dropped') return req.socket.destroy();
       return answer(out.status, out.body, replayKey);
@@ -334,7 +361,12 @@ export async function startHeyGenFake(opts: {
     replayed,
     languages,
     readLog,
+    listReads,
     callbacksSent,
+    /** Videos made on the account elsewhere (its web app, another service), newer than those so far: they push older ones off the list's first pages. */
+    addOtherVideos: (n: number) => {
+      for (let i = 0; i < n; i++) jobs.set(`vid_other_${++counter}`, { kind: 'video', polls: 0, ended: true });
+    },
     failNextSubmit: (f: { status: number; body?: unknown }) => submitFailures.push(f),
     dropNextVideoAnswer: () => (dropNextVideoAnswer = true),
     refuseNextVideo: (message: string) => (refuseNextVideo = message),

@@ -15,6 +15,9 @@ import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer
  * - GET /v2/generate/{id} (get-generation.json, docs.sync.so get-generate): PENDING, PROCESSING,
  *   then COMPLETED with outputUrl, or FAILED / REJECTED / CANCELED with `error` and `error_code`.
  * - GET /v2/models (list-models.json, sync.so/docs/api-reference/api/models-api/list).
+ * - GET /v2/generations (list-generations.json, sync.so/docs/api-reference/api/generate-api/list):
+ *   the generations named by `ids` and in `status`, newest first, `limit` of them; one read
+ *   against `readLimit`, and each generation listed counts as looked at.
  * A request that breaks its contract is refused as sync refuses it: 400 with the error body of the
  * SDK's GenerationError, {message, statusCode}, plus `field` (the errors section of the
  * models-api page) naming the field; a wrong key is 401 with the same shape. Every answer is held
@@ -40,7 +43,7 @@ export interface SyncEnding {
   errorCode?: string;
 }
 
-const CONTRACTS = { generate: loadContract('sync', 'generate-multipart'), get: loadContract('sync', 'get-generation'), models: loadContract('sync', 'list-models') };
+const CONTRACTS = { generate: loadContract('sync', 'generate-multipart'), get: loadContract('sync', 'get-generation'), models: loadContract('sync', 'list-models'), list: loadContract('sync', 'list-generations') };
 const DEFAULT_MODELS = ['sync-3', 'lipsync-2', 'lipsync-2-pro', 'lipsync-1.9.0-beta', 'react-1'];
 
 export async function startSyncFake(opts: {
@@ -67,8 +70,10 @@ export async function startSyncFake(opts: {
   let dropNext = false;
   let counter = 0;
   let base = '';
-  /** Every GET of a generation (when it arrived, its status), 429s included: what a bench counts as polls. */
+  /** Every GET of a generation or of the list (one read each; when it arrived, its status), 429s included: what a bench counts as polls. */
   const readLog: Array<{ at: number; status: number }> = [];
+  /** Every GET /v2/generations served: the ids it asked for and its limit. */
+  const listReads: Array<{ ids: string[]; limit: number }> = [];
   const recentReads: number[] = [];
 
   const answer = (res: http.ServerResponse, c: Contract, status: number, body: unknown) => {
@@ -96,6 +101,23 @@ export async function startSyncFake(opts: {
     const job = jobs.get(id)!;
     if (!job.done) return generation(id, job.polls <= 1 ? 'PENDING' : 'PROCESSING');
     return job.ending ? ended(id, job.ending) : generation(id, 'COMPLETED');
+  };
+  /**
+   * GET /v2/generations: the generations named by `ids` and in one of `status` (each a
+   * comma-separated list), newest first, `limit` of them; each listed one counts as looked at.
+   */
+  const list = (q: URLSearchParams) => {
+    const ids = q.get('ids')?.split(',');
+    const statuses = q.get('status')?.split(',');
+    const shown = [...jobs.keys()].reverse().filter((id) => !ids || ids.includes(id));
+    listReads.push({ ids: ids ?? [], limit: Number(q.get('limit') ?? 0) });
+    const out = shown.map((id) => {
+      const job = jobs.get(id)!;
+      job.polls++;
+      if (job.polls > (opts.pollsUntilDone ?? 1)) job.done = true;
+      return current(id);
+    });
+    return out.filter((g) => !statuses || statuses.includes(g.status)).slice(0, Number(q.get('limit') ?? out.length));
   };
   /** The Sync-Signature header for a body (any secret and time, for forged and stale ones). */
   const sign = (body: string, o: { secret?: string; t?: number } = {}) => {
@@ -166,7 +188,16 @@ export async function startSyncFake(opts: {
     const url = new URL(req.url ?? '/', base);
     if (servedVideo(req, res, url, opts.video)) return;
     const one = /^\/v2\/generate\/([^/]+)$/.exec(url.pathname);
-    const c = req.method === 'POST' && url.pathname === '/v2/generate' ? CONTRACTS.generate : req.method === 'GET' && one ? CONTRACTS.get : req.method === 'GET' && url.pathname === '/v2/models' ? CONTRACTS.models : undefined;
+    const c =
+      req.method === 'POST' && url.pathname === '/v2/generate'
+        ? CONTRACTS.generate
+        : req.method === 'GET' && one
+          ? CONTRACTS.get
+          : req.method === 'GET' && url.pathname === '/v2/models'
+            ? CONTRACTS.models
+            : req.method === 'GET' && url.pathname === '/v2/generations'
+              ? CONTRACTS.list
+              : undefined;
     if (!c) return sendJson(res, 404, { message: `Cannot ${req.method} ${url.pathname}`, statusCode: 404 });
     if (req.headers['x-api-key'] !== opts.key) return answer(res, c, 401, { message: 'Unauthorized', statusCode: 401 });
     const key = req.headers['idempotency-key'];
@@ -184,6 +215,7 @@ export async function startSyncFake(opts: {
     }
     if (limit) recentReads.push(now);
     readLog.push({ at: now, status: 200 });
+    if (c === CONTRACTS.list) return answer(res, c, 200, list(url.searchParams));
     const job = jobs.get(one![1]!);
     if (!job) return answer(res, c, 404, { message: 'Generation not found', statusCode: 404 });
     job.polls++;
@@ -198,6 +230,7 @@ export async function startSyncFake(opts: {
     jobs,
     hooksSent,
     readLog,
+    listReads,
     sign,
     /** The generation as sync would post it to its webhook now (for a test to deliver late). */
     generationOf: (id: string) => current(id),

@@ -23,6 +23,7 @@ describe('HeyGen contracts (test/contracts/heygen)', () => {
         'GET /v3/users/me',
         'GET /v3/video-translations/languages',
         'GET /v3/video-translations/{video_translation_id}',
+        'GET /v3/videos',
         'GET /v3/videos/{video_id}',
         'POST /v1/workflows/executions',
         'POST /v3/assets',
@@ -43,6 +44,14 @@ describe('HeyGen contracts (test/contracts/heygen)', () => {
       for (const a of c.also ?? []) expect(a).toEqual({ url: expect.stringMatching(/^https:\/\//), retrieved: expect.stringMatching(/^20\d\d-/), gave: expect.any(String) });
     });
   }
+
+  it("the list of videos takes a limit of 1 to 100 and a page token, as query text, and nothing else", () => {
+    const list = contractsOf('heygen')['list-videos']!;
+    const headers = { 'x-api-key': 'k' };
+    expect(requestProblems(list, { headers, query: { limit: '100', token: 'abc' } })).toEqual([]);
+    for (const limit of ['0', '101', '-1', 'ten']) expect(requestProblems(list, { headers, query: { limit } }).map((p) => p.path)).toEqual([['limit']]);
+    expect(requestProblems(list, { headers, query: { status: 'completed' } }).map((p) => p.kind)).toEqual(['unknown']);
+  });
 
   it('a contract written from a page (the face swap skill) cites it beside each field', () => {
     const create = contractsOf('heygen')['create-workflow-execution']!;

@@ -150,6 +150,12 @@ export interface Engine {
    */
   readonly pollBudget?: PollBudget;
   /**
+   * One read of many jobs, where the provider lists them (HeyGen's GET /v3/videos): the poll that
+   * holds the provider's read slot also reads the other live jobs it can, and each ends or waits as
+   * its own poll would. Absent: every job is read alone.
+   */
+  readonly batchRead?: BatchRead;
+  /**
    * The provider calls back for this operation to a URL given with the submit but does not sign
    * the call (HeyGen's callback_url): the core gives it a URL holding a token of that one attempt.
    */
@@ -159,6 +165,19 @@ export interface Engine {
    * route that sends one here stops the start.
    */
   readonly retired?: Readonly<Record<string, { operation: GenerationOperation; since: string; instead: string }>>;
+}
+
+/** How an engine reads many of its jobs at once (Engine.batchRead). */
+export interface BatchRead {
+  /** The jobs a batched read can cover: those whose handle holds these fields (HeyGen: `{kind: 'video'}`). */
+  readonly handles: Readonly<Record<string, string>>;
+  /** At most this many jobs are asked of one batched read. */
+  readonly size: number;
+  /**
+   * The status of each job it found, by provider job id; a job it did not find is absent (it is then
+   * read alone). `nextPage`: asked before each read after the first; false stops (the provider's budget).
+   */
+  pollMany(handles: ReadonlyArray<Record<string, unknown>>, signal: AbortSignal, nextPage: () => Promise<boolean>): Promise<Map<string, UpstreamStatus>>;
 }
 
 /**

@@ -19,6 +19,7 @@ import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
 import { createPollScheduler } from './poll-budget.ts';
+import { createBatchPolls } from './batch-poll.ts';
 import { createCallbackTokens } from './provider-callbacks.ts';
 import { COPYING, createProgressWriter } from './progress.ts';
 import { queued } from '../../adapters/engines/progress.ts';
@@ -59,6 +60,8 @@ export function createUpstreamCore(
     engine.verifyHook ? Promise.resolve(callbacks.providerUrl(engine.name)) : engine.callsBack?.(operation) ? callbacks.attemptUrl(engine.name, attemptId) : Promise.resolve(undefined);
   // A job its provider will call back on is finished by the call: its polls are only a safety net.
   const hooked = (engine: Engine, operation: GenerationOperation) => Boolean(config.upstream.callbackBaseUrl && (engine.verifyHook || engine.callsBack?.(operation)));
+  // A provider that lists its jobs: one look reads others with its own (batch-poll.ts).
+  const batches = createBatchPolls({ db, log, polls, progress, hooked, finish: (g, job, engine, status) => finish(g, job, engine, status) });
 
   async function failBoth(g: Pick<GenerationRow, 'id'>, upstreamJobId: string, message: string, engine?: string): Promise<void> {
     await lifecycle.fail(g.id, message, { within: (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }), ...(engine ? { engine } : {}) });
@@ -257,10 +260,13 @@ export function createUpstreamCore(
         return;
       }
       // The provider's budget is kept across jobs and worker processes: past it, the look waits for its slot.
+      if (!opts.holdsSlot && (await batches.ride(job, engine))) return;
       if (!(await polls.admit(job.id, engine, opts.holdsSlot === true))) return;
       let status;
       try {
-        status = await engine.poll(job.handle, AbortSignal.timeout(60_000));
+        const batched = await batches.lead(job, engine, AbortSignal.timeout(60_000));
+        if (batched === 'requeued') return;
+        status = batched === 'alone' ? await engine.poll(job.handle, AbortSignal.timeout(60_000)) : batched;
       } catch (e) {
         const err = e instanceof UpstreamError ? e : new UpstreamError('transient', 'the provider could not be asked', { cause: e });
         called(engine.name, 'poll', err.failure);

@@ -1,7 +1,7 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { readBounded } from '../bounded-read.ts';
 import { createProviderClient } from '../upstream-http.ts';
-import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
+import { UpstreamError, type BatchRead, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { queued, running } from '../progress.ts';
 import { faceAsset, speechAsset, type HeyGenAsset } from './heygen-assets.ts';
 import { createHeyGenCheck } from './heygen-check.ts';
@@ -31,6 +31,10 @@ export interface HeyGenOptions {
 }
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
+// GET /v3/videos: at most 100 a page (heygen-cli gen/video.go VideoList); newest first, so a job
+// older than a few pages is read alone rather than found by reading the whole account.
+const LIST_PAGE = 100;
+const LIST_PAGES = 3;
 // 409 request_in_progress: the first request with this key is still running; nothing new was queued.
 const NOTHING_QUEUED = new Set([409]);
 
@@ -102,8 +106,39 @@ export function createHeyGenEngine(opts: HeyGenOptions): Engine {
     workflow: { path: '/v1/workflows/executions/', read: workflowStatus },
   };
 
+  /**
+   * Talking avatars read from the account's list of videos, a page at a time until each asked-for
+   * video was seen, the list ends, or LIST_PAGES were read. HeyGen filters the list by neither id
+   * nor status, so a page also holds videos that are not ours: they are passed over.
+   */
+  const batchRead: BatchRead = {
+    handles: { kind: 'video' },
+    size: LIST_PAGE,
+    async pollMany(handles, signal, nextPage) {
+      const wanted = new Set(handles.filter((h) => h.kind === 'video').map((h) => String(h.id)));
+      const found = new Map<string, UpstreamStatus>();
+      let token: string | undefined;
+      for (let page = 0; page < LIST_PAGES && found.size < wanted.size; page++) {
+        if (page > 0 && !(await nextPage())) break;
+        const query = new URLSearchParams({ limit: String(LIST_PAGE), ...(token ? { token } : {}) });
+        const json = await client.json('GET', `/v3/videos?${query}`, undefined, signal);
+        for (const d of Array.isArray(json?.data) ? (json.data as Array<Record<string, unknown>>) : []) {
+          const id = String(d?.id);
+          if (!wanted.has(id)) continue;
+          const status = v3Status(d, HEYGEN_WAITING_STATUSES.video);
+          // A status the list shows that HeyGen does not document: the video's own read decides.
+          if (status) found.set(id, status);
+        }
+        token = typeof json?.next_token === 'string' && json.has_more === true ? json.next_token : undefined;
+        if (!token) break;
+      }
+      return found;
+    },
+  };
+
   return {
     name: 'heygen',
+    batchRead,
     kind: 'upstream',
     // The v3 mutations replay under our attempt id; the v1 face swap workflow does not.
     dedupesSubmit: (operation: GenerationOperation) => operation === 'talking-avatar' || operation === 'localize',

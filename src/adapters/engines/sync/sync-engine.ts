@@ -45,6 +45,20 @@ export const SYNC_ENDINGS: Readonly<Record<string, string>> = {
   TIMED_OUT: 'timed out making the video',
 };
 
+// GET /v2/generations takes a limit of 1 to 100.
+const LIST_LIMIT = 100;
+
+/** A generation as GET /v2/generate/{id} and GET /v2/generations show it; undefined for a status sync does not document. */
+function syncStatus(g: Record<string, unknown>): UpstreamStatus | undefined {
+  // sync gives states only: PENDING is waiting for a worker, PROCESSING is running.
+  if (SYNC_WORKING.includes(String(g.status))) return { state: 'pending', detail: String(g.status), progress: g.status === 'PENDING' ? queued() : running() };
+  const ending = typeof g.status === 'string' ? SYNC_ENDINGS[g.status] : undefined;
+  if (ending) return { state: 'failed', message: `sync ${ending}: ${typeof g.error === 'string' && g.error ? g.error.slice(0, 500) : String(g.status).toLowerCase()}` };
+  if (g.status !== 'COMPLETED') return undefined;
+  if (typeof g.outputUrl !== 'string') return { state: 'failed', message: 'sync finished without a video' };
+  return { state: 'succeeded', outputs: [{ url: g.outputUrl }] };
+}
+
 /** sync's error body (the SDK's GenerationError): `message`, a string or a list of them. */
 function syncMessage(json: unknown): string | undefined {
   const m = (json as { message?: unknown } | undefined)?.message;
@@ -54,7 +68,7 @@ function syncMessage(json: unknown): string | undefined {
 
 export function createSyncEngine(opts: SyncOptions): Engine {
 
-  const { json: call, dispatcher } = createProviderClient({
+  const { json: call, call: request, dispatcher } = createProviderClient({
     provider: 'sync',
     baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
@@ -103,13 +117,28 @@ export function createSyncEngine(opts: SyncOptions): Engine {
 
     async poll(handle, signal): Promise<UpstreamStatus> {
       const g = (await call('GET', `/v2/generate/${encodeURIComponent(String(handle.id))}`, undefined, signal)) ?? {};
-      // sync gives states only: PENDING is waiting for a worker, PROCESSING is running.
-      if (SYNC_WORKING.includes(String(g.status))) return { state: 'pending', detail: String(g.status), progress: g.status === 'PENDING' ? queued() : running() };
-      const ending = typeof g.status === 'string' ? SYNC_ENDINGS[g.status] : undefined;
-      if (ending) return { state: 'failed', message: `sync ${ending}: ${typeof g.error === 'string' && g.error ? g.error.slice(0, 500) : String(g.status).toLowerCase()}` };
-      if (g.status !== 'COMPLETED') throw new UpstreamError('transient', 'sync answered an unknown status');
-      if (typeof g.outputUrl !== 'string') return { state: 'failed', message: 'sync finished without a video' };
-      return { state: 'succeeded', outputs: [{ url: g.outputUrl }] };
+      const status = syncStatus(g);
+      if (!status) throw new UpstreamError('transient', 'sync answered an unknown status');
+      return status;
+    },
+
+    // GET /v2/generations filters by ids (sync.so/docs/api-reference/api/generate-api/list): up to
+    // 100 of our generations in one read, newest first, so one page holds every one asked for.
+    batchRead: {
+      handles: {},
+      size: LIST_LIMIT,
+      async pollMany(handles, signal) {
+        const ids = [...new Set(handles.map((h) => String(h.id)))].slice(0, LIST_LIMIT);
+        // The answer is a bare list of generations.
+        const { json: listed } = await request('GET', `/v2/generations?${new URLSearchParams({ ids: ids.join(','), limit: String(LIST_LIMIT) })}`, undefined, signal);
+        const found = new Map<string, UpstreamStatus>();
+        for (const g of Array.isArray(listed) ? (listed as Array<Record<string, unknown>>) : []) {
+          const status = typeof g?.id === 'string' && ids.includes(g.id) ? syncStatus(g) : undefined;
+          // A status sync does not document: the generation's own read decides.
+          if (status) found.set(g.id as string, status);
+        }
+        return found;
+      },
     },
 
     // sync's model names a route key may send work to: our lipsync model's, or every one we map.
