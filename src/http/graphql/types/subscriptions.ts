@@ -6,15 +6,16 @@ import { GenerationRef } from './generation.ts';
 
 const services = servicesFor('generationReader');
 
-// The bus hands the same event object to every subscription it matches, and those are all of the
-// event's team: one read serves them all (a thousand open subscriptions cost one read, not a thousand).
-const reads = new WeakMap<object, Promise<GenerationDetail>>();
-function readOnce(event: object, read: () => Promise<GenerationDetail>): Promise<GenerationDetail> {
-  let pending = reads.get(event);
-  if (!pending) {
-    pending = read();
-    reads.set(event, pending);
-  }
+// The bus hands one event object to every subscription it matches, and each of those follows the
+// event's team: the row is read once per event and team and shared, so a thousand subscribers of a
+// generation (or of its team's generations) cost one read per change, not a thousand. The team is
+// part of the key so a read is only ever shared with subscribers of the team it was read for.
+const reads = new WeakMap<object, Map<string, Promise<GenerationDetail>>>();
+function readOnce(event: object, teamId: string, read: () => Promise<GenerationDetail>): Promise<GenerationDetail> {
+  let byTeam = reads.get(event);
+  if (!byTeam) reads.set(event, (byTeam = new Map()));
+  let pending = byTeam.get(teamId);
+  if (!pending) byTeam.set(teamId, (pending = read()));
   return pending;
 }
 
@@ -40,7 +41,7 @@ builder.subscriptionType({
             while (current.status === 'processing') {
               const next = await events.next();
               if (next.done) return;
-              current = await services(ctx).generationReader.get(p, String(id));
+              current = await readOnce(next.value, p.teamId, () => services(ctx).generationReader.get(p, String(id)));
               yield current;
             }
           } finally {
@@ -58,7 +59,7 @@ builder.subscriptionType({
           const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId });
           onEnd(() => events.return());
           try {
-            for await (const e of events) yield await readOnce(e, () => services(ctx).generationReader.get(p, e.id));
+            for await (const e of events) yield await readOnce(e, p.teamId, () => services(ctx).generationReader.get(p, e.id));
           } finally {
             await events.return();
           }
