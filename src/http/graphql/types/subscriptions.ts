@@ -1,23 +1,11 @@
 import { subscribeGenerationEvents } from '../../../events/generation-events.ts';
 import type { GenerationDetail } from '../../../services/generations/views.ts';
 import { builder } from '../builder.ts';
+import { readOnce, takeTurn } from '../fan-out.ts';
 import { liveSubscription, principalOf, servicesFor } from '../request-context.ts';
 import { GenerationRef } from './generation.ts';
 
 const services = servicesFor('generationReader');
-
-// The bus hands one event object to every subscription it matches, and each of those follows the
-// event's team: the row is read once per event and team and shared, so a thousand subscribers of a
-// generation (or of its team's generations) cost one read per change, not a thousand. The team is
-// part of the key so a read is only ever shared with subscribers of the team it was read for.
-const reads = new WeakMap<object, Map<string, Promise<GenerationDetail>>>();
-function readOnce(event: object, teamId: string, read: () => Promise<GenerationDetail>): Promise<GenerationDetail> {
-  let byTeam = reads.get(event);
-  if (!byTeam) reads.set(event, (byTeam = new Map()));
-  let pending = byTeam.get(teamId);
-  if (!pending) byTeam.set(teamId, (pending = read()));
-  return pending;
-}
 
 /**
  * Events carry ids only (Postgres NOTIFY from the transaction that changed the row); each one is
@@ -42,6 +30,7 @@ builder.subscriptionType({
               const next = await events.next();
               if (next.done) return;
               current = await readOnce(next.value, p.teamId, () => services(ctx).generationReader.get(p, String(id)));
+              await takeTurn(next.value);
               yield current;
             }
           } finally {
@@ -59,7 +48,11 @@ builder.subscriptionType({
           const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId });
           onEnd(() => events.return());
           try {
-            for await (const e of events) yield await readOnce(e, p.teamId, () => services(ctx).generationReader.get(p, e.id));
+            for await (const e of events) {
+              const g = await readOnce(e, p.teamId, () => services(ctx).generationReader.get(p, e.id));
+              await takeTurn(e);
+              yield g;
+            }
           } finally {
             await events.return();
           }
