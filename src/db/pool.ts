@@ -8,8 +8,19 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Db = Kysely<Database>;
 
-/** SQL text -> statement name, for the hot statements whose text never varies between calls. */
-const HOT = new Map<string, string>();
+/**
+ * The hot statements by their SQL text's length, then text: kysely compiles a new string on every
+ * call, and a Map keyed by that string would hash all of its few kilobytes on every query (twice per
+ * hot one). A length is known at once, so most statements are passed over without reading their
+ * text, and a hot one is compared, not hashed.
+ */
+const HOT = new Map<number, Array<{ sql: string; name: string }>>();
+
+function hotName(text: string): string | undefined {
+  const same = HOT.get(text.length);
+  if (same) for (const h of same) if (h.sql === text) return h.name;
+  return undefined;
+}
 
 /**
  * From now on `compiled.sql` goes as the named statement `name`: each connection parses and plans
@@ -17,13 +28,17 @@ const HOT = new Map<string, string>();
  * statements whose text varies (lists of varying length) do not pile up per connection.
  */
 export function prepareHot<T extends { sql: string }>(name: string, compiled: T): T {
-  if (!HOT.has(compiled.sql)) HOT.set(compiled.sql, name);
+  if (hotName(compiled.sql) === undefined) {
+    const same = HOT.get(compiled.sql.length);
+    if (same) same.push({ sql: compiled.sql, name });
+    else HOT.set(compiled.sql.length, [{ sql: compiled.sql, name }]);
+  }
   return compiled;
 }
 
 export class HotStatementClient extends pg.Client {
   override query(...args: any[]): any {
-    const name = typeof args[0] === 'string' && Array.isArray(args[1]) ? HOT.get(args[0]) : undefined;
+    const name = typeof args[0] === 'string' && Array.isArray(args[1]) ? hotName(args[0]) : undefined;
     if (name && typeof args[2] !== 'function') return super.query({ name, text: args[0], values: args[1] });
     return (super.query as (...a: any[]) => any)(...args);
   }

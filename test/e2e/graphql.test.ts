@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import { auditServer } from 'graphql-http';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { printedSchema } from '../../src/http/graphql/schema.ts';
 import { startTestService, type TestService } from '../support/app.ts';
 import { spawnCli, type LongRunning } from '../support/cli-run.ts';
@@ -285,6 +285,64 @@ describe('subscriptions', () => {
     expect(seen[0]!.status).toBe('processing');
     expect(seen.at(-1)!.status).toBe('completed');
     expect(seen.at(-1)!.result_url).toMatch(/^https:/);
+  }, 60_000);
+
+  it("over graphql-ws: one read per change serves a team's many subscribers; another team's subscribers never see it", async () => {
+    const image = (key: string, prompt: string) => svc.api('POST', '/api/v1/images/text-to-image', { key, body: { model: 'fast', prompt, aspect_ratio: '1:1' } }).then((r) => r.body.generation_id as string);
+    const [id, warmA, warmB, theirId] = await Promise.all([image(a.key, 'shared read'), image(a.key, 'warm-up'), image(b.key, 'warm-up'), image(b.key, 'theirs')]);
+    type Seen = Array<{ id: string; status: string; error: string | null }>;
+    const failed = (g: string) => (s: Seen) => s.some((e) => e.id === g && e.status === 'failed');
+    const follow = (key: string, query: string, variables: Record<string, unknown>, field: string, live: (s: Seen) => boolean, until: (s: Seen) => boolean) => {
+      const ws = client.ws(key);
+      const seen: Seen = [];
+      let started!: () => void;
+      const ready = new Promise<void>((r) => (started = r));
+      const done = new Promise<Seen>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`not seen: ${JSON.stringify(seen)}`)), 20_000);
+        ws.subscribe({ query, variables }, {
+          next: (m: any) => {
+            if (m.errors) return reject(new Error(JSON.stringify(m.errors)));
+            seen.push(m.data[field]);
+            if (live(seen)) started();
+            if (until(seen)) (clearTimeout(timer), resolve(seen));
+          },
+          error: reject,
+          complete: () => (clearTimeout(timer), resolve(seen)),
+        });
+      });
+      return { ws, ready, done };
+    };
+    const one = 'subscription ($id: ID!) { generationUpdated(id: $id) { id status error } }';
+    const all = 'subscription { generationsUpdated { id status error } }';
+    // Live once a first event has come: the generation as it is, or a warm-up generation's end.
+    const ofOne = Array.from({ length: 4 }, () => follow(a.key, one, { id }, 'generationUpdated', () => true, failed(id)));
+    const ofTeam = Array.from({ length: 4 }, () => follow(a.key, all, {}, 'generationsUpdated', failed(warmA), failed(id)));
+    const others = Array.from({ length: 3 }, () => follow(b.key, all, {}, 'generationsUpdated', failed(warmB), failed(theirId)));
+    const followers = [...ofOne, ...ofTeam, ...others];
+    try {
+      await Promise.all(ofOne.map((f) => f.ready));
+      await new Promise((r) => setTimeout(r, 300));
+      await svc.app.services.lifecycle.fail(warmA, 'warm-up');
+      await svc.app.services.lifecycle.fail(warmB, 'warm-up');
+      await Promise.all(followers.map((f) => f.ready));
+      const get = vi.spyOn(svc.app.services.generationReader, 'get');
+      try {
+        await svc.app.services.lifecycle.fail(id, 'stopped by the test');
+        for (const s of await Promise.all([...ofOne, ...ofTeam].map((f) => f.done))) expect(s.at(-1)).toEqual({ id, status: 'failed', error: 'stopped by the test' });
+        // Eight subscribers of the team, one change: one read.
+        expect(get).toHaveBeenCalledTimes(1);
+      } finally {
+        get.mockRestore();
+      }
+      // NOTIFYed after ours: once the other team's subscribers have their own, ours would have come before.
+      await svc.app.services.lifecycle.fail(theirId, 'theirs too');
+      for (const s of await Promise.all(others.map((f) => f.done))) {
+        expect(s.map((g) => g.id)).not.toContain(id);
+        expect(s.at(-1)).toEqual({ id: theirId, status: 'failed', error: 'theirs too' });
+      }
+    } finally {
+      await Promise.all(followers.map((f) => f.ws.dispose()));
+    }
   }, 60_000);
 
   it('over graphql-ws: a connection without a valid key is refused', async () => {

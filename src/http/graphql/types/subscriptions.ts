@@ -1,22 +1,11 @@
 import { subscribeGenerationEvents } from '../../../events/generation-events.ts';
 import type { GenerationDetail } from '../../../services/generations/views.ts';
 import { builder } from '../builder.ts';
+import { readOnce, takeTurn } from '../fan-out.ts';
 import { liveSubscription, principalOf, servicesFor } from '../request-context.ts';
 import { GenerationRef } from './generation.ts';
 
 const services = servicesFor('generationReader');
-
-// The bus hands the same event object to every subscription it matches, and those are all of the
-// event's team: one read serves them all (a thousand open subscriptions cost one read, not a thousand).
-const reads = new WeakMap<object, Promise<GenerationDetail>>();
-function readOnce(event: object, read: () => Promise<GenerationDetail>): Promise<GenerationDetail> {
-  let pending = reads.get(event);
-  if (!pending) {
-    pending = read();
-    reads.set(event, pending);
-  }
-  return pending;
-}
 
 /**
  * Events carry ids only (Postgres NOTIFY from the transaction that changed the row); each one is
@@ -40,7 +29,8 @@ builder.subscriptionType({
             while (current.status === 'processing') {
               const next = await events.next();
               if (next.done) return;
-              current = await services(ctx).generationReader.get(p, String(id));
+              current = await readOnce(next.value, p.teamId, () => services(ctx).generationReader.get(p, String(id)));
+              await takeTurn(next.value);
               yield current;
             }
           } finally {
@@ -58,7 +48,11 @@ builder.subscriptionType({
           const events = subscribeGenerationEvents(ctx.events, { teamId: p.teamId });
           onEnd(() => events.return());
           try {
-            for await (const e of events) yield await readOnce(e, () => services(ctx).generationReader.get(p, e.id));
+            for await (const e of events) {
+              const g = await readOnce(e, p.teamId, () => services(ctx).generationReader.get(p, e.id));
+              await takeTurn(e);
+              yield g;
+            }
           } finally {
             await events.return();
           }
