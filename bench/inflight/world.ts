@@ -20,6 +20,34 @@ const PASSED = /^(UPSTREAM_|WORKER_|FAL_|HEYGEN_|SUBMAGIC_|SYNC_|GENERATION_)/;
 const passedThrough = (): Record<string, string> =>
   Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => PASSED.test(e[0]) && !/_(KEY|URL)$/.test(e[0]) && e[1] !== undefined));
 
+/** `requests/seconds[,requests/seconds...]`, as the service reads a `<P>_POLL_BUDGET`. */
+export type BudgetWindows = Array<{ requests: number; seconds: number }>;
+export const parseBudget = (text: string): BudgetWindows =>
+  text.split(',').map((w) => {
+    const [r, s] = w.trim().split('/').map(Number);
+    return { requests: r!, seconds: s! };
+  });
+
+/**
+ * The issue's scenario: webhooks on (fal signs them, HeyGen calls back at each attempt's URL), their
+ * jobs polled only as the 5 min safety net; Submagic polled. Each provider's budget matches its
+ * fake's limit (the fake answers 429 a tenth past it): fal and HeyGen publish no read limit, so
+ * theirs are set to carry a third of the jobs ending over the spread by webhook; Submagic's is the
+ * raised hourly limit (see BENCH_INFLIGHT_SUBMAGIC_READS_PER_HOUR). Each is overridden by the variable.
+ * The worker's concurrency is raised to 16: its jobs here are submits and looks that wait on a provider.
+ */
+export function serviceDefaults(submagicReadsPerHour: number): Record<string, string> {
+  return {
+    FAL_POLL_BUDGET: '20/1',
+    HEYGEN_POLL_BUDGET: '20/1',
+    SUBMAGIC_POLL_BUDGET: `${submagicReadsPerHour}/3600`,
+    UPSTREAM_HOOKED_POLL_MS: '300000',
+    // A submit and a look mostly wait on the network: more of them at once than the default 4 renders.
+    WORKER_CONCURRENCY: '16',
+    ...passedThrough(),
+  };
+}
+
 export interface WorldOptions {
   dir: string;
   /** When each job ends, from its submit (ms): asked once per job by its fake. */
@@ -43,9 +71,14 @@ export async function startWorld(o: WorldOptions) {
     const db = await startPostgres(o.dir, (line) => o.log(`postgres: ${line}`));
     cleanups.push(() => db.handle.stop());
     const video = await testVideo({ width: 160, height: 90, seconds: 1 });
+    const settings = serviceDefaults(o.submagicReadsPerHour);
+    // The fake's limit: the budget's strictest window, a tenth over (a read's trip may bunch two).
+    const strictest = (text: string) => parseBudget(text).sort((a, b) => b.seconds / b.requests - a.seconds / a.requests)[0]!;
+    const over = (w: { requests: number; seconds: number }) => ({ requests: Math.ceil(w.requests * 1.1), perMs: w.seconds * 1000 });
     const fal = await startFalFake({ key: KEYS.fal, video, finishAfterMs: o.finishAfterMs });
-    const heygen = await startHeyGenFake({ key: KEYS.heygen, video, finishAfterMs: o.finishAfterMs });
-    const submagic = await startSubmagicFake({ key: KEYS.submagic, video, projectReadsPerHour: o.submagicReadsPerHour, finishAfterMs: o.finishAfterMs });
+    // callbackAfterMs: HeyGen calls back when each job ends (its finishAt).
+    const heygen = await startHeyGenFake({ key: KEYS.heygen, video, finishAfterMs: o.finishAfterMs, callbackAfterMs: 0, readLimit: { ...over(strictest(settings.HEYGEN_POLL_BUDGET!)), retryAfterSeconds: 1 } });
+    const submagic = await startSubmagicFake({ key: KEYS.submagic, video, projectReads: over(strictest(settings.SUBMAGIC_POLL_BUDGET!)), finishAfterMs: o.finishAfterMs });
     // The inputs' link: HeyGen's and Submagic's fakes take it as a URL and never fetch it.
     const host = await startImageHost({ '/in.mp4': sendBytes(video, 'video/mp4') });
     cleanups.push(fal.close, heygen.close, submagic.close, host.close);
@@ -69,11 +102,10 @@ export async function startWorld(o: WorldOptions) {
       HEYGEN_API_URL: heygen.url,
       SUBMAGIC_API_KEY: KEYS.submagic,
       SUBMAGIC_API_URL: submagic.url,
-      SUBMAGIC_POLL_BUDGET: `${o.submagicReadsPerHour}/3600`,
       ENGINE_ROUTES: 'kling-2.6=fal,localize=heygen,video-edit=submagic,*=local',
       GENERATION_TIMEOUT_SECONDS: '7200',
       METRICS_PORT: '0',
-      ...passedThrough(),
+      ...settings,
     };
     const svc = await startApiAndWorker(env, port, { name: 'In flight', credits: 2_000_000_000 });
     cleanups.push(svc.stop);

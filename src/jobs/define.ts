@@ -28,9 +28,18 @@ export interface JobContract<S extends z.ZodType = z.ZodType> {
  * job of a lower number still runs next: maintenance (the deadline sweeper) first, then the work
  * that finishes what a provider was already paid for or a team already waits on (a look at an
  * upstream job, a webhook delivery). These are short and queued at most once per generation step,
- * so they cannot starve the renders.
+ * so they cannot starve the renders. A look a provider's callback asked for goes ahead of the
+ * routine looks (their safety-net polls can be many, and due together): the callback is what the
+ * team is waiting on.
  */
-export const PRIORITY = { maintenance: -10, finishing: -5 } as const;
+export const PRIORITY = { maintenance: -10, calledBack: -8, finishing: -5 } as const;
+
+/** When a job is queued: its configuration (for attempts set by an operator), when it runs, and a priority other than its contract's. */
+export interface JobOptions {
+  config?: Readonly<Config>;
+  runAt?: Date;
+  priority?: number;
+}
 
 export const defineJob = <S extends z.ZodType>(contract: JobContract<S>): JobContract<S> => contract;
 
@@ -39,9 +48,10 @@ export const defineJob = <S extends z.ZodType>(contract: JobContract<S>): JobCon
  * (it throws on one the contract refuses), with the trace that queued it, its attempts, key and
  * priority. A repository that queues a job inside a larger statement takes this spec as it is.
  */
-export function jobSpec<S extends z.ZodType>(job: JobContract<S>, payload: z.input<S>, opts: { config?: Readonly<Config>; runAt?: Date } = {}): JobSpec {
+export function jobSpec<S extends z.ZodType>(job: JobContract<S>, payload: z.input<S>, opts: JobOptions = {}): JobSpec {
   const checked = job.payload.parse(payload) as z.output<S>;
-  const { maxAttempts, jobKey, priority } = job.options;
+  const { maxAttempts, jobKey } = job.options;
+  const priority = opts.priority ?? job.options.priority;
   if (typeof maxAttempts === 'function' && !opts.config) throw new Error(`job ${job.name}: its attempts come from the configuration, which was not given`);
   // The trace that queued the job continues in it (src/observability/tracing.ts).
   const traceparent = currentTraceparent();
@@ -56,6 +66,6 @@ export function jobSpec<S extends z.ZodType>(job: JobContract<S>, payload: z.inp
 }
 
 /** Queues the job inside the caller's transaction, so the job exists if and only if its data does. */
-export async function queueJob<S extends z.ZodType>(db: Db, job: JobContract<S>, payload: z.input<S>, opts: { config?: Readonly<Config>; runAt?: Date } = {}): Promise<void> {
+export async function queueJob<S extends z.ZodType>(db: Db, job: JobContract<S>, payload: z.input<S>, opts: JobOptions = {}): Promise<void> {
   await addJob(db, jobSpec(job, payload, opts));
 }

@@ -10,6 +10,7 @@ import { defineJob, PRIORITY } from './define.ts';
 export const pollUpstreamJob = defineJob({
   name: 'poll_upstream',
   // slot: this look was queued for a read slot of its provider's budget it already took.
-  payload: z.object({ upstream_job_id: z.uuid(), slot: z.literal(true).optional() }),
+  // hook: the provider called back: the look reads at the next gap, ahead of the slots' line.
+  payload: z.object({ upstream_job_id: z.uuid(), slot: z.literal(true).optional(), hook: z.literal(true).optional() }),
   options: { maxAttempts: 10, jobKey: (p) => `upstream:${p.upstream_job_id}`, priority: PRIORITY.finishing },
 });

@@ -18,14 +18,29 @@ export async function takePollSlot(db: Db, provider: string, spacingMs: number):
 }
 
 /**
+ * A slot at the line's end, taken only when the line already reaches past `notBeforeMs` from now
+ * (the look would be sent to its end anyway when it ran): `waitMs` to it, or null when the line
+ * is shorter and the look should take its place when it runs.
+ */
+export async function takeSlotPast(db: Db, provider: string, spacingMs: number, notBeforeMs: number): Promise<{ waitMs: number } | null> {
+  const { rows } = await sql<{ wait_ms: number }>`
+    update upstream_poll_budgets set next_at = greatest(next_at, paused_until) + ${ms(spacingMs)}
+    where provider = ${provider} and greatest(next_at, paused_until) >= now() + ${ms(notBeforeMs)}
+    returning greatest(0, extract(epoch from (next_at - ${ms(spacingMs)} - now())) * 1000)::double precision as wait_ms`.execute(db);
+  return rows[0] ? { waitMs: Math.ceil(rows[0].wait_ms) } : null;
+}
+
+/**
  * The gate of every read: 0 when this read may go now (the provider's previous read is at least
  * `spacingMs` ago and no 429 pauses it; recorded as its last read in the same statement), else how
  * long until it may.
  */
 export async function passReadGate(db: Db, provider: string, spacingMs: number): Promise<number> {
+  // A provider's first read may come before any slot was taken (a callback's look): its row is made here.
   const passed = await sql`
-    update upstream_poll_budgets set last_read_at = now()
-    where provider = ${provider} and last_read_at <= now() - ${ms(spacingMs)} and paused_until <= now()
+    insert into upstream_poll_budgets as b (provider, last_read_at) values (${provider}, now())
+    on conflict (provider) do update set last_read_at = now()
+    where b.last_read_at <= now() - ${ms(spacingMs)} and b.paused_until <= now()
     returning provider`.execute(db);
   if (passed.rows.length) return 0;
   const { rows } = await sql<{ wait_ms: number }>`

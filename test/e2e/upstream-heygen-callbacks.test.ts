@@ -96,3 +96,31 @@ describe("HeyGen's budget keeps its reads under its limit", () => {
     expect(c.heygen.readLog.filter((r) => r.status === 429)).toEqual([]);
   });
 });
+
+describe("a callback's look goes ahead of the routine looks in the budget's line", () => {
+  // Twelve translations never done by polls, read every 100 ms like any job (no safety-net pace):
+  // at HEYGEN_POLL_BUDGET=2/1 their looks form a line seconds long.
+  const c = withHeyGen({ pollsUntilDone: 1_000_000 }, { UPSTREAM_POLL_MS: '100', UPSTREAM_HOOKED_POLL_MS: '0', HEYGEN_POLL_BUDGET: '2/1' });
+
+  it('the called-back job completes within about a second, not at the end of the line', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await localize(c.svc, c.t.key)).body.generation_id);
+    const lineMs = async () =>
+      ((await c.svc.app.db.selectFrom('upstream_poll_budgets').select('next_at').where('provider', '=', 'heygen').executeTakeFirst())?.next_at.getTime() ?? 0) - Date.now();
+    const deadline = Date.now() + 30_000;
+    while ((await lineMs()) < 4000 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await lineMs()).toBeGreaterThanOrEqual(4000);
+
+    const id = ids[5]!;
+    const create = c.heygen.translationCreates.find((x) => x.body.title === `adforge ${id}`)!;
+    const job = (await c.svc.app.db.selectFrom('upstream_jobs').select('provider_job_id').where('generation_id', '=', id).executeTakeFirstOrThrow()).provider_job_id!;
+    c.heygen.jobs.get(job)!.ended = true;
+    const started = Date.now();
+    const body = JSON.stringify({ event_type: 'video_translate.success', event_data: { video_id: job, callback_id: create.body.callback_id } });
+    const hook = await c.svc.api('POST', new URL(create.body.callback_url as string).pathname, { rawBody: body, headers: { 'content-type': 'application/json' } });
+    expect(hook.status).toBe(200);
+    expect((await waitForGeneration(c.svc, c.t.key, id, 30_000)).status).toBe('completed');
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(c.heygen.readLog.filter((r) => r.status === 429)).toEqual([]);
+  });
+});

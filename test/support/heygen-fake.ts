@@ -63,7 +63,7 @@ export async function startHeyGenFake(opts: {
   languages?: readonly string[];
   /** Reads of jobs allowed in a window; past it, 429 with Retry-After. */
   readLimit?: { requests: number; perMs: number; retryAfterSeconds?: number };
-  /** A job created with callback_url ends this long after its create and is called back. */
+  /** A job created with callback_url ends this long after its create and is called back (with finishAfterMs: when it ends by the clock). */
   callbackAfterMs?: number;
   /** Jobs end by the clock instead of by polls, each this long after its submit (the in-flight bench). */
   finishAfterMs?: () => number;
@@ -97,6 +97,7 @@ export async function startHeyGenFake(opts: {
   const callBack = (id: string, body: Record<string, any>, event: string) => {
     if (typeof body.callback_url !== 'string' || opts.callbackAfterMs === undefined) return;
     const url = body.callback_url;
+    const finishAt = jobs.get(id)?.finishAt;
     setTimeout(() => {
       const job = jobs.get(id);
       if (job) job.ended = true;
@@ -107,7 +108,7 @@ export async function startHeyGenFake(opts: {
           callbacksSent.push({ url, status: r.statusCode, body: sent });
         })
         .catch(() => callbacksSent.push({ url, status: 0, body: sent }));
-    }, opts.callbackAfterMs);
+    }, finishAt !== undefined ? Math.max(0, finishAt - Date.now()) : opts.callbackAfterMs);
   };
 
   const error = (status: number, code: string, message: string, param: string | null = null) => ({ status, body: { error: { code, message, param, doc_url: null } } });

@@ -134,7 +134,7 @@ export function createBatchPolls(deps: Pick<Deps, 'db' | 'log'> & {
       const own = job.provider_job_id ? found.get(job.provider_job_id) : undefined;
       if (own) return own;
       remember(job.id);
-      return (await polls.admit(job.id, engine, true)) ? 'alone' : 'requeued';
+      return (await polls.admit(job.id, engine, 'slot')) ? 'alone' : 'requeued';
     },
   };
 }

@@ -18,7 +18,7 @@ import { storeResultStreams } from './results.ts';
 import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
-import { createPollScheduler } from './poll-budget.ts';
+import { createPollScheduler, type PollLine } from './poll-budget.ts';
 import { createBatchPolls } from './batch-poll.ts';
 import { createCallbackTokens } from './provider-callbacks.ts';
 import { COPYING, createProgressWriter } from './progress.ts';
@@ -149,7 +149,7 @@ export function createUpstreamCore(
     await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
     await progress.set(g.id, { ...queued(), stage: `sent to ${engine.name}` }, { force: true });
     if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
-    else await schedulePoll(attempt.id, polls.firstDelay(hooked(engine, g.operation)));
+    else await polls.next(attempt.id, engine, polls.firstDelay(hooked(engine, g.operation)));
     return 'settled';
   }
 
@@ -223,7 +223,7 @@ export function createUpstreamCore(
         if (!attemptId) throw new AppError('unauthorized', 'The callback token is not valid');
         const job = await findUpstreamJob(db, attemptId);
         if (!job || job.state !== 'submitted') return 'ignored';
-        await schedulePoll(job.id, 0);
+        await polls.schedule(job.id, 0, 'hook');
         return 'polling';
       }
       if (!engine.verifyHook) throw new AppError('not_found', 'No such provider hook');
@@ -234,16 +234,17 @@ export function createUpstreamCore(
       if (!verified) throw new AppError('unauthorized', 'The webhook signature is not valid');
       const job = await findSubmittedByProviderJob(db, provider, verified.providerJobId);
       if (!job) return 'ignored';
-      // A signed hint is the provider saying the job moved: looked at now (its read still within the budget).
-      await schedulePoll(job.id, 0);
+      // A signed hint is the provider saying the job moved: looked at now, ahead of the routine
+      // looks (its read still within the budget).
+      await polls.schedule(job.id, 0, 'hook');
       return 'polling';
     },
 
     /**
      * One poll of a submitted attempt, run by poll_upstream; it schedules the next one itself.
-     * `holdsSlot`: queued for a read slot of the provider's budget taken earlier.
+     * `line`: where the look stands in its provider's budget (poll-budget.ts).
      */
-    async poll(upstreamJobId: string, opts: { holdsSlot?: boolean } = {}): Promise<void> {
+    async poll(upstreamJobId: string, opts: { line?: PollLine } = {}): Promise<void> {
       const job = await findUpstreamJob(db, upstreamJobId);
       if (!job || job.state !== 'submitted') return;
       const engine = engines.byName(job.provider);
@@ -260,8 +261,10 @@ export function createUpstreamCore(
         return;
       }
       // The provider's budget is kept across jobs and worker processes: past it, the look waits for its slot.
-      if (!opts.holdsSlot && (await batches.ride(job, engine))) return;
-      if (!(await polls.admit(job.id, engine, opts.holdsSlot === true))) return;
+      const line = opts.line ?? 'take';
+      // A routine look that a batch read already due will cover waits for it; a webhook's look never does.
+      if (line === 'take' && (await batches.ride(job, engine))) return;
+      if (!(await polls.admit(job.id, engine, line))) return;
       let status;
       try {
         const batched = await batches.lead(job, engine, AbortSignal.timeout(60_000));
@@ -281,7 +284,7 @@ export function createUpstreamCore(
       if (status.state === 'pending') {
         await countPoll(db, job.id, status.detail ?? 'pending');
         if (status.progress) await progress.set(g.id, status.progress);
-        return schedulePoll(job.id, status.retryAfterMs ?? polls.pendingDelay(job.created_at, hooked(engine, g.operation)));
+        return polls.next(job.id, engine, status.retryAfterMs ?? polls.pendingDelay(job.created_at, hooked(engine, g.operation)));
       }
       return finish(g, job, engine, status);
     },
