@@ -12,9 +12,14 @@ export function findLiveUpstreamJob(db: Db, generationId: string): Promise<Upstr
 }
 
 /** The live attempt a provider's job id belongs to (an inbound webhook names only that). */
-/** The attempt a provider's job id was recorded for, whatever its state. */
-export function findByProviderJob(db: Db, provider: string, providerJobId: string): Promise<UpstreamJobRow | undefined> {
-  return db.selectFrom('upstream_jobs').selectAll().where('provider', '=', provider).where('provider_job_id', '=', providerJobId).executeTakeFirst();
+export function findSubmittedByProviderJob(db: Db, provider: string, providerJobId: string): Promise<UpstreamJobRow | undefined> {
+  return db
+    .selectFrom('upstream_jobs')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('provider_job_id', '=', providerJobId)
+    .where('state', '=', 'submitted')
+    .executeTakeFirst();
 }
 
 /** How many attempts a provider holds in flight (submitted): the jobs its polls are shared by. */

@@ -10,7 +10,7 @@ import { DownloadError, openDownload } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
-import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
+import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findSubmittedByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
@@ -27,21 +27,6 @@ import type { EventBus } from '../../events/pg-events.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
-// A provider may call back before its submit's answer is recorded (a quick job, a fast network):
-// its hook waits this long for the record rather than leave the job to the safety-net poll.
-const HOOK_WAITS_FOR_SUBMIT_MS = 5_000;
-const HOOK_LOOKS_EVERY_MS = 100;
-
-/** `find` until it answers, for at most HOOK_WAITS_FOR_SUBMIT_MS. */
-async function whenRecorded<T>(find: () => Promise<T | undefined>): Promise<T | undefined> {
-  const until = Date.now() + HOOK_WAITS_FOR_SUBMIT_MS;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined || Date.now() >= until) return found;
-    await new Promise((r) => setTimeout(r, HOOK_LOOKS_EVERY_MS));
-  }
-}
-
 // One result's copy, every redirect and byte of it: 500 MB at 2 MB/s.
 const RESULT_COPY_TIMEOUT_MS = 300_000;
 
@@ -236,10 +221,7 @@ export function createUpstreamCore(
         if (!engine.callsBack) throw new AppError('not_found', 'No such provider hook');
         const attemptId = await callbacks.attemptOf(provider, token);
         if (!attemptId) throw new AppError('unauthorized', 'The callback token is not valid');
-        const job = await whenRecorded(async () => {
-          const j = await findUpstreamJob(db, attemptId);
-          return j?.state === 'submitting' ? undefined : j;
-        });
+        const job = await findUpstreamJob(db, attemptId);
         if (!job || job.state !== 'submitted') return 'ignored';
         await polls.schedule(job.id, 0, 'hook');
         return 'polling';
@@ -250,8 +232,8 @@ export function createUpstreamCore(
         return null;
       });
       if (!verified) throw new AppError('unauthorized', 'The webhook signature is not valid');
-      const job = await whenRecorded(() => findByProviderJob(db, provider, verified.providerJobId));
-      if (!job || job.state !== 'submitted') return 'ignored';
+      const job = await findSubmittedByProviderJob(db, provider, verified.providerJobId);
+      if (!job) return 'ignored';
       // A signed hint is the provider saying the job moved: looked at now, ahead of the routine
       // looks (its read still within the budget).
       await polls.schedule(job.id, 0, 'hook');
