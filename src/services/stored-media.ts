@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import { fileTypeStream } from 'file-type';
+import { SNIFF_BYTES } from '../adapters/media/sniff.ts';
 import { openDownload, type DownloadOptions } from '../adapters/net/download.ts';
 import type { Storage } from '../adapters/storage/storage.ts';
 
@@ -19,9 +20,6 @@ export interface StoreSniffedOptions {
   tooLarge?: () => Error;
 }
 
-// Enough for every container file-type knows by its header (its own default).
-const SAMPLE_BYTES = 4100;
-
 /**
  * Media from a stream into storage without holding it: the type is read from the first bytes
  * (the rest passes through untouched), a refused type stores nothing and stops the source, and
@@ -30,7 +28,7 @@ const SAMPLE_BYTES = 4100;
 export async function storeSniffed(storage: Pick<Storage, 'putStream'>, source: Readable, o: StoreSniffedOptions): Promise<SniffedType & { key: string; size: number }> {
   let sniffed;
   try {
-    sniffed = await fileTypeStream(source, { sampleSize: SAMPLE_BYTES });
+    sniffed = await fileTypeStream(source, { sampleSize: SNIFF_BYTES });
   } catch (e) {
     stop(source);
     throw e;

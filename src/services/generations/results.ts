@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { probeMedia } from '../../adapters/engines/ffmpeg.ts';
-import { mediaTypeOf, sniffMedia } from '../../adapters/media/sniff.ts';
+import { mediaTypeOf, SNIFF_BYTES, sniffMedia } from '../../adapters/media/sniff.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
 import type { GenerationRow } from '../../db/types.ts';
 import { storeSniffed, type SniffedType } from '../stored-media.ts';
@@ -145,7 +145,7 @@ async function writeAt(handle: fs.FileHandle, stream: AsyncIterable<Buffer>, pos
 async function firstBytes(file: string): Promise<Buffer> {
   const handle = await fs.open(file, 'r');
   try {
-    const head = Buffer.alloc(4100);
+    const head = Buffer.alloc(SNIFF_BYTES);
     const { bytesRead } = await handle.read(head, 0, head.length, 0);
     return head.subarray(0, bytesRead);
   } finally {
