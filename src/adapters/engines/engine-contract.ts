@@ -132,6 +132,12 @@ export interface Engine {
   poll(handle: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus>;
   cancel?(handle: Record<string, unknown>, signal: AbortSignal): Promise<void>;
   /**
+   * Removes what the provider keeps of this job on the operator's own servers (inputs uploaded for
+   * it, its outputs, its history: ComfyUI), once the generation has ended, whatever its end, so
+   * that nothing outlives deletion, retention or team deletion. Best effort; called by the core.
+   */
+  release?(handle: Record<string, unknown>, signal: AbortSignal): Promise<void>;
+  /**
    * Checks an inbound webhook by the provider's documented scheme; the job it names, or null when
    * the signature (or its freshness) does not hold. Only a hint: the poll decides.
    */
@@ -185,10 +191,13 @@ export interface BatchRead {
  * - rate_limited: not done; try again after `retryAfterMs`;
  * - transient: a 5xx, a reset, a timeout on a read: try again with backoff;
  * - unsent_unknown: a submit whose answer was lost: the job may exist upstream;
+ * - in_progress: the provider says the first request under this idempotency key is still running
+ *   (HeyGen's 409, sync.so's IDEMPOTENCY_* answers): the attempt keeps its key and asks again
+ *   later for the original's answer or its replay; a fresh key would make a second job;
  * - refused: the provider will not make it (content policy, invalid input): `message` is shown to the user;
  * - auth: the key was refused: the operator must act.
  */
-export type UpstreamFailure = 'rate_limited' | 'transient' | 'unsent_unknown' | 'refused' | 'auth';
+export type UpstreamFailure = 'rate_limited' | 'transient' | 'unsent_unknown' | 'in_progress' | 'refused' | 'auth';
 
 export class UpstreamError extends Error {
   readonly failure: UpstreamFailure;
