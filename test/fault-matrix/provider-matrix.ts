@@ -1,0 +1,52 @@
+import type { TestService } from '../support/app.ts';
+import type { ProviderAnswer } from './faults.ts';
+
+/** What a cell's generation can be made from: inputs served by a host of the test, a catalogue avatar and voice. */
+export interface MatrixInputs {
+  svc: TestService;
+  /** A PNG face and an MP4 clip, at public-looking links the providers' fakes and adforge can read. */
+  faceUrl: string;
+  clipUrl: string;
+  /** A platform avatar and a catalogue voice of the service's catalogue. */
+  avatarId: string;
+  voiceId: string;
+  /** The cell's team. */
+  teamId: string;
+}
+
+/** A call adforge makes to the provider that can start billable work or decide a job's end. */
+export interface MatrixCall {
+  /** As the table shows it: the method and path, and what the call is for. */
+  name: string;
+  method: 'GET' | 'POST' | 'PUT';
+  /** The request's path at the provider (the query left out). */
+  path: RegExp;
+  /** Matching requests let through before the faulted one (the second image of two). */
+  skip?: number;
+  /** The provider's own answer to a repeat of this request while the first one under its idempotency key runs; absent: the call has no key (n/a). */
+  inProgress?: ProviderAnswer;
+  /** How many billable jobs of each fake one generation of this call may pay for (default 1 each). */
+  units?: Record<string, number>;
+  /** The generation that makes this call: the create endpoint and its body. */
+  create(i: MatrixInputs): Promise<{ path: string; body: Record<string, unknown> }> | { path: string; body: Record<string, unknown> };
+}
+
+/** The provider's fakes, started: the one the proxy stands in front of, and how the service reaches them. */
+export interface ProviderFakes {
+  /** The origin of the fake whose calls are faulted (the proxy forwards to it). */
+  target: string;
+  /** The service's settings, with the faulted provider reached at `proxyUrl`. */
+  env(proxyUrl: string): Record<string, string>;
+  /** Billable jobs each fake has accepted so far (a replay under an idempotency key is not a job). */
+  billed(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+/** One provider's rows of the matrix. */
+export interface ProviderMatrix {
+  provider: string;
+  start(): Promise<ProviderFakes>;
+  calls: MatrixCall[];
+  /** The provider's error answer for a status (its body, and where it names a wait in the body, that wait). */
+  errorAnswer(status: number, retryAfterSeconds?: number): ProviderAnswer;
+}

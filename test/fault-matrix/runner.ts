@@ -1,0 +1,215 @@
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Config } from '../../src/config.ts';
+import { PROVIDERS } from '../../src/adapters/engines/providers.ts';
+import { VOICES } from '../../src/domain/catalogue/voices.ts';
+import { startWorker, type WorkerRunner } from '../../src/worker.ts';
+import { spawnWorker, startTestService, type TestService } from '../support/app.ts';
+import type { LongRunning } from '../support/cli-run.ts';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
+import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
+import { testVideo } from '../support/media-probe.ts';
+import { advanceClock, queueState } from './clock.ts';
+import { FAULTS, faultOf, type FaultId } from './faults.ts';
+import { judge, moneyAndFiles, storedKeys } from './invariants.ts';
+import type { MatrixCall, MatrixInputs, ProviderFakes, ProviderMatrix } from './provider-matrix.ts';
+import { documentedTable, renderTable, writeDocumentedTable, type CellResult } from './table.ts';
+
+/**
+ * How long a provider client waits for an answer in the matrix: the adapters' own timeouts (30 s
+ * to 5 minutes) shortened, so that "no answer until the client gives up" costs a second of a cell.
+ */
+const CLIENT_TIMEOUT_MS = 1500;
+// A cell that has not settled in this much real time is reported as not ended.
+const CELL_REAL_LIMIT_MS = 30_000;
+// Nor one that needs the clock moved further than this past its deadline.
+const VIRTUAL_LIMIT_MS = 3 * 3600_000;
+// Cells run one after another; each gets its generation started, faulted and settled here.
+const CELL_TIMEOUT_MS = CELL_REAL_LIMIT_MS + 20_000;
+
+/** The service as an operator runs it, apart from the clients' timeouts (see CLIENT_TIMEOUT_MS). */
+const MATRIX_ENV: Record<string, string> = {
+  LOG_LEVEL: 'warn',
+  // The kill cells' fresh in-process worker notices the killed one within a second of moved time.
+  WORKER_HEARTBEAT_SECONDS: '0.2',
+  SPEECH_TIMEOUT_SECONDS: String(CLIENT_TIMEOUT_MS / 1000),
+};
+
+/** Every provider client of the configuration given a short timeout (no variable sets it). */
+function shortClientTimeouts(c: Config): Config {
+  const upstream: Record<string, unknown> = { ...c.upstream };
+  for (const p of PROVIDERS) {
+    const s = upstream[p.name];
+    if (s) upstream[p.name] = Object.freeze({ ...s, timeoutMs: CLIENT_TIMEOUT_MS });
+  }
+  return { ...c, upstream: upstream as Config['upstream'] };
+}
+
+/**
+ * One provider's rows of the fault matrix as vitest tests, a test per cell (call x fault), run
+ * one after another against one service, one worker and the provider's fakes behind a fault
+ * proxy. Each cell starts a generation that makes the call, injects the fault into it, lets the
+ * service run on (moving its clock over waits and deadlines), and checks, once nothing is left
+ * queued or in flight: the provider accepted at most one billable job, the generation ended by
+ * its deadline (completed, or failed and refunded exactly), the team's ledger equals its balance,
+ * and nothing was left in storage that no row names. A last test prints the table and holds
+ * docs/providers.md to it (FAULT_MATRIX_WRITE=1 writes it instead).
+ */
+export function runFaultMatrix(m: ProviderMatrix): void {
+  const results: CellResult[] = [];
+  const cells: Array<{ call: MatrixCall; fault: FaultId }> = [];
+  let svc: TestService;
+  let fakes: ProviderFakes;
+  let proxy: FaultProxy;
+  let host: Awaited<ReturnType<typeof startImageHost>>;
+  let worker: WorkerRunner | undefined;
+  let env: Record<string, string>;
+  let inputs: Omit<MatrixInputs, 'teamId'>;
+  const started = Date.now();
+
+  beforeAll(async () => {
+    const clip = await testVideo({ width: 160, height: 90, seconds: 1 });
+    host = await startImageHost({ '/face.png': sendBytes(await pngBytes(64, 64, '#c08050'), 'image/png'), '/clip.mp4': sendBytes(clip, 'video/mp4') });
+    fakes = await m.start();
+    proxy = await startFaultProxy(fakes.target);
+    env = { ...MATRIX_ENV, ...fakes.env(proxy.url) };
+    svc = await startTestService(env, { productionPolling: true, config: shortClientTimeouts });
+    worker = await startWorker(svc.app);
+    const avatar = await svc.app.db.selectFrom('avatars').select('id').where('avatar_type', '=', 'platform').orderBy('name').executeTakeFirstOrThrow();
+    inputs = { svc, faceUrl: host.url('/face.png'), clipUrl: host.url('/clip.mp4'), avatarId: avatar.id, voiceId: VOICES[0]!.id };
+  }, 120_000);
+
+  afterAll(async () => {
+    await worker?.stop();
+    await svc?.close();
+    await proxy?.close();
+    await fakes?.close();
+    await host?.close();
+  });
+
+  /**
+   * Lets the service run until `done` says so: while a job runs or is due, or a request is in
+   * flight at the proxy, it waits; once all is still, it moves the clock to the next queued job
+   * (or to the generation's deadline, where it runs the sweeper as its cron would).
+   */
+  async function drive(generationId: string, done: () => Promise<boolean>): Promise<{ settled: boolean; swept: boolean }> {
+    const db = svc.app.db;
+    const until = Date.now() + CELL_REAL_LIMIT_MS;
+    let moved = 0;
+    let still = 0;
+    let swept = false;
+    for (;;) {
+      if (await done()) return { settled: true, swept };
+      if (Date.now() > until || moved > VIRTUAL_LIMIT_MS) return { settled: false, swept };
+      const q = await queueState(db);
+      if (q.running || q.due || proxy.inFlight) {
+        still = 0;
+        await sleep(5);
+        continue;
+      }
+      // Still three looks in a row: nothing is on its way to the queue either.
+      if (++still < 3) {
+        await sleep(5);
+        continue;
+      }
+      still = 0;
+      const g = await db.selectFrom('generations').select(['status', 'deadline_at']).where('id', '=', generationId).executeTakeFirstOrThrow();
+      const now = Date.now();
+      if (g.status === 'processing' && g.deadline_at.getTime() <= now) {
+        swept ||= (await svc.app.services.maintenance.sweepOverdueGenerations()).includes(generationId);
+        continue;
+      }
+      const next = Math.min(q.nextAt?.getTime() ?? Infinity, g.status === 'processing' ? g.deadline_at.getTime() : Infinity);
+      if (next === Infinity) return { settled: true, swept };
+      const by = Math.max(1, next - now + 1);
+      moved += by;
+      await advanceClock(db, by);
+    }
+  }
+
+  /** The generation ended and nothing is left to run for it. */
+  const settledFor = (generationId: string) => async () => {
+    const q = await queueState(svc.app.db);
+    if (q.running || q.due || q.nextAt || proxy.inFlight) return false;
+    const g = await svc.app.db.selectFrom('generations').select('status').where('id', '=', generationId).executeTakeFirstOrThrow();
+    return g.status !== 'processing';
+  };
+
+  /** The cell's generation, made by a worker in a child process that is SIGKILLed once the provider has answered the faulted request. */
+  async function killedWhileWaiting(create: () => Promise<string>): Promise<{ generationId: string; killed: boolean }> {
+    await worker!.stop();
+    worker = undefined;
+    const child: LongRunning = spawnWorker(svc, { ...env, UPSTREAM_HOOKED_POLL_MS: '300000', ...Object.fromEntries(PROVIDERS.map((p) => [`${p.name.toUpperCase()}_POLL_BUDGET`, undefined as unknown as string])) });
+    let held = false;
+    proxy.onHeld(() => (held = true));
+    try {
+      const generationId = await create();
+      const { settled } = await drive(generationId, async () => held || !child.running());
+      const killed = settled && held;
+      if (child.running()) child.child.kill('SIGKILL');
+      await child.exited;
+      return { generationId, killed };
+    } finally {
+      proxy.onHeld(undefined);
+      worker = await startWorker(svc.app);
+      // The killed worker's heartbeat ages: its locks are released by the new worker's next beat.
+      await advanceClock(svc.app.db, 10_000);
+    }
+  }
+
+  async function runCell(call: MatrixCall, faultId: FaultId): Promise<CellResult> {
+    const fault = faultOf(faultId, { errorAnswer: (s, r) => m.errorAnswer(s, r), inProgress: call.inProgress });
+    if (!fault) return { call: call.name, fault: faultId, outcome: 'n/a', broken: [] };
+    const db = svc.app.db;
+    // Each cell meets the provider as the only thing happening: no breaker or budget left by the last one.
+    await db.deleteFrom('engine_breakers').execute();
+    await db.deleteFrom('upstream_poll_budgets').execute();
+    const team = await svc.team({ credits: 1_000_000 });
+    const request = await call.create({ ...inputs, teamId: team.teamId });
+    const storageRoot = path.join(svc.dataDir, 'files');
+    const before = await storedKeys(storageRoot);
+    const billedBefore = fakes.billed();
+    proxy.arm({ method: call.method, path: call.path, fault, ...(call.skip ? { skip: call.skip } : {}) });
+    const create = async () => {
+      const res = await svc.api('POST', request.path, { key: team.key, body: request.body });
+      if (res.status !== 202) throw new Error(`${request.path} answered ${res.status}: ${res.text}`);
+      return String(res.body.generation_id);
+    };
+    let generationId: string;
+    let killedOk = true;
+    if (faultId === 'kill') ({ generationId, killed: killedOk } = await killedWhileWaiting(create));
+    else generationId = await create();
+    const { settled, swept } = await drive(generationId, settledFor(generationId));
+    const injected = proxy.injected !== undefined && killedOk;
+    proxy.disarm();
+    const billedAfter = fakes.billed();
+    const billed = Object.fromEntries(Object.entries(billedAfter).map(([k, n]) => [k, n - (billedBefore[k] ?? 0)]));
+    const money = await moneyAndFiles(db, { generationId, teamId: team.teamId, storageRoot, before });
+    const verdict = judge({ ...money, swept, settled, injected, billed, units: call.units ?? {} });
+    return { call: call.name, fault: faultId, outcome: verdict.outcome, broken: verdict.broken, detail: `${money.status}${money.error ? `: ${money.error}` : ''}` };
+  }
+
+  for (const call of m.calls) {
+    for (const f of FAULTS) {
+      cells.push({ call, fault: f.id });
+      it(`${m.provider} ${call.name}: ${f.label}`, async () => {
+        const r = await runCell(call, f.id);
+        results.push(r);
+        expect(r.broken.map((b) => `${b.short}: ${b.detail}`), `${r.outcome} (${r.detail ?? ''})`).toEqual([]);
+      }, CELL_TIMEOUT_MS);
+    }
+  }
+
+  it(`${m.provider}: the matrix as docs/providers.md shows it`, async () => {
+    const table = renderTable(m.provider, m.calls.map((c) => c.name), results);
+    const broken = results.filter((r) => r.broken.length);
+    console.log(
+      [`${m.provider}: ${results.length} cells in ${((Date.now() - started) / 1000).toFixed(1)} s`, table, ...broken.map((r) => `${r.call} / ${r.fault}: ${r.outcome} (${r.detail}): ${r.broken.map((b) => b.detail).join('; ')}`)].join('\n'),
+    );
+    // A run of some cells only (a -t filter) has no whole table to compare.
+    if (results.length < cells.length) return;
+    if (process.env.FAULT_MATRIX_WRITE === '1') await writeDocumentedTable(m.provider, table);
+    else expect(await documentedTable(m.provider), 'docs/providers.md: run the matrix with FAULT_MATRIX_WRITE=1 to write its table').toBe(table);
+  });
+}
