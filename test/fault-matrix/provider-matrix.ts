@@ -10,8 +10,11 @@ export interface MatrixInputs {
   /** A platform avatar and a catalogue voice of the service's catalogue. */
   avatarId: string;
   voiceId: string;
-  /** The cell's team. */
+  /** The team every cell's generations belong to, and its key. */
   teamId: string;
+  key: string;
+  /** What the provider's `prepare` made once for every cell (a voiceover, a finished video). */
+  made: Record<string, string>;
 }
 
 /** A call adforge makes to the provider that can start billable work or decide a job's end. */
@@ -27,6 +30,11 @@ export interface MatrixCall {
   inProgress?: ProviderAnswer;
   /** How many billable jobs of each fake one generation of this call may pay for (default 1 each). */
   units?: Record<string, number>;
+  /**
+   * Generations the cell makes with the same request (default 1): a read of many jobs at once
+   * (HeyGen's list, sync's list) is made only while several are waiting.
+   */
+  generations?: number;
   /** The generation that makes this call: the create endpoint and its body. */
   create(i: MatrixInputs): Promise<{ path: string; body: Record<string, unknown> }> | { path: string; body: Record<string, unknown> };
 }
@@ -47,6 +55,8 @@ export interface ProviderMatrix {
   provider: string;
   start(): Promise<ProviderFakes>;
   calls: MatrixCall[];
+  /** Made once before the cells, for their requests (ids by name, in `MatrixInputs.made`). */
+  prepare?(i: MatrixInputs): Promise<Record<string, string>>;
   /** The provider's error answer for a status (its body, and where it names a wait in the body, that wait). */
   errorAnswer(status: number, retryAfterSeconds?: number): ProviderAnswer;
 }

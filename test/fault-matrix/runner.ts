@@ -1,18 +1,19 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Config } from '../../src/config.ts';
 import { PROVIDERS } from '../../src/adapters/engines/providers.ts';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
 import { startWorker, type WorkerRunner } from '../../src/worker.ts';
-import { spawnWorker, startTestService, type TestService } from '../support/app.ts';
-import type { LongRunning } from '../support/cli-run.ts';
+import { startTestService, type TestService } from '../support/app.ts';
+import { spawnCli, type LongRunning } from '../support/cli-run.ts';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
 import { testVideo } from '../support/media-probe.ts';
 import { advanceClock, queueState } from './clock.ts';
 import { FAULTS, faultOf, type FaultId } from './faults.ts';
-import { judge, moneyAndFiles, storedKeys } from './invariants.ts';
+import { judge, moneyAndFiles, storedKeys, teamMoney } from './invariants.ts';
 import type { MatrixCall, MatrixInputs, ProviderFakes, ProviderMatrix } from './provider-matrix.ts';
 import { documentedTable, renderTable, writeDocumentedTable, type CellResult } from './table.ts';
 
@@ -27,13 +28,13 @@ const CELL_REAL_LIMIT_MS = 30_000;
 const VIRTUAL_LIMIT_MS = 3 * 3600_000;
 // Cells run one after another; each gets its generation started, faulted and settled here.
 const CELL_TIMEOUT_MS = CELL_REAL_LIMIT_MS + 20_000;
+const CUED_WORKER = fileURLToPath(new URL('../support/cued-worker.ts', import.meta.url));
 
 /** The service as an operator runs it, apart from the clients' timeouts (see CLIENT_TIMEOUT_MS). */
 const MATRIX_ENV: Record<string, string> = {
   LOG_LEVEL: 'warn',
   // The kill cells' fresh in-process worker notices the killed one within a second of moved time.
   WORKER_HEARTBEAT_SECONDS: '0.2',
-  SPEECH_TIMEOUT_SECONDS: String(CLIENT_TIMEOUT_MS / 1000),
 };
 
 /** Every provider client of the configuration given a short timeout (no variable sets it). */
@@ -65,8 +66,22 @@ export function runFaultMatrix(m: ProviderMatrix): void {
   let host: Awaited<ReturnType<typeof startImageHost>>;
   let worker: WorkerRunner | undefined;
   let env: Record<string, string>;
-  let inputs: Omit<MatrixInputs, 'teamId'>;
+  let inputs: MatrixInputs;
+  /** The worker process the next kill cell starts and kills, built ahead (see test/support/cued-worker.ts). */
+  let nextChild: Promise<LongRunning> | undefined;
   const started = Date.now();
+
+  const spawnCuedWorker = (): Promise<LongRunning> => {
+    const child = spawnCli([], {
+      DATABASE_URL: svc.databaseUrl,
+      DATA_DIR: svc.dataDir,
+      PUBLIC_BASE_URL: svc.baseUrl,
+      ALLOW_PRIVATE_NETWORK_URLS: 'true',
+      WORKER_HEARTBEAT_SECONDS: '0.5',
+      ...env,
+    }, { entry: CUED_WORKER });
+    return child.waitForStdout(/built/, 60_000).then(() => child);
+  };
 
   beforeAll(async () => {
     const clip = await testVideo({ width: 160, height: 90, seconds: 1 });
@@ -76,11 +91,19 @@ export function runFaultMatrix(m: ProviderMatrix): void {
     env = { ...MATRIX_ENV, ...fakes.env(proxy.url) };
     svc = await startTestService(env, { productionPolling: true, config: shortClientTimeouts });
     worker = await startWorker(svc.app);
+    nextChild = spawnCuedWorker();
+    nextChild.catch(() => {});
     const avatar = await svc.app.db.selectFrom('avatars').select('id').where('avatar_type', '=', 'platform').orderBy('name').executeTakeFirstOrThrow();
-    inputs = { svc, faceUrl: host.url('/face.png'), clipUrl: host.url('/clip.mp4'), avatarId: avatar.id, voiceId: VOICES[0]!.id };
+    // One team for every cell: a cell's effect on it is read as what changed during the cell.
+    const team = await svc.team({ credits: 100_000_000 });
+    inputs = { svc, faceUrl: host.url('/face.png'), clipUrl: host.url('/clip.mp4'), avatarId: avatar.id, voiceId: VOICES[0]!.id, teamId: team.teamId, key: team.key, made: {} };
+    inputs.made = (await m.prepare?.(inputs)) ?? {};
   }, 120_000);
 
   afterAll(async () => {
+    const spare = await nextChild?.catch(() => undefined);
+    spare?.child.kill('SIGKILL');
+    await spare?.exited;
     await worker?.stop();
     await svc?.close();
     await proxy?.close();
@@ -91,14 +114,15 @@ export function runFaultMatrix(m: ProviderMatrix): void {
   /**
    * Lets the service run until `done` says so: while a job runs or is due, or a request is in
    * flight at the proxy, it waits; once all is still, it moves the clock to the next queued job
-   * (or to the generation's deadline, where it runs the sweeper as its cron would).
+   * (or to the earliest deadline of the cell's generations, where it runs the sweeper as its cron
+   * would). `swept`: the generations the sweeper ended.
    */
-  async function drive(generationId: string, done: () => Promise<boolean>): Promise<{ settled: boolean; swept: boolean }> {
+  async function drive(generationIds: readonly string[], done: () => Promise<boolean>): Promise<{ settled: boolean; swept: Set<string> }> {
     const db = svc.app.db;
     const until = Date.now() + CELL_REAL_LIMIT_MS;
+    const swept = new Set<string>();
     let moved = 0;
     let still = 0;
-    let swept = false;
     for (;;) {
       if (await done()) return { settled: true, swept };
       if (Date.now() > until || moved > VIRTUAL_LIMIT_MS) return { settled: false, swept };
@@ -114,13 +138,14 @@ export function runFaultMatrix(m: ProviderMatrix): void {
         continue;
       }
       still = 0;
-      const g = await db.selectFrom('generations').select(['status', 'deadline_at']).where('id', '=', generationId).executeTakeFirstOrThrow();
+      const open = await db.selectFrom('generations').select('deadline_at').where('id', 'in', generationIds).where('status', '=', 'processing').execute();
+      const deadline = Math.min(...open.map((g) => g.deadline_at.getTime()));
       const now = Date.now();
-      if (g.status === 'processing' && g.deadline_at.getTime() <= now) {
-        swept ||= (await svc.app.services.maintenance.sweepOverdueGenerations()).includes(generationId);
+      if (deadline <= now) {
+        for (const id of await svc.app.services.maintenance.sweepOverdueGenerations()) swept.add(id);
         continue;
       }
-      const next = Math.min(q.nextAt?.getTime() ?? Infinity, g.status === 'processing' ? g.deadline_at.getTime() : Infinity);
+      const next = Math.min(q.nextAt?.getTime() ?? Infinity, deadline);
       if (next === Infinity) return { settled: true, swept };
       const by = Math.max(1, next - now + 1);
       moved += by;
@@ -128,34 +153,46 @@ export function runFaultMatrix(m: ProviderMatrix): void {
     }
   }
 
-  /** The generation ended and nothing is left to run for it. */
-  const settledFor = (generationId: string) => async () => {
+  /** Every generation of the cell ended and nothing is left to run for them. */
+  const settledFor = (generationIds: readonly string[]) => async () => {
     const q = await queueState(svc.app.db);
     if (q.running || q.due || q.nextAt || proxy.inFlight) return false;
-    const g = await svc.app.db.selectFrom('generations').select('status').where('id', '=', generationId).executeTakeFirstOrThrow();
-    return g.status !== 'processing';
+    const open = await svc.app.db.selectFrom('generations').select('id').where('id', 'in', generationIds).where('status', '=', 'processing').execute();
+    return open.length === 0;
   };
 
-  /** The cell's generation, made by a worker in a child process that is SIGKILLed once the provider has answered the faulted request. */
-  async function killedWhileWaiting(create: () => Promise<string>): Promise<{ generationId: string; killed: boolean }> {
+  /** The cell's generations, made by a worker in a child process that is SIGKILLed once the provider has answered the faulted request. */
+  async function killedWhileWaiting(create: () => Promise<string[]>): Promise<{ generationIds: string[]; killed: boolean }> {
+    const child = await nextChild!;
     await worker!.stop();
     worker = undefined;
-    const child: LongRunning = spawnWorker(svc, { ...env, UPSTREAM_HOOKED_POLL_MS: '300000', ...Object.fromEntries(PROVIDERS.map((p) => [`${p.name.toUpperCase()}_POLL_BUDGET`, undefined as unknown as string])) });
     let held = false;
     proxy.onHeld(() => (held = true));
     try {
-      const generationId = await create();
-      const { settled } = await drive(generationId, async () => held || !child.running());
+      child.child.kill('SIGUSR2');
+      await child.waitForStdout(/working/, 30_000);
+      const generationIds = await create();
+      const { settled } = await drive(generationIds, async () => held || !child.running());
       const killed = settled && held;
       if (child.running()) child.child.kill('SIGKILL');
       await child.exited;
-      return { generationId, killed };
+      return { generationIds, killed };
     } finally {
       proxy.onHeld(undefined);
+      nextChild = spawnCuedWorker();
+      nextChild.catch(() => {});
       worker = await startWorker(svc.app);
       // The killed worker's heartbeat ages: its locks are released by the new worker's next beat.
       await advanceClock(svc.app.db, 10_000);
     }
+  }
+
+  /** After a cell that threw: every generation of the team still processing is driven to its end. */
+  async function settleLeftovers(): Promise<void> {
+    if (!worker) worker = await startWorker(svc.app);
+    const open = await svc.app.db.selectFrom('generations').select('id').where('team_id', '=', inputs.teamId).where('status', '=', 'processing').execute();
+    const ids = open.map((g) => g.id);
+    if (ids.length) await drive(ids, settledFor(ids));
   }
 
   async function runCell(call: MatrixCall, faultId: FaultId): Promise<CellResult> {
@@ -165,36 +202,52 @@ export function runFaultMatrix(m: ProviderMatrix): void {
     // Each cell meets the provider as the only thing happening: no breaker or budget left by the last one.
     await db.deleteFrom('engine_breakers').execute();
     await db.deleteFrom('upstream_poll_budgets').execute();
-    const team = await svc.team({ credits: 1_000_000 });
-    const request = await call.create({ ...inputs, teamId: team.teamId });
+    const request = await call.create(inputs);
+    const teamBefore = await teamMoney(db, inputs.teamId);
     const storageRoot = path.join(svc.dataDir, 'files');
     const before = await storedKeys(storageRoot);
     const billedBefore = fakes.billed();
+    const logFrom = svc.logLines.length;
+    const cellStart = Date.now();
+    const proxyFrom = proxy.log.length;
     proxy.arm({ method: call.method, path: call.path, fault, ...(call.skip ? { skip: call.skip } : {}) });
     const create = async () => {
-      const res = await svc.api('POST', request.path, { key: team.key, body: request.body });
-      if (res.status !== 202) throw new Error(`${request.path} answered ${res.status}: ${res.text}`);
-      return String(res.body.generation_id);
+      const ids: string[] = [];
+      for (let i = 0; i < (call.generations ?? 1); i++) {
+        const res = await svc.api('POST', request.path, { key: inputs.key, body: request.body });
+        if (res.status !== 202) throw new Error(`${request.path} answered ${res.status}: ${res.text}`);
+        ids.push(String(res.body.generation_id));
+      }
+      return ids;
     };
-    let generationId: string;
+    let generationIds: string[];
     let killedOk = true;
-    if (faultId === 'kill') ({ generationId, killed: killedOk } = await killedWhileWaiting(create));
-    else generationId = await create();
-    const { settled, swept } = await drive(generationId, settledFor(generationId));
+    if (faultId === 'kill') ({ generationIds, killed: killedOk } = await killedWhileWaiting(create));
+    else generationIds = await create();
+    const { settled, swept } = await drive(generationIds, settledFor(generationIds));
     const injected = proxy.injected !== undefined && killedOk;
     proxy.disarm();
     const billedAfter = fakes.billed();
     const billed = Object.fromEntries(Object.entries(billedAfter).map(([k, n]) => [k, n - (billedBefore[k] ?? 0)]));
-    const money = await moneyAndFiles(db, { generationId, teamId: team.teamId, storageRoot, before });
-    const verdict = judge({ ...money, swept, settled, injected, billed, units: call.units ?? {} });
-    return { call: call.name, fault: faultId, outcome: verdict.outcome, broken: verdict.broken, detail: `${money.status}${money.error ? `: ${money.error}` : ''}` };
+    const money = await moneyAndFiles(db, { generationIds, swept, teamId: inputs.teamId, teamBefore, storageRoot, before });
+    const verdict = judge({ ...money, settled, injected, billed, units: call.units ?? {} });
+    const detail = money.generations.map((g) => `${g.status}${g.error ? `: ${g.error}` : ''}`).join(' / ');
+    if (process.env.FAULT_MATRIX_DEBUG && (verdict.broken.length || process.env.FAULT_MATRIX_DEBUG === 'all')) {
+      console.log([`${call.name} / ${faultId}: ${Date.now() - cellStart} ms`, ...proxy.log.slice(proxyFrom).map((l) => `  proxy +${l.at - cellStart}ms: ${l.method} ${l.path} -> ${l.outcome}`), ...svc.logLines.slice(logFrom).map((l) => `  log: ${l.slice(0, 600)}`)].join('\n'));
+    }
+    return { call: call.name, fault: faultId, outcome: verdict.outcome, broken: verdict.broken, detail };
   }
 
   for (const call of m.calls) {
     for (const f of FAULTS) {
       cells.push({ call, fault: f.id });
       it(`${m.provider} ${call.name}: ${f.label}`, async () => {
-        const r = await runCell(call, f.id);
+        const r: CellResult = await runCell(call, f.id).catch(async (e: unknown): Promise<CellResult> => {
+          // Whatever the cell left running is ended before the next cell, so that it is not counted there.
+          proxy.disarm();
+          await settleLeftovers();
+          return { call: call.name, fault: f.id, outcome: 'error', broken: [{ short: 'error', detail: String(e instanceof Error ? e.stack : e) }] };
+        });
         results.push(r);
         expect(r.broken.map((b) => `${b.short}: ${b.detail}`), `${r.outcome} (${r.detail ?? ''})`).toEqual([]);
       }, CELL_TIMEOUT_MS);
@@ -212,4 +265,11 @@ export function runFaultMatrix(m: ProviderMatrix): void {
     if (process.env.FAULT_MATRIX_WRITE === '1') await writeDocumentedTable(m.provider, table);
     else expect(await documentedTable(m.provider), 'docs/providers.md: run the matrix with FAULT_MATRIX_WRITE=1 to write its table').toBe(table);
   });
+}
+
+/** A voiceover of the cells' team (spoken once, by the service's speech engine): what its talking avatars say. */
+export async function voiceover(i: MatrixInputs): Promise<string> {
+  const res = await i.svc.api('POST', '/api/v1/voiceovers/text-to-speech', { key: i.key, body: { text: 'Fresh coffee, every morning.', voice_id: i.voiceId } });
+  if (res.status !== 201) throw new Error(`the voiceover was refused: ${res.status} ${res.text}`);
+  return String(res.body.id);
 }

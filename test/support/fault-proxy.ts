@@ -38,6 +38,8 @@ export interface FaultRule {
 }
 
 export interface ProxyLogLine {
+  /** When it arrived (ms). */
+  at: number;
   method: string;
   path: string;
   /** The status the client got, `fault:<kind>` when a fault decided it, or 0 for none. */
@@ -153,12 +155,21 @@ export async function startFaultProxy(target: string) {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"data":"');
         const chunk = Buffer.alloc(64 * 1024, 'a');
-        let sent = 0;
-        while (sent < OVERSIZED_LIMIT && !res.destroyed) {
-          sent += chunk.length;
-          if (!res.write(chunk)) await new Promise<void>((r) => (res.once('drain', r), res.once('close', r)));
+        let closed = false;
+        res.once('close', () => (closed = true));
+        for (let sent = 0; sent < OVERSIZED_LIMIT && !closed; sent += chunk.length) {
+          if (res.write(chunk)) continue;
+          await new Promise<void>((resolve) => {
+            const on = () => {
+              res.off('drain', on);
+              res.off('close', on);
+              resolve();
+            };
+            res.on('drain', on);
+            res.on('close', on);
+          });
         }
-        if (!res.destroyed) res.end('"}');
+        if (!closed) res.end('"}');
         break;
       }
       case 'in_progress':
@@ -171,7 +182,7 @@ export async function startFaultProxy(target: string) {
 
   const server = http.createServer((req, res) => {
     inFlight++;
-    const line: ProxyLogLine = { method: req.method ?? '', path: req.url ?? '', outcome: '0' };
+    const line: ProxyLogLine = { at: Date.now(), method: req.method ?? '', path: req.url ?? '', outcome: '0' };
     log.push(line);
     handle(req, res)
       .then((outcome) => (line.outcome = outcome))
