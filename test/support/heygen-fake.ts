@@ -86,6 +86,8 @@ export async function startHeyGenFake(opts: {
   /** Keys whose first request is still being worked on: a repeat meanwhile is answered 409 request_in_progress. */
   const inFlight = new Set<string>();
   const inProgressAnswers = new Map<string, number>();
+  /** How the next reads of many videos at once go wrong: an answer past any client's cap, or a refusal of the read itself. */
+  const brokenLists: Array<'oversized' | 'refused'> = [];
   let refuseNextVideo: string | undefined;
   let refuseNextWorkflow: string | undefined;
   let loseNextExecution = false;
@@ -344,6 +346,15 @@ export async function startHeyGenFake(opts: {
         replayed.set(replayKey, (replayed.get(replayKey) ?? 0) + 1);
         return answer(r.status, r.body);
       }
+      if (route.list && brokenLists.length) {
+        const broken = brokenLists.shift()!;
+        if (broken === 'refused') {
+          const e = error(400, 'invalid_parameter', 'The list could not be read', 'limit');
+          return answer(e.status, e.body);
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ data: Array.from({ length: 60_000 }, (_, i) => ({ id: `vid_elsewhere_${i}`, status: 'completed', title: 'x'.repeat(64) })) }));
+      }
       const id = route.path.exec(url.pathname)?.[1];
       // A list of jobs is one read against the limit, like a read of one job.
       if (req.method === 'GET' && (id !== undefined || route.list)) {
@@ -389,6 +400,10 @@ export async function startHeyGenFake(opts: {
     },
     failNextSubmit: (f: { status: number; body?: unknown }) => submitFailures.push(f),
     dropNextVideoAnswer: () => (dropNextVideoAnswer = true),
+    /** The next reads of many videos fail, one way each. */
+    breakNextLists: (...how: Array<'oversized' | 'refused'>) => brokenLists.push(...how),
+    /** Reads of many still waiting to fail (0 once each broke). */
+    brokenListsLeft: () => brokenLists.length,
     /** The next create with a key answers only after `ms`; a repeat of its key meanwhile gets 409 request_in_progress. */
     holdNextVideo: (ms: number) => (holdNextVideoMs = ms),
     refuseNextVideo: (message: string) => (refuseNextVideo = message),
