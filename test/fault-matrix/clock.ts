@@ -11,15 +11,27 @@ import type { Db } from '../../src/db/pool.ts';
 export async function advanceClock(db: Db, ms: number): Promise<void> {
   if (ms <= 0) return;
   const by = sql`make_interval(secs => ${ms / 1000})`;
-  await db.transaction().execute(async (trx) => {
-    await sql`update graphile_worker._private_jobs set run_at = run_at - ${by}, locked_at = locked_at - ${by}`.execute(trx);
-    await sql`update generations set deadline_at = deadline_at - ${by} where status = 'processing'`.execute(trx);
-    await sql`update upstream_jobs set created_at = created_at - ${by}, updated_at = updated_at - ${by} where state in ('submitting', 'submitted')`.execute(trx);
-    await sql`update upstream_poll_budgets set next_at = next_at - ${by}, last_read_at = last_read_at - ${by}, paused_until = paused_until - ${by}`.execute(trx);
-    await sql`update engine_breakers set open_until = open_until - ${by}, updated_at = updated_at - ${by}`.execute(trx);
-    await sql`update worker_heartbeats set seen_at = seen_at - ${by}`.execute(trx);
-    await sql`update credit_holds set expires_at = expires_at - ${by}`.execute(trx);
-  });
+  const shifts = [
+    sql`update graphile_worker._private_jobs set run_at = run_at - ${by}, locked_at = locked_at - ${by}`,
+    sql`update generations set deadline_at = deadline_at - ${by} where status = 'processing'`,
+    sql`update upstream_jobs set created_at = created_at - ${by}, updated_at = updated_at - ${by} where state in ('submitting', 'submitted')`,
+    sql`update upstream_poll_budgets set next_at = next_at - ${by}, last_read_at = last_read_at - ${by}, paused_until = paused_until - ${by}`,
+    sql`update engine_breakers set open_until = open_until - ${by}, updated_at = updated_at - ${by}`,
+    sql`update worker_heartbeats set seen_at = seen_at - ${by}`,
+    sql`update credit_holds set expires_at = expires_at - ${by}`,
+  ];
+  // One statement at a time, each its own transaction: a worker's statement that meets one of
+  // them (its heartbeat, a cron's job) waits for it, and one caught in a deadlock is run again.
+  for (const shift of shifts) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await shift.execute(db);
+        break;
+      } catch (e) {
+        if ((e as { code?: string }).code !== '40P01' || attempt >= 5) throw e;
+      }
+    }
+  }
   await nudgeWorkers(db);
 }
 

@@ -1,7 +1,7 @@
 import { startHeyGenFake } from '../support/heygen-fake.ts';
 import { testVideo } from '../support/media-probe.ts';
 import type { MatrixInputs } from './provider-matrix.ts';
-import { runFaultMatrix, voiceover } from './runner.ts';
+import { productFace, runFaultMatrix, voiceover } from './runner.ts';
 
 /*
  * HeyGen (heygen-com/heygen-cli's OpenAPI schemas, stored in test/contracts/heygen/): talking
@@ -12,8 +12,8 @@ import { runFaultMatrix, voiceover } from './runner.ts';
  * happen by having two waiting.
  */
 const HEYGEN_KEY = 'heygen-matrix-key';
-// The team's voiceover, spoken once before the cells: each talking avatar sends its bytes as they are.
-const talking = (i: MatrixInputs) => ({ path: '/api/v1/videos/talking-avatar', body: { avatar_id: i.avatarId, avatar_type: 'platform', voiceover_id: i.made.voiceover } });
+// The team's voiceover and a product's picture as the face, made once before the cells: each talking avatar sends them as they are.
+const talking = (i: MatrixInputs) => ({ path: '/api/v1/videos/talking-avatar', body: { avatar_id: i.made.face, avatar_type: 'product', voiceover_id: i.made.voiceover } });
 const localize = (i: MatrixInputs) => ({ path: '/api/v1/videos/localize', body: { video_url: i.clipUrl, mode: 'speed', output_language: 'de', duration: 5, width: 640, height: 360 } });
 const swap = (i: MatrixInputs) => ({ path: '/api/v1/videos/swap-avatar', body: { video_url: i.clipUrl, mode: 'standard', duration: 5, width: 640, height: 360, image_url: i.faceUrl } });
 const heygenError = (status: number, code: string, message: string) => ({ status, body: { error: { code, message, param: null, doc_url: null } } });
@@ -30,7 +30,7 @@ runFaultMatrix({
       close: () => heygen.close(),
     };
   },
-  prepare: async (i) => ({ voiceover: await voiceover(i) }),
+  prepare: async (i) => ({ voiceover: await voiceover(i), face: await productFace(i) }),
   calls: [
     { name: 'POST /v3/videos (talking avatar submit)', method: 'POST', path: /^\/v3\/videos$/, inProgress, create: talking },
     { name: 'GET /v3/videos/{id} (talking avatar read)', method: 'GET', path: /^\/v3\/videos\/[^/]+$/, create: talking },

@@ -47,6 +47,8 @@ export interface ProviderFakes {
   env(proxyUrl: string): Record<string, string>;
   /** Billable jobs each fake has accepted so far (a replay under an idempotency key is not a job). */
   billed(): Record<string, number>;
+  /** A fake that works in real time (ComfyUI runs its queue): true while it is working, so the clock waits for it. */
+  busy?(): boolean;
   close(): Promise<void>;
 }
 

@@ -2,8 +2,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Config } from '../../src/config.ts';
-import { PROVIDERS } from '../../src/adapters/engines/providers.ts';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
 import { startWorker, type WorkerRunner } from '../../src/worker.ts';
 import { startTestService, type TestService } from '../support/app.ts';
@@ -18,8 +16,9 @@ import type { MatrixCall, MatrixInputs, ProviderFakes, ProviderMatrix } from './
 import { documentedTable, renderTable, writeDocumentedTable, type CellResult } from './table.ts';
 
 /**
- * How long a provider client waits for an answer in the matrix: the adapters' own timeouts (30 s
- * to 5 minutes) shortened, so that "no answer until the client gives up" costs a second of a cell.
+ * How long a provider call waits for an answer in the matrix (UPSTREAM_CALL_TIMEOUT_SECONDS, the
+ * operator's cap on every call's own timeout), so that "no answer until the client gives up"
+ * costs a cell a second and a half rather than the provider's minutes.
  */
 const CLIENT_TIMEOUT_MS = 1500;
 // A cell that has not settled in this much real time is reported as not ended.
@@ -33,19 +32,10 @@ const CUED_WORKER = fileURLToPath(new URL('../support/cued-worker.ts', import.me
 /** The service as an operator runs it, apart from the clients' timeouts (see CLIENT_TIMEOUT_MS). */
 const MATRIX_ENV: Record<string, string> = {
   LOG_LEVEL: 'warn',
+  UPSTREAM_CALL_TIMEOUT_SECONDS: String(CLIENT_TIMEOUT_MS / 1000),
   // The kill cells' fresh in-process worker notices the killed one within a second of moved time.
   WORKER_HEARTBEAT_SECONDS: '0.2',
 };
-
-/** Every provider client of the configuration given a short timeout (no variable sets it). */
-function shortClientTimeouts(c: Config): Config {
-  const upstream: Record<string, unknown> = { ...c.upstream };
-  for (const p of PROVIDERS) {
-    const s = upstream[p.name];
-    if (s) upstream[p.name] = Object.freeze({ ...s, timeoutMs: CLIENT_TIMEOUT_MS });
-  }
-  return { ...c, upstream: upstream as Config['upstream'] };
-}
 
 /**
  * One provider's rows of the fault matrix as vitest tests, a test per cell (call x fault), run
@@ -89,7 +79,7 @@ export function runFaultMatrix(m: ProviderMatrix): void {
     fakes = await m.start();
     proxy = await startFaultProxy(fakes.target);
     env = { ...MATRIX_ENV, ...fakes.env(proxy.url) };
-    svc = await startTestService(env, { productionPolling: true, config: shortClientTimeouts });
+    svc = await startTestService(env, { productionPolling: true });
     worker = await startWorker(svc.app);
     nextChild = spawnCuedWorker();
     nextChild.catch(() => {});
@@ -127,7 +117,7 @@ export function runFaultMatrix(m: ProviderMatrix): void {
       if (await done()) return { settled: true, swept };
       if (Date.now() > until || moved > VIRTUAL_LIMIT_MS) return { settled: false, swept };
       const q = await queueState(db);
-      if (q.running || q.due || proxy.inFlight) {
+      if (q.running || q.due || proxy.inFlight || fakes.busy?.()) {
         still = 0;
         await sleep(5);
         continue;
@@ -156,7 +146,7 @@ export function runFaultMatrix(m: ProviderMatrix): void {
   /** Every generation of the cell ended and nothing is left to run for them. */
   const settledFor = (generationIds: readonly string[]) => async () => {
     const q = await queueState(svc.app.db);
-    if (q.running || q.due || q.nextAt || proxy.inFlight) return false;
+    if (q.running || q.due || q.nextAt || proxy.inFlight || fakes.busy?.()) return false;
     const open = await svc.app.db.selectFrom('generations').select('id').where('id', 'in', generationIds).where('status', '=', 'processing').execute();
     return open.length === 0;
   };
@@ -267,9 +257,16 @@ export function runFaultMatrix(m: ProviderMatrix): void {
   });
 }
 
-/** A voiceover of the cells' team (spoken once, by the service's speech engine): what its talking avatars say. */
+/** A voiceover of the cells' team (spoken once, by the service's speech engine): what its talking avatars say, short so that a lip-sync input made from it is quick to encode. */
 export async function voiceover(i: MatrixInputs): Promise<string> {
-  const res = await i.svc.api('POST', '/api/v1/voiceovers/text-to-speech', { key: i.key, body: { text: 'Fresh coffee, every morning.', voice_id: i.voiceId } });
+  const res = await i.svc.api('POST', '/api/v1/voiceovers/text-to-speech', { key: i.key, body: { text: 'Hi there.', voice_id: i.voiceId } });
   if (res.status !== 201) throw new Error(`the voiceover was refused: ${res.status} ${res.text}`);
+  return String(res.body.id);
+}
+
+/** A product of the cells' team whose small picture is a talking avatar's face (`avatar_type: product`). */
+export async function productFace(i: MatrixInputs): Promise<string> {
+  const res = await i.svc.api('POST', '/api/v1/products', { key: i.key, body: { name: 'Mug', description: 'A mug', category: 'home', image_url: i.faceUrl } });
+  if (res.status !== 201) throw new Error(`the product was refused: ${res.status} ${res.text}`);
   return String(res.body.id);
 }

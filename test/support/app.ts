@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { buildApp, type App } from '../../src/app.ts';
-import { loadConfig, type Config } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
 import { startHttpServer, type HttpServer } from '../../src/http/server.ts';
 import { loadTls } from '../../src/http/tls.ts';
 import { createLogger } from '../../src/log.ts';
@@ -93,8 +93,6 @@ export async function startTestService(
     databaseUrl?: (url: string) => Promise<string>;
     /** The service's polling as configured (providers' own budgets, the 5-minute safety net), not TEST_POLLING's. */
     productionPolling?: boolean;
-    /** Changes the loaded configuration before the app is built (what no variable sets, e.g. a provider client's timeout). */
-    config?: (c: Config) => Config;
   } = {},
 ): Promise<TestService> {
   const database = await cloneTemplateDatabase();
@@ -102,7 +100,7 @@ export async function startTestService(
   const serviceDatabaseUrl = opts.databaseUrl ? await opts.databaseUrl(database.url) : database.url;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'adforge-test-data-'));
   const port = await freePort();
-  const loaded = loadConfig({
+  const config = loadConfig({
     DATABASE_URL: serviceDatabaseUrl,
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
@@ -115,7 +113,6 @@ export async function startTestService(
     ...(opts.productionPolling ? {} : TEST_POLLING),
     ...env,
   });
-  const config = opts.config ? opts.config(loaded) : loaded;
   const logLines: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
