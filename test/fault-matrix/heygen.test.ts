@@ -33,8 +33,9 @@ runFaultMatrix({
   prepare: async (i) => ({ voiceover: await voiceover(i), face: await productFace(i) }),
   calls: [
     { name: 'POST /v3/videos (talking avatar submit)', method: 'POST', path: /^\/v3\/videos$/, inProgress, create: talking },
-    { name: 'GET /v3/videos/{id} (talking avatar read)', method: 'GET', path: /^\/v3\/videos\/[^/]+$/, create: talking },
-    { name: 'GET /v3/videos (list: two talking avatars read at once)', method: 'GET', path: /^\/v3\/videos$/, generations: 2, create: talking },
+    { name: 'GET /v3/videos/{id} (talking avatar read)', method: 'GET', path: /^\/v3\/videos\/(?!statuses$)[^/]+$/, create: talking },
+    // The account's list today; HeyGen's read of many videos by id (GET /v3/videos/statuses) is the same call's successor.
+    { name: 'GET /v3/videos (list: two talking avatars read at once)', method: 'GET', path: /^\/v3\/videos(\/statuses)?$/, generations: 2, create: talking },
     { name: 'POST /v3/video-translations (localize submit)', method: 'POST', path: /^\/v3\/video-translations$/, inProgress, create: localize },
     { name: 'GET /v3/video-translations/{id} (localize read)', method: 'GET', path: /^\/v3\/video-translations\/[^/]+$/, create: localize },
     { name: 'POST /v1/workflows/executions (face swap submit)', method: 'POST', path: /^\/v1\/workflows\/executions$/, create: swap },

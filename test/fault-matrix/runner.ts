@@ -119,11 +119,11 @@ export function runFaultMatrix(m: ProviderMatrix): void {
       const q = await queueState(db);
       if (q.running || q.due || proxy.inFlight || fakes.busy?.()) {
         still = 0;
-        await sleep(5);
+        await sleep(10);
         continue;
       }
-      // Still three looks in a row: nothing is on its way to the queue either.
-      if (++still < 3) {
+      // Still twice in a row: nothing is on its way to the queue either.
+      if (++still < 2) {
         await sleep(5);
         continue;
       }
