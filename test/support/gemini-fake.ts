@@ -125,6 +125,8 @@ export async function startGeminiFake(opts: {
 }) {
   const videoSubmits: Array<{ model: string; body: Record<string, any> }> = [];
   const imageCalls: Array<{ model: string; body: Record<string, any> }> = [];
+  /** The deadline each image call named (X-Server-Timeout), in the order of imageCalls. */
+  const imageDeadlines: Array<string | undefined> = [];
   const storageReads: Array<{ path: string; headers: http.IncomingHttpHeaders }> = [];
   /** Every refusal the fake gave for a broken request, for tests to read. */
   const refusals: Array<{ call: string; status: number; body: unknown }> = [];
@@ -243,6 +245,7 @@ export async function startGeminiFake(opts: {
       if (!problems.length && imageConfig) problems.push(...modelProblems(c, modelDefs(c)[model], imageConfig, ['generationConfig', 'imageConfig']));
       if (problems.length) return answer(res, c, 400, invalidArgument(problems, () => true));
       imageCalls.push({ model, body });
+      imageDeadlines.push(req.headers['x-server-timeout'] as string | undefined);
       const limited = quotaRefusal(model);
       if (limited) return answer(res, c, 429, limited);
       const fault = faults.take('generate-content');
@@ -329,6 +332,7 @@ export async function startGeminiFake(opts: {
     base,
     videoSubmits,
     imageCalls,
+    imageDeadlines,
     billedImages,
     failNext: (call: GeminiCall, fault: Fault) => faults.failNext(call, fault),
     storageReads,

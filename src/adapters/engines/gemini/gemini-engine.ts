@@ -15,8 +15,9 @@ import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageL
  * (read with the key, following Google's redirect to the bytes: video-file.ts; kept about two days)
  * or filtered with raiMediaFilteredReasons; images
  * through models/{model}:generateContent, answered with inlineData. Errors {error: {code, message,
- * status}} (a bad key is 400 API_KEY_INVALID). No idempotency key: a Veo submit whose answer is
- * lost is not sent again. Contracts: test/contracts/gemini/.
+ * status}} (a bad key is 400 API_KEY_INVALID). No idempotency key: a Veo submit or an image call
+ * whose answer is lost is not sent again (an image call answers with the image it made, and bills
+ * it). Contracts: test/contracts/gemini/.
  */
 export interface GeminiOptions {
   apiUrl: string;
@@ -24,12 +25,28 @@ export interface GeminiOptions {
   imageModels?: Readonly<Record<string, string>>;
   allowPrivate: boolean;
   timeoutMs?: number;
+  /**
+   * How long one image call may take (GEMINI_IMAGE_TIMEOUT_SECONDS), told to Google as the call's
+   * deadline; the client waits a little longer, so that Google's own answer past it comes first.
+   */
+  imageTimeoutMs?: number;
 }
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
 // The Gemini API takes a request of up to 20 MB; one image must leave room for the rest.
 const MAX_INLINE_BYTES = 15 * 1024 * 1024;
+/*
+ * One image call's deadline. Google publishes no latency for its image models, and its SDK sets no
+ * client timeout, leaving the end to the server; given one, it tells the server as X-Server-Timeout
+ * (googleapis/js-genai src/_api_client.ts). We name ours the same way: past it Google ends the call
+ * with 504 DEADLINE_EXCEEDED (its troubleshooting page), a failed request it does not charge (its
+ * billing FAQ), so a slow image is a known failure that may be made again, not an unknown outcome.
+ * Five minutes: a Pro image at 4K with references is the slowest we send.
+ */
+const IMAGE_TIMEOUT_MS = 300_000;
+// Past Google's deadline, the time its 504 takes to reach us; only a call still unanswered then is an unknown outcome.
+const answerGraceMs = (deadlineMs: number) => Math.min(30_000, Math.max(1_000, Math.ceil(deadlineMs / 6)));
 
 export function createGeminiEngine(opts: GeminiOptions): Engine {
   const origin = new URL(opts.apiUrl).origin;
@@ -47,6 +64,22 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
     keyRefused: isKeyRefused,
     // A 429 gives its wait in RetryInfo.retryDelay: it pauses every read of Gemini that long.
     retryAfterInBody: googleRetryDelayMs,
+  });
+
+  const imageDeadlineMs = opts.imageTimeoutMs ?? IMAGE_TIMEOUT_MS;
+  // Image calls: synchronous, one image each, billed once Google made it (a submit in all but name).
+  const imageApi = createProviderClient({
+    provider: 'Gemini',
+    baseUrl: opts.apiUrl,
+    allowPrivate: opts.allowPrivate,
+    headers: { 'x-goog-api-key': opts.apiKey, 'x-server-timeout': String(Math.ceil(imageDeadlineMs / 1000)) },
+    timeoutMs: imageDeadlineMs + answerGraceMs(imageDeadlineMs),
+    maxBytes: MAX_JSON_BYTES,
+    message: errorMessage,
+    keyRefused: isKeyRefused,
+    retryAfterInBody: googleRetryDelayMs,
+    // Google's 5xx is a failed request, not charged (its billing FAQ): no image exists to pay twice for.
+    safeToResend: new Set([500, 502, 503, 504]),
   });
 
   /** An input image as inline bytes (the Gemini API takes no URLs). */
@@ -86,7 +119,7 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
         // A model that takes no imageSize (gemini-2.5-flash-image) makes 1K images and is sent none.
         generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: p.aspect_ratio, ...(imageLimitsOf(model).sizes ? { imageSize: imageSizeOf(p.resolution) } : {}) } },
       };
-      const { json } = await call('POST', `/models/${model}:generateContent`, body, signal);
+      const { json } = await imageApi.call('POST', `/models/${model}:generateContent`, body, signal, { submit: true });
       const r = json as { promptFeedback?: { blockReason?: unknown }; candidates?: Array<{ finishReason?: unknown; content?: { parts?: Array<{ inlineData?: { data?: unknown } }> } }> } | undefined;
       if (r?.promptFeedback?.blockReason) return { state: 'failed', message: `Gemini refused the request: blocked (${String(r.promptFeedback.blockReason)})` };
       const data = r?.candidates?.[0]?.content?.parts?.find((part) => typeof part.inlineData?.data === 'string')?.inlineData?.data;

@@ -11,10 +11,12 @@ export const geminiProvider = defineProvider({
     GEMINI_API_KEY: z.string().optional(),
     GEMINI_API_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
     GEMINI_IMAGE_MODELS: pairsVariable(),
+    /** How long one image call may take (one image per call): told to Google as the call's deadline. */
+    GEMINI_IMAGE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
     /** How often its jobs may be read, `<requests>/<seconds>[,...]`: Google publishes no limit for operations.get (limits are per project, by tier): a conservative pace. */
     GEMINI_POLL_BUDGET: budgetVariable('1/1'),
   },
-  settings: (e) => ({ pollBudget: e.GEMINI_POLL_BUDGET, apiKey: e.GEMINI_API_KEY!, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS) }),
+  settings: (e) => ({ pollBudget: e.GEMINI_POLL_BUDGET, apiKey: e.GEMINI_API_KEY!, apiUrl: e.GEMINI_API_URL, imageModels: Object.freeze(e.GEMINI_IMAGE_MODELS), imageTimeoutMs: e.GEMINI_IMAGE_TIMEOUT_SECONDS * 1000 }),
   makes: {
     operations: ['ai-video', ...GENERATION_OPERATIONS.filter(isImageOperation)],
     models: [...Object.keys(GEMINI_VIDEO_MODELS), ...Object.keys(GEMINI_DEFAULT_IMAGE_MODELS)],

@@ -16,8 +16,8 @@ import { OPENAI_DEFAULT_IMAGE_MODELS, OPENAI_RETIRED, imageFields, openaiRefusal
  * declares sora-2 and sora-2-pro retired (the start refuses a route to them) and keeps the code
  * path for an account OpenAI still serves. Images: generations (JSON) and edits (multipart, the
  * images as `image[]` files), answered with b64_json. Auth `Authorization: Bearer <key>`; errors
- * `{error: {message, type, param, code}}`; 429 with retry-after. No idempotency key: a video submit
- * whose answer is lost is not sent again.
+ * `{error: {message, type, param, code}}`; 429 with retry-after. No idempotency key: a video submit,
+ * or an image call, whose answer is lost is not sent again (the SDK resends both: see IMAGE_TIMEOUT_MS).
  */
 export interface OpenAiOptions {
   baseUrl: string;
@@ -26,10 +26,20 @@ export interface OpenAiOptions {
   imageModels?: Readonly<Record<string, string>>;
   allowPrivate: boolean;
   timeoutMs?: number;
+  /** How long one Images call may take (OPENAI_IMAGE_TIMEOUT_SECONDS). */
+  imageTimeoutMs?: number;
 }
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024; // image answers carry base64 images
 const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
+/*
+ * An Images call answers with the images once they are made, and OpenAI goes on making (and
+ * billing) them when the client goes away: a short timeout only pays for images nobody receives.
+ * Ten minutes, the SDK's own wait for one request (openai-node src/client.ts, DEFAULT_TIMEOUT). The
+ * SDK then resends a request that timed out, lost its connection or got a 5xx (shouldRetry), with no
+ * idempotency key: each resend may make and bill the images again, so we do not follow it there.
+ */
+const IMAGE_TIMEOUT_MS = 600_000;
 
 export function createOpenAiEngine(opts: OpenAiOptions): Engine {
   const imageModels = { ...OPENAI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
@@ -41,6 +51,16 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,
     maxBinaryBytes: MAX_VIDEO_BYTES,
+    message: errorMessage,
+  });
+
+  const imageApi = createProviderClient({
+    provider: 'OpenAI',
+    baseUrl: opts.baseUrl,
+    allowPrivate: opts.allowPrivate,
+    headers: { authorization: `Bearer ${opts.apiKey}` },
+    timeoutMs: opts.imageTimeoutMs ?? IMAGE_TIMEOUT_MS,
+    maxBytes: MAX_JSON_BYTES,
     message: errorMessage,
   });
 
@@ -91,12 +111,13 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
         if (typeof id !== 'string' || !id) throw new UpstreamError('unsent_unknown', 'OpenAI answered the submit without a video id');
         return { providerJobId: id, handle: { kind: 'video', id } };
       }
-      // Images answer at once. A 5xx there made nothing and bills nothing: it is simply tried again.
+      // Images answer with the images once made: a lost answer (a timeout, a reset, a 5xx) may have
+      // made and billed them, and nothing can tell; it is an unknown outcome, never sent again.
       const fields = imageFields(p, req.inputs.prompt, imageModels);
       const inputImages = attachedImages(req.inputs);
       const { json } = inputImages.length
-        ? await call('POST', '/images/edits', await editForm(fields, inputImages, signal), signal)
-        : await call('POST', '/images/generations', fields, signal);
+        ? await imageApi.call('POST', '/images/edits', await editForm(fields, inputImages, signal), signal, { submit: true })
+        : await imageApi.call('POST', '/images/generations', fields, signal, { submit: true });
       const data = (json as { data?: Array<{ b64_json?: unknown }>; created?: unknown } | undefined)?.data ?? [];
       const images: Buffer[] = [];
       for (const d of data) if (typeof d.b64_json === 'string') images.push(Buffer.from(d.b64_json, 'base64'));

@@ -11,10 +11,12 @@ export const openaiProvider = defineProvider({
     OPENAI_API_KEY: z.string().optional(),
     OPENAI_BASE_URL: z.string().url().default('https://api.openai.com/v1'),
     OPENAI_IMAGE_MODELS: pairsVariable(),
+    /** How long one Images call may take: OpenAI goes on after the client leaves, so a cut call is paid and lost. */
+    OPENAI_IMAGE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(600),
     /** How often its jobs may be read, `<requests>/<seconds>[,...]`: OpenAI's limits are per organization and tier, shown on its dashboard: a conservative pace. */
     OPENAI_POLL_BUDGET: budgetVariable('5/1'),
   },
-  settings: (e) => ({ pollBudget: e.OPENAI_POLL_BUDGET, apiKey: e.OPENAI_API_KEY!, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS) }),
+  settings: (e) => ({ pollBudget: e.OPENAI_POLL_BUDGET, apiKey: e.OPENAI_API_KEY!, baseUrl: e.OPENAI_BASE_URL, imageModels: Object.freeze(e.OPENAI_IMAGE_MODELS), imageTimeoutMs: e.OPENAI_IMAGE_TIMEOUT_SECONDS * 1000 }),
   makes: {
     operations: ['ai-video', ...GENERATION_OPERATIONS.filter(isImageOperation)],
     models: [...OPENAI_VIDEO_MODELS, ...OPENAI_IMAGE_MODELS],
