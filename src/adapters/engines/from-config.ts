@@ -12,7 +12,7 @@ import type { Engine } from './engine-contract.ts';
  */
 export async function buildEngines(config: Readonly<Config>, o: { allowRetired?: boolean } = {}): Promise<EngineRegistry> {
   const engines: Engine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs, speak: synthesize })];
-  const shared = { allowPrivate: config.allowPrivateNetworkUrls };
+  const shared = { allowPrivate: config.allowPrivateNetworkUrls, ...(config.upstream.callTimeoutCapMs ? { callTimeoutCapMs: config.upstream.callTimeoutCapMs } : {}) };
   for (const provider of PROVIDERS) {
     const settings = config.upstream[provider.name];
     if (!settings) continue;

@@ -18,6 +18,8 @@ export interface ProviderMakes {
 export interface ProviderShared {
   /** ALLOW_PRIVATE_NETWORK_URLS: the provider's API may sit on a private address (a test fake, a gateway). */
   allowPrivate: boolean;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: caps each provider call's own timeout (unset: each call's, from its provider's documents). */
+  callTimeoutCapMs?: number;
 }
 
 /**

@@ -31,6 +31,14 @@ const MAX_RESULT_REFETCHES = 3;
 const RESULT_COPY_TIMEOUT_MS = 300_000;
 
 /**
+ * What bounds a whole submit or poll: the generation's deadline. Each call to the provider has its
+ * own timeout, from its provider's documents (a Gemini image per call, a 2 GB Submagic upload, an
+ * OpenAI image that takes minutes); a shorter bound here would cut them and turn slow answers into
+ * unknown outcomes.
+ */
+const untilDeadline = (g: Pick<GenerationRow, 'deadline_at'>): AbortSignal => AbortSignal.timeout(Math.max(1_000, g.deadline_at.getTime() - Date.now()));
+
+/**
  * The upstream job core: one attempt per generation recorded before anything is sent
  * (submitting), the provider's job id committed before any waiting (submitted), then polled by
  * re-scheduled jobs (no worker slot held while the provider works) until it ends. A worker that
@@ -124,13 +132,20 @@ export function createUpstreamCore(
       submission = await engine.submit(
         { generationId: g.id, operation: g.operation, params, inputs },
         { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}) },
-        AbortSignal.timeout(60_000),
+        untilDeadline(g),
       );
     } catch (e) {
       const err = e instanceof UpstreamError ? e : new UpstreamError('unsent_unknown', 'the provider could not be asked', { cause: e });
       called(engine.name, 'submit', err.failure);
       log.warn({ err: e, generation_id: g.id, provider: engine.name, failure: err.failure }, 'upstream submit failed');
-      if (err.failure !== 'refused') await breakers.failed(engine.name, err.message);
+      if (err.failure !== 'refused' && err.failure !== 'in_progress') await breakers.failed(engine.name, err.message);
+      // The provider may hold this attempt's job (its answer was lost) or still works on its first
+      // send (in_progress): a provider that deduplicates is asked again later under the same key
+      // for the original's answer. The attempt stays; a new one would carry a new key: a second job.
+      if ((err.failure === 'in_progress' || err.failure === 'unsent_unknown') && engine.dedupesSubmit(g.operation)) {
+        await queueJob(db, runGenerationJob, { generation_id: g.id }, { config, runAt: new Date(Date.now() + (err.retryAfterMs ?? config.upstream.pollMs * 2)) });
+        return 'settled';
+      }
       const message = err.failure === 'auth' ? authFailed(engine.name) : err.message;
       // Refused before accepting (nothing can exist upstream): the next provider of the route may take it.
       if (!last && (err.failure === 'auth' || err.failure === 'rate_limited' || err.failure === 'transient')) {
@@ -139,8 +154,7 @@ export function createUpstreamCore(
       }
       if (err.failure === 'rate_limited' || err.failure === 'transient') await retrySubmitLater(g, attempt.id, err);
       else if (err.failure === 'auth' || err.failure === 'refused') await failBoth(g, attempt.id, message);
-      // unsent_unknown: the job may exist upstream. Only a provider that deduplicates may be asked again.
-      else if (engine.dedupesSubmit(g.operation)) throw err;
+      // unsent_unknown (or in_progress from one that does not deduplicate): the job may exist upstream.
       else await failBoth(g, attempt.id, `${engine.name} did not confirm the job; it was not sent again so that it is never paid twice`);
       return 'settled';
     }
@@ -267,9 +281,9 @@ export function createUpstreamCore(
       if (!(await polls.admit(job.id, engine, line))) return;
       let status;
       try {
-        const batched = await batches.lead(job, engine, AbortSignal.timeout(60_000));
+        const batched = await batches.lead(job, engine, untilDeadline(g));
         if (batched === 'requeued') return;
-        status = batched === 'alone' ? await engine.poll(job.handle, AbortSignal.timeout(60_000)) : batched;
+        status = batched === 'alone' ? await engine.poll(job.handle, untilDeadline(g)) : batched;
       } catch (e) {
         const err = e instanceof UpstreamError ? e : new UpstreamError('transient', 'the provider could not be asked', { cause: e });
         called(engine.name, 'poll', err.failure);

@@ -29,6 +29,8 @@ export interface ComfyUiOptions {
   /** The ENGINE_ROUTES keys that send work to comfyui: each needs its workflow, checked at start. */
   routeKeys: readonly string[];
   allowPrivate: boolean;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
+  callTimeoutCapMs?: number;
   timeoutMs?: number;
   /** Follow each server's WebSocket for step progress (off in unit checks). */
   watchProgress?: boolean;
@@ -110,7 +112,7 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
   const clients = new Map(
     opts.urls.map((url) => [
       url,
-      createProviderClient({ provider: 'ComfyUI', baseUrl: url, allowPrivate: opts.allowPrivate, headers: { accept: 'application/json' }, timeoutMs: opts.timeoutMs ?? 120_000, maxBytes: MAX_JSON_BYTES, maxBinaryBytes: MAX_MEDIA_BYTES, message: comfyMessage }),
+      createProviderClient({ provider: 'ComfyUI', baseUrl: url, allowPrivate: opts.allowPrivate, callTimeoutCapMs: opts.callTimeoutCapMs, headers: { accept: 'application/json' }, timeoutMs: opts.timeoutMs ?? 120_000, maxBytes: MAX_JSON_BYTES, maxBinaryBytes: MAX_MEDIA_BYTES, message: comfyMessage }),
     ]),
   );
   const client = (url: string) => {

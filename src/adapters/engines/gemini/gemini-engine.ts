@@ -24,6 +24,8 @@ export interface GeminiOptions {
   apiKey: string;
   imageModels?: Readonly<Record<string, string>>;
   allowPrivate: boolean;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
+  callTimeoutCapMs?: number;
   timeoutMs?: number;
   /**
    * How long one image call may take (GEMINI_IMAGE_TIMEOUT_SECONDS), told to Google as the call's
@@ -55,6 +57,7 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
     provider: 'Gemini',
     baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
+    callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { 'x-goog-api-key': opts.apiKey },
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,
