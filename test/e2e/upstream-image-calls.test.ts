@@ -30,7 +30,7 @@ beforeAll(async () => {
       ENGINE_ROUTES: 'fast=gemini|local,pro=gemini,gpt-2=openai|local,*=local',
       UPSTREAM_POLL_MS: '40',
       // Short enough that waiting for them is the test, not the suite.
-      GEMINI_IMAGE_TIMEOUT_SECONDS: '1',
+      GEMINI_IMAGE_TIMEOUT_SECONDS: '2',
       OPENAI_IMAGE_TIMEOUT_SECONDS: '1',
     },
     { worker: true },

@@ -28,8 +28,8 @@ export interface GeminiOptions {
   callTimeoutCapMs?: number;
   timeoutMs?: number;
   /**
-   * How long one image call may take (GEMINI_IMAGE_TIMEOUT_SECONDS), told to Google as the call's
-   * deadline; the client waits a little longer, so that Google's own answer past it comes first.
+   * How long we wait for one image call (GEMINI_IMAGE_TIMEOUT_SECONDS); Google is told a deadline a
+   * little shorter, so that its own answer past it comes first.
    */
   imageTimeoutMs?: number;
 }
@@ -44,11 +44,12 @@ const MAX_INLINE_BYTES = 15 * 1024 * 1024;
  * (googleapis/js-genai src/_api_client.ts). We name ours the same way: past it Google ends the call
  * with 504 DEADLINE_EXCEEDED (its troubleshooting page), a failed request it does not charge (its
  * billing FAQ), so a slow image is a known failure that may be made again, not an unknown outcome.
- * Five minutes: a Pro image at 4K with references is the slowest we send.
+ * Five minutes for Google, 30 s more for its answer: a Pro image at 4K with references is the
+ * slowest we send.
  */
-const IMAGE_TIMEOUT_MS = 300_000;
-// Past Google's deadline, the time its 504 takes to reach us; only a call still unanswered then is an unknown outcome.
-const answerGraceMs = (deadlineMs: number) => Math.min(30_000, Math.max(1_000, Math.ceil(deadlineMs / 6)));
+const IMAGE_TIMEOUT_MS = 330_000;
+// Google's deadline: our wait less the time its 504 takes to reach us (a sixth, at least 1 s, at most 30 s); only a call still unanswered then is an unknown outcome.
+const serverDeadlineS = (waitMs: number) => Math.max(1, Math.floor((waitMs - Math.min(30_000, Math.max(1_000, Math.ceil(waitMs / 6)))) / 1000));
 
 export function createGeminiEngine(opts: GeminiOptions): Engine {
   const origin = new URL(opts.apiUrl).origin;
@@ -69,14 +70,14 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
     retryAfterInBody: googleRetryDelayMs,
   });
 
-  const imageDeadlineMs = opts.imageTimeoutMs ?? IMAGE_TIMEOUT_MS;
+  const imageWaitMs = Math.min(opts.imageTimeoutMs ?? IMAGE_TIMEOUT_MS, opts.callTimeoutCapMs ?? Infinity);
   // Image calls: synchronous, one image each, billed once Google made it (a submit in all but name).
   const imageApi = createProviderClient({
     provider: 'Gemini',
     baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
-    headers: { 'x-goog-api-key': opts.apiKey, 'x-server-timeout': String(Math.ceil(imageDeadlineMs / 1000)) },
-    timeoutMs: imageDeadlineMs + answerGraceMs(imageDeadlineMs),
+    headers: { 'x-goog-api-key': opts.apiKey, 'x-server-timeout': String(serverDeadlineS(imageWaitMs)) },
+    timeoutMs: imageWaitMs,
     maxBytes: MAX_JSON_BYTES,
     message: errorMessage,
     keyRefused: isKeyRefused,

@@ -11,8 +11,8 @@ export const geminiProvider = defineProvider({
     GEMINI_API_KEY: z.string().optional(),
     GEMINI_API_URL: z.string().url().default('https://generativelanguage.googleapis.com/v1beta'),
     GEMINI_IMAGE_MODELS: pairsVariable(),
-    /** How long one image call may take (one image per call): told to Google as the call's deadline. */
-    GEMINI_IMAGE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+    /** How long we wait for one image call (one image per call); Google is told a deadline up to 30 s shorter. */
+    GEMINI_IMAGE_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(3600).default(330),
     /** How often its jobs may be read, `<requests>/<seconds>[,...]`: Google publishes no limit for operations.get (limits are per project, by tier): a conservative pace. */
     GEMINI_POLL_BUDGET: budgetVariable('1/1'),
   },

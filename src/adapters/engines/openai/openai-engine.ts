@@ -61,6 +61,7 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
     provider: 'OpenAI',
     baseUrl: opts.baseUrl,
     allowPrivate: opts.allowPrivate,
+    callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { authorization: `Bearer ${opts.apiKey}` },
     timeoutMs: opts.imageTimeoutMs ?? IMAGE_TIMEOUT_MS,
     maxBytes: MAX_JSON_BYTES,
