@@ -143,7 +143,9 @@ describe('inbound sync webhooks', () => {
     expect(unsigned.status).toBe(401);
     const ok = await svc.api('POST', '/hooks/sync', { rawBody: body, headers: { 'content-type': 'application/json', 'sync-signature': sync.sign(body) } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ received: true, outcome: 'ignored' });
+    // A signed callback for a job not recorded (yet): kept, in case its submit's answer is on its way.
+    expect(ok.body).toEqual({ received: true, outcome: 'early' });
+    expect(await svc.app.db.selectFrom('upstream_early_hooks').select(['provider', 'job_ref']).where('job_ref', '=', 'gen-unknown').execute()).toEqual([{ provider: 'sync', job_ref: 'gen-unknown' }]);
   });
 
   it('never shows the sync key or the webhook secret', async () => {

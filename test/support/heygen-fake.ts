@@ -65,6 +65,8 @@ export async function startHeyGenFake(opts: {
   readLimit?: { requests: number; perMs: number; retryAfterSeconds?: number };
   /** A job created with callback_url ends this long after its create and is called back (with finishAfterMs: when it ends by the clock). */
   callbackAfterMs?: number;
+  /** A create's answer waits until its callback was delivered: the callback beats the answer to the client. */
+  callBackBeforeAnswer?: boolean;
   /** Jobs end by the clock instead of by polls, each this long after its submit (the in-flight bench). */
   finishAfterMs?: () => number;
 }) {
@@ -100,21 +102,25 @@ export async function startHeyGenFake(opts: {
   const recentReads: number[] = [];
   const callbacksSent: Array<{ url: string; status: number; body: Record<string, unknown> }> = [];
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
-  const callBack = (id: string, body: Record<string, any>, event: string) => {
-    if (typeof body.callback_url !== 'string' || opts.callbackAfterMs === undefined) return;
+  /** Calls back when the job ends; settles once the call was answered (or could not be made). */
+  const callBack = (id: string, body: Record<string, any>, event: string): Promise<void> => {
+    if (typeof body.callback_url !== 'string' || opts.callbackAfterMs === undefined) return Promise.resolve();
     const url = body.callback_url;
     const finishAt = jobs.get(id)?.finishAt;
-    setTimeout(() => {
-      const job = jobs.get(id);
-      if (job) job.ended = true;
-      const sent = { event_type: event, event_data: { video_id: id, url: `${base}/files/${id}.mp4`, callback_id: body.callback_id ?? null } };
-      request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sent), dispatcher: hookAgent })
-        .then(async (r) => {
-          await r.body.dump();
-          callbacksSent.push({ url, status: r.statusCode, body: sent });
-        })
-        .catch(() => callbacksSent.push({ url, status: 0, body: sent }));
-    }, finishAt !== undefined ? Math.max(0, finishAt - Date.now()) : opts.callbackAfterMs);
+    return new Promise<void>((resolve) =>
+      setTimeout(() => {
+        const job = jobs.get(id);
+        if (job) job.ended = true;
+        const sent = { event_type: event, event_data: { video_id: id, url: `${base}/files/${id}.mp4`, callback_id: body.callback_id ?? null } };
+        request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sent), dispatcher: hookAgent })
+          .then(async (r) => {
+            await r.body.dump();
+            callbacksSent.push({ url, status: r.statusCode, body: sent });
+          })
+          .catch(() => callbacksSent.push({ url, status: 0, body: sent }))
+          .finally(resolve);
+      }, finishAt !== undefined ? Math.max(0, finishAt - Date.now()) : opts.callbackAfterMs),
+    );
   };
 
   const error = (status: number, code: string, message: string, param: string | null = null) => ({ status, body: { error: { code, message, param, doc_url: null } } });
@@ -185,7 +191,7 @@ export async function startHeyGenFake(opts: {
       path: /^\/v3\/video-translations$/,
       contract: contract('create-video-translation'),
       mutation: true,
-      handle: ({ body, key }) => {
+      handle: async ({ body, key }) => {
         const failed = submit();
         if (failed) return failed;
         const unknown = (body.output_languages as string[]).find((l) => !languages.includes(l));
@@ -193,7 +199,9 @@ export async function startHeyGenFake(opts: {
         translationCreates.push({ body, key });
         const id = `vt_${++counter}`;
         jobs.set(id, { kind: 'translation', polls: 0, ...timed() });
-        callBack(id, body, 'video_translate.success');
+        const called = callBack(id, body, 'video_translate.success');
+        // The callback reaches the client before the create's own answer does.
+        if (opts.callBackBeforeAnswer) await called;
         return { status: 200, body: { data: { video_translation_ids: [id] } } };
       },
     },

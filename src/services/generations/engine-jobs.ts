@@ -10,11 +10,12 @@ import { DownloadError, openDownload } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
-import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findSubmittedByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
+import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResultStreams } from './results.ts';
+import { recordEarlyHook, takeEarlyHook } from '../../repositories/early-hooks.ts';
 import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
@@ -163,7 +164,13 @@ export function createUpstreamCore(
     await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
     await progress.set(g.id, { ...queued(), stage: `sent to ${engine.name}` }, { force: true });
     if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
-    else await polls.next(attempt.id, engine, polls.firstDelay(hooked(engine, g.operation)));
+    else {
+      await polls.next(attempt.id, engine, polls.firstDelay(hooked(engine, g.operation)));
+      // A callback that came before the job was recorded (kept by receiveHook) is looked at now. Taken
+      // after the first look is queued: a callback recorded later finds the job submitted and its
+      // look replaces that one, so neither order leaves the job to the safety-net poll.
+      if (await takeEarlyHook(db, engine.name, [submission.providerJobId, attempt.id])) await polls.schedule(attempt.id, 0, 'hook');
+    }
     return 'settled';
   }
 
@@ -228,17 +235,14 @@ export function createUpstreamCore(
      * provider's budget: the poll, not the webhook's body, decides (docs/providers.md says why).
      * A job already ended, unknown or named twice changes nothing.
      */
-    async receiveHook(provider: string, headers: Record<string, string | string[] | undefined>, rawBody: Buffer, token?: string): Promise<'polling' | 'ignored'> {
+    async receiveHook(provider: string, headers: Record<string, string | string[] | undefined>, rawBody: Buffer, token?: string): Promise<'polling' | 'early' | 'ignored'> {
       const engine = engines.byName(provider);
       if (!engine || !isUpstreamEngine(engine)) throw new AppError('not_found', 'No such provider hook');
       if (token !== undefined) {
         if (!engine.callsBack) throw new AppError('not_found', 'No such provider hook');
         const attemptId = await callbacks.attemptOf(provider, token);
         if (!attemptId) throw new AppError('unauthorized', 'The callback token is not valid');
-        const job = await findUpstreamJob(db, attemptId);
-        if (!job || job.state !== 'submitted') return 'ignored';
-        await polls.schedule(job.id, 0, 'hook');
-        return 'polling';
+        return lookSoon(provider, attemptId, () => findUpstreamJob(db, attemptId));
       }
       if (!engine.verifyHook) throw new AppError('not_found', 'No such provider hook');
       const verified = await engine.verifyHook(headers, rawBody).catch((e: unknown) => {
@@ -246,12 +250,7 @@ export function createUpstreamCore(
         return null;
       });
       if (!verified) throw new AppError('unauthorized', 'The webhook signature is not valid');
-      const job = await findSubmittedByProviderJob(db, provider, verified.providerJobId);
-      if (!job) return 'ignored';
-      // A signed hint is the provider saying the job moved: looked at now, ahead of the routine
-      // looks (its read still within the budget).
-      await polls.schedule(job.id, 0, 'hook');
-      return 'polling';
+      return lookSoon(provider, verified.providerJobId, () => findByProviderJob(db, provider, verified.providerJobId));
     },
 
     /**
@@ -303,6 +302,24 @@ export function createUpstreamCore(
       return finish(g, job, engine, status);
     },
   };
+
+  /**
+   * A callback is the provider saying the job moved: its job is looked at now, ahead of the routine
+   * looks (its read still within the budget). One that comes before its submit's answer is
+   * recorded (the provider called back as it answered) is kept first, for the submit to take; the
+   * job is then read again, so that a submit recorded meanwhile is looked at all the same.
+   */
+  async function lookSoon(provider: string, jobRef: string, find: () => Promise<UpstreamJobRow | undefined>): Promise<'polling' | 'early' | 'ignored'> {
+    const now = await find();
+    if (now && now.state !== 'submitting' && now.state !== 'submitted') return 'ignored';
+    if (now?.state !== 'submitted') await recordEarlyHook(db, provider, jobRef);
+    const job = now?.state === 'submitted' ? now : await find();
+    if (!job) return 'early';
+    if (job.state === 'submitting') return 'early';
+    if (job.state !== 'submitted') return 'ignored';
+    await polls.schedule(job.id, 0, 'hook');
+    return 'polling';
+  }
 
   /** A final answer of the provider: the generation fails, or its results are copied and it completes. */
   async function finish(g: GenerationRow, job: { id: string; refetches: number }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
