@@ -385,6 +385,16 @@ export interface UpstreamJobsTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+/** An output made and stored while its generation makes the rest (migration 0026). */
+export interface KeptOutputsTable {
+  generation_id: string;
+  position: number;
+  key: string;
+  bytes: ColumnType<number, number, number>;
+  upstream_job_id: string | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 export interface UpstreamPollBudgetsTable {
   provider: string;
   next_at: ColumnType<Date, Date | string | undefined, Date | string>;
@@ -469,6 +479,7 @@ export interface Database {
   campaigns: CampaignsTable;
   campaign_rows: CampaignRowsTable;
   upstream_jobs: UpstreamJobsTable;
+  kept_outputs: KeptOutputsTable;
   upstream_poll_budgets: UpstreamPollBudgetsTable;
   upstream_early_hooks: UpstreamEarlyHooksTable;
   engine_breakers: EngineBreakersTable;
