@@ -7,20 +7,25 @@ import type http from 'node:http';
  *   nothing is made;
  * - `hang`: it makes the work (the provider bills it) and never answers: the client gives up;
  * - `reset`: it makes the work (billed), then the connection is cut before the answer;
- * - `delayMs`: it answers, that much later than it would.
+ * - `delayMs`: it answers, that much later than it would;
+ * - `answer`: it answers 200 with this body instead of its own (a refusal inside a success, say).
  */
 export type Fault =
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | { hang: true }
   | { reset: true }
-  | { delayMs: number };
+  | { delayMs: number }
+  | { answer: unknown };
 
-/** Faults queued per call name, each given once, in the order queued. */
+/**
+ * Faults queued per call name, each given once, in the order queued; `after` lets that many calls
+ * of the kind pass first (the k-th image of a generation, say).
+ */
 export function createFaults<Call extends string>() {
-  const queued = new Map<Call, Fault[]>();
+  const queued = new Map<Call, Array<Fault | undefined>>();
   return {
-    failNext(call: Call, fault: Fault): void {
-      queued.set(call, [...(queued.get(call) ?? []), fault]);
+    failNext(call: Call, fault: Fault, after = 0): void {
+      queued.set(call, [...(queued.get(call) ?? []), ...Array<undefined>(after).fill(undefined), fault]);
     },
     take(call: Call): Fault | undefined {
       return queued.get(call)?.shift();

@@ -260,6 +260,7 @@ export async function startGeminiFake(opts: {
       await sleep(takes);
       const prompt = String(body.contents?.[0]?.parts?.[0]?.text);
       if (/forbidden/i.test(prompt)) return answer(res, c, 200, { promptFeedback: { blockReason: 'SAFETY' } });
+      if (fault && 'answer' in fault) return sendJson(res, 200, fault.answer);
       billedImages.push({ model, prompt });
       if (fault && 'hang' in fault) return hang(res);
       if (fault && 'reset' in fault) return reset(res);
@@ -334,7 +335,7 @@ export async function startGeminiFake(opts: {
     imageCalls,
     imageDeadlines,
     billedImages,
-    failNext: (call: GeminiCall, fault: Fault) => faults.failNext(call, fault),
+    failNext: (call: GeminiCall, fault: Fault, after?: number) => faults.failNext(call, fault, after),
     storageReads,
     refusals,
     close: async () => {

@@ -300,6 +300,7 @@ export async function startOpenAiFake(opts: {
         recent.get(model)!.push({ at: clock(), images: n });
         await sleep((opts.imageMs ?? 0) + (fault && 'delayMs' in fault ? fault.delayMs : 0));
         for (let i = 0; i < n; i++) billedImages.push({ model, prompt: String(b.prompt) });
+        if (fault && 'answer' in fault) return sendJson(res, 200, fault.answer);
         if (fault && 'hang' in fault) return hang(res);
         if (fault && 'reset' in fault) return reset(res);
         // Made whether or not the client stayed: nobody is left to answer.
@@ -334,7 +335,7 @@ export async function startOpenAiFake(opts: {
     refused,
     modelReads,
     billedImages,
-    failNext: (call: Call, fault: Fault) => faults.failNext(call, fault),
+    failNext: (call: Call, fault: Fault, after?: number) => faults.failNext(call, fault, after),
     close: () => closeServer(server),
   };
 }

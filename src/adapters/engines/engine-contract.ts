@@ -11,7 +11,10 @@ import type { PollBudget } from '../../domain/poll-schedule.ts';
 export interface UpstreamRequest {
   generationId: string;
   operation: GenerationOperation;
-  /** The stored, validated request (defaults applied). */
+  /**
+   * The stored, validated request (defaults applied). Its `quantity` counts the outputs still to
+   * make: the request's own, less those an earlier attempt made and the core kept (`keep`).
+   */
   params: Record<string, unknown>;
   /** The images the request names or implies, resolved once by the core for every adapter. */
   inputs: UpstreamInputs;
@@ -127,8 +130,17 @@ export interface Engine {
   /**
    * `attempt.onProgress`: for an engine that works while the submit runs (the local renderer), how
    * it reports its steps as it goes; the core throttles them. Upstream engines report through poll.
+   * `attempt.keep`: for an engine that makes its outputs one call at a time (Gemini: one image per
+   * call), hands each over as soon as it is made; the core stores and records it at once, so a later
+   * call's failure loses none of them and the next attempt makes only the rest. It resolves once the
+   * output is kept and rejects (an UpstreamError) when it cannot be (the generation ended): the
+   * engine then stops. Outputs handed over are not answered again in `done`.
    */
-  submit(request: UpstreamRequest, attempt: { id: string; webhookUrl?: string; onProgress?: (progress: EngineProgress) => void }, signal: AbortSignal): Promise<UpstreamSubmission>;
+  submit(
+    request: UpstreamRequest,
+    attempt: { id: string; webhookUrl?: string; onProgress?: (progress: EngineProgress) => void; keep?: (output: UpstreamOutput) => Promise<void> },
+    signal: AbortSignal,
+  ): Promise<UpstreamSubmission>;
   poll(handle: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus>;
   cancel?(handle: Record<string, unknown>, signal: AbortSignal): Promise<void>;
   /**

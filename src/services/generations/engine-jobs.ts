@@ -19,6 +19,7 @@ import { recordEarlyHook, takeEarlyHook } from '../../repositories/early-hooks.t
 import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
+import { createKeptOutputs } from './kept-outputs.ts';
 import { createPollScheduler, type PollLine } from './poll-budget.ts';
 import { createBatchPolls } from './batch-poll.ts';
 import { createCallbackTokens } from './provider-callbacks.ts';
@@ -56,6 +57,7 @@ export function createUpstreamCore(
   const breakers = createEngineBreakers({ db, config, log });
   const progress = createProgressWriter({ db, log });
   const submitHere = createInProcessSubmit({ db, storage, config, log, lifecycle, events, progress });
+  const keptOutputs = createKeptOutputs({ db, storage, log });
 
   const polls = createPollScheduler({ db, config });
   // The next look at a job: when it wants it; its provider's budget is kept when the look runs.
@@ -73,7 +75,7 @@ export function createUpstreamCore(
   const batches = createBatchPolls({ db, log, polls, progress, hooked, finish: (g, job, engine, status) => finish(g, job, engine, status) });
 
   async function failBoth(g: Pick<GenerationRow, 'id'>, upstreamJobId: string, message: string, engine?: string): Promise<void> {
-    await lifecycle.fail(g.id, message, { within: (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }), ...(engine ? { engine } : {}) });
+    await lifecycle.endUnfinished(g.id, message, { within: (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }), ...(engine ? { engine } : {}) });
   }
 
   function authFailed(provider: string): string {
@@ -102,12 +104,13 @@ export function createUpstreamCore(
     return (await openDownload(output.url, { maxBytes: config.upstream.maxResultBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: RESULT_COPY_TIMEOUT_MS })).body;
   }
 
-  async function copyResults(g: GenerationRow, outputs: UpstreamOutput[]): Promise<{ keys: string[]; meta: Record<string, unknown>; bytes: number }> {
+  async function copyResults(g: GenerationRow, outputs: UpstreamOutput[], first = 0): Promise<{ keys: string[]; meta: Record<string, unknown>; bytes: number }> {
     const tooLarge = () => new UpstreamError('refused', 'the provider result is too large');
     try {
       return await storeResultStreams(storage, g, outputs.map((output) => () => openResult(output)), {
         maxBytes: config.upstream.maxResultBytes,
         tooLarge,
+        first,
         // The bytes must be media of the kind the generation makes, whatever the provider says.
         refuse: (type) => (type?.mime.startsWith(`${g.kind}/`) ? undefined : new UpstreamError('refused', `the provider's result is not ${g.kind === 'video' ? 'a video' : 'an image'}`)),
       });
@@ -130,9 +133,10 @@ export function createUpstreamCore(
     let submission;
     try {
       const webhookUrl = await webhookUrlFor(engine, g.operation, attempt.id);
+      const made = await keptOutputs.forAttempt(g, attempt.id, (output, position) => copyResults(g, [output], position));
       submission = await engine.submit(
-        { generationId: g.id, operation: g.operation, params, inputs },
-        { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}) },
+        { generationId: g.id, operation: g.operation, params: keptOutputs.paramsFor(params, g, made.kept), inputs },
+        { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}), keep: made.keep },
         untilDeadline(g),
       );
     } catch (e) {
@@ -325,9 +329,10 @@ export function createUpstreamCore(
   async function finish(g: GenerationRow, job: { id: string; refetches: number }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
     if (status.state === 'failed') return failBoth(g, job.id, status.message, engine.name);
     let copied;
+    const kept = await keptOutputs.list(g.id);
     try {
       await progress.set(g.id, COPYING, { force: true });
-      copied = await copyResults(g, status.outputs);
+      copied = await copyResults(g, status.outputs, kept.length);
     } catch (e) {
       if (e instanceof UpstreamError) return failBoth(g, job.id, e.message);
       // Provider links expire: ask the provider again for fresh ones, a few times.
@@ -336,7 +341,7 @@ export function createUpstreamCore(
       return schedulePoll(job.id, 0);
     }
     const cost = status.cost ?? null;
-    await lifecycle.complete(g.id, copied.keys, copied.meta, { within: (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }), engine: engine.name, outputBytes: copied.bytes });
+    await lifecycle.complete(g.id, copied.keys, copied.meta, { within: (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }), engine: engine.name, outputBytes: copied.bytes, kept });
   }
 }
 export type UpstreamCore = ReturnType<typeof createUpstreamCore>;

@@ -111,12 +111,15 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
     return { providerJobId: name, handle: { kind: 'video', operation: name, sound: Boolean(p.generate_audio) } };
   }
 
-  async function makeImages({ params: p, inputs }: UpstreamRequest, signal: AbortSignal): Promise<UpstreamStatus> {
+  /**
+   * One call per image, `quantity` (what is still to make) of them. Each image is handed to `keep`
+   * as soon as it arrives (Google billed it): a later call's failure then loses none.
+   */
+  async function makeImages({ params: p, inputs }: UpstreamRequest, signal: AbortSignal, keep?: (output: UpstreamOutput) => Promise<void>): Promise<UpstreamStatus> {
     const model = imageModels[String(p.model)]!;
     const outputs: UpstreamOutput[] = [];
     // An edit, product shot or branded image sends its images inline after the prompt that names them.
     const images = await Promise.all(attachedImages(inputs).map(async (image) => ({ inlineData: await inline(image, signal) })));
-    // One image per call: quantity makes that many calls.
     for (let i = 0; i < Number(p.quantity ?? 1); i++) {
       const body = {
         contents: [{ parts: [{ text: inputs.prompt }, ...images] }],
@@ -128,7 +131,9 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
       if (r?.promptFeedback?.blockReason) return { state: 'failed', message: `Gemini refused the request: blocked (${String(r.promptFeedback.blockReason)})` };
       const data = r?.candidates?.[0]?.content?.parts?.find((part) => typeof part.inlineData?.data === 'string')?.inlineData?.data;
       if (typeof data !== 'string') return { state: 'failed', message: `Gemini made no image (${String(r?.candidates?.[0]?.finishReason ?? 'no candidate')})` };
-      outputs.push({ bytes: Buffer.from(data, 'base64') });
+      const image = { bytes: Buffer.from(data, 'base64') };
+      if (keep) await keep(image);
+      else outputs.push(image);
     }
     return { state: 'succeeded', outputs };
   }
@@ -141,9 +146,9 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
     targets: (routeKey: string) => geminiTargets(routeKey, imageModels),
     check: (targets, signal) => checkGemini({ apiUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher }, targets, signal),
 
-    async submit(req: UpstreamRequest, _attempt, signal) {
+    async submit(req: UpstreamRequest, attempt, signal) {
       if (req.operation === 'ai-video') return submitVideo(req, signal);
-      const done = await makeImages(req, signal);
+      const done = await makeImages(req, signal, attempt.keep);
       return { providerJobId: `images-${req.generationId}`, handle: { kind: 'image' }, done };
     },
 
