@@ -28,6 +28,23 @@ import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer
  *
  * GET /v3/videos lists the account's videos newest first, `limit` (1..100) a page, `token` for the
  * next; a page is one read against `readLimit`, and every video on it counts as looked at.
+ * GET /v3/videos/statuses (heygen-cli gen/video.go VideoStatusesList) answers up to 100 videos named
+ * by `video_ids` in one read: queued, processing, completed or failed (with `error`), not_found for
+ * an id it does not know; no video_url. One read against `readLimit`; each video named counts as
+ * looked at. A queued video's own GET shows `pending` (its enum) or, when a test asks
+ * (`showQueuedAs`), `waiting`: the word the create answers for the same video (gen/video.go VideoCreate).
+ *
+ * Submits as HeyGen answers them under load:
+ * - a create may take long to answer (`delaySubmits`): the job exists from the moment the request
+ *   is read, its answer comes after the delay, and is kept for a replay under its key;
+ * - a repeat under the same `Idempotency-Key` while the first is still in flight gets 409
+ *   {error: {code: "request_in_progress"}} (the Idempotency-Key parameter of every v3 mutation on
+ *   developers.heygen.com: "A retry that arrives while the original is still in flight gets a 409
+ *   request_in_progress"); after it, the first answer is replayed;
+ * - with `concurrentJobs`, a video or translation created while that many are unfinished is refused
+ *   429 rate_limit_exceeded with Retry-After (developers.heygen.com/docs/usage-limits: concurrent
+ *   jobs, 10 on Pay-As-You-Go, include avatar video renders and video translations; "Exceeding the
+ *   limit returns 429 Too Many Requests with a Retry-After header").
  */
 interface Job {
   kind: 'video' | 'translation' | 'workflow';
@@ -54,7 +71,8 @@ export const HEYGEN_DOCUMENTED_LANGUAGES: readonly string[] = (
   contract('list-translation-languages').responses['200'] as { properties: { data: { properties: { languages: { items: { examples: string[] } } } } } }
 ).properties.data.properties.languages.items.examples;
 
-type Handler = (o: { body: any; id?: string; key?: string; query?: Record<string, string> }) => { status: number; body: unknown } | 'dropped' | Promise<{ status: number; body: unknown }>;
+type Answer = { status: number; body: unknown; retryAfter?: number };
+type Handler = (o: { body: any; id?: string; key?: string; query?: Record<string, string> }) => Answer | 'dropped' | Promise<Answer>;
 
 export async function startHeyGenFake(opts: {
   key: string;
@@ -67,6 +85,8 @@ export async function startHeyGenFake(opts: {
   callbackAfterMs?: number;
   /** Jobs end by the clock instead of by polls, each this long after its submit (the in-flight bench). */
   finishAfterMs?: () => number;
+  /** Unfinished videos and translations allowed at once (HeyGen's plan concurrency); past it, a create is 429. */
+  concurrentJobs?: number;
 }) {
   const assets = new Map<string, Asset>();
   const videoCreates: Array<{ body: Record<string, any>; key: string | undefined }> = [];
@@ -85,6 +105,14 @@ export async function startHeyGenFake(opts: {
   let refuseNextVideo: string | undefined;
   let refuseNextWorkflow: string | undefined;
   let loseNextExecution = false;
+  /** The word a queued video's own GET shows. */
+  let queuedWord: 'pending' | 'waiting' = 'pending';
+  /** How long a create takes to answer (ms). */
+  let submitDelayMs = 0;
+  /** `path key` of mutations whose first request is still being answered. */
+  const inFlight = new Set<string>();
+  /** Every GET /v3/videos/statuses served: the ids it asked for. */
+  const statusReads: Array<{ ids: string[] }> = [];
   let counter = 0;
   let base = '';
   /** Every read of a job (when it arrived, its status), 429s included: what a bench counts as polls. */
@@ -117,9 +145,17 @@ export async function startHeyGenFake(opts: {
   /** A video as HeyGen shows it, in its own read and in the list alike; every look counts as one of its polls. */
   const videoData = (id: string, job: Job) => {
     job.polls++;
-    if (!done(job)) return { id, status: job.polls === 1 ? 'pending' : 'processing' };
+    if (!done(job)) return { id, status: job.polls === 1 ? queuedWord : 'processing' };
     if (job.failure) return { id, status: 'failed', failure_code: 'face_not_detected', failure_message: job.failure };
     return { id, status: 'completed', video_url: `${base}/files/${id}.mp4`, duration: 1 };
+  };
+
+  /** Past the plan's concurrent jobs: 429 with Retry-After (sent as a header beside the body, see `answer`). */
+  const busy = (): { status: number; body: unknown; retryAfter?: number } | undefined => {
+    if (opts.concurrentJobs === undefined) return undefined;
+    const running = [...jobs.values()].filter((j) => (j.kind === 'video' || j.kind === 'translation') && !done(j)).length;
+    if (running < opts.concurrentJobs) return undefined;
+    return { ...error(429, 'rate_limit_exceeded', `Concurrent job limit reached (${opts.concurrentJobs}). Retry after the time in the Retry-After header.`), retryAfter: 5 };
   };
 
   const submit = (): { status: number; body: unknown } | undefined => {
@@ -127,7 +163,7 @@ export async function startHeyGenFake(opts: {
     return f && { status: f.status, body: f.body ?? { error: { code: 'unavailable', message: 'Service unavailable', param: null, doc_url: null } } };
   };
 
-  const routes: Array<{ method: string; path: RegExp; contract: Contract; mutation?: boolean; list?: boolean; handle: Handler }> = [
+  const routes: Array<{ method: string; path: RegExp; contract: Contract; mutation?: boolean; create?: boolean; list?: boolean; handle: Handler }> = [
     {
       method: 'POST',
       path: /^\/v3\/assets$/,
@@ -145,8 +181,9 @@ export async function startHeyGenFake(opts: {
       path: /^\/v3\/videos$/,
       contract: contract('create-video'),
       mutation: true,
+      create: true,
       handle: ({ body, key }) => {
-        const failed = submit();
+        const failed = submit() ?? busy();
         if (failed) return failed;
         const image = body.image.type === 'asset_id' ? assets.get(body.image.asset_id) : undefined;
         if (body.image.type === 'asset_id' && !image?.type.startsWith('image/')) return error(400, 'invalid_parameter', 'image asset not found or not an image', 'image');
@@ -171,8 +208,9 @@ export async function startHeyGenFake(opts: {
       path: /^\/v3\/video-translations$/,
       contract: contract('create-video-translation'),
       mutation: true,
+      create: true,
       handle: ({ body, key }) => {
-        const failed = submit();
+        const failed = submit() ?? busy();
         if (failed) return failed;
         const unknown = (body.output_languages as string[]).find((l) => !languages.includes(l));
         if (unknown !== undefined) return error(400, 'invalid_parameter', `language not supported: ${unknown}`, 'output_languages');
@@ -187,6 +225,7 @@ export async function startHeyGenFake(opts: {
       method: 'POST',
       path: /^\/v1\/workflows\/executions$/,
       contract: contract('create-workflow-execution'),
+      create: true,
       handle: ({ body }) => {
         const failed = submit();
         if (failed) return failed;
@@ -212,6 +251,25 @@ export async function startHeyGenFake(opts: {
         const more = from + limit < all.length;
         listReads.push({ ids: page.map(([id]) => id), limit });
         return { status: 200, body: { data: page.map(([id, job]) => videoData(id, job)), has_more: more, next_token: more ? String(from + limit) : null } };
+      },
+    },
+    {
+      method: 'GET',
+      path: /^\/v3\/videos\/statuses$/,
+      contract: contract('get-video-statuses'),
+      list: true,
+      handle: ({ query }) => {
+        const ids = (query?.video_ids ?? '').split(',').filter(Boolean);
+        statusReads.push({ ids });
+        const data = ids.map((id) => {
+          const job = jobs.get(id);
+          if (job?.kind !== 'video') return { video_id: id, status: 'not_found' };
+          const seen = videoData(id, job);
+          if (seen.status === 'failed') return { video_id: id, status: 'failed', error: { code: seen.failure_code, message: seen.failure_message } };
+          // The statuses read's own word for a video in the queue.
+          return { video_id: id, status: seen.status === queuedWord ? 'queued' : seen.status };
+        });
+        return { status: 200, body: { data, has_more: false, next_token: null } };
       },
     },
     {
@@ -286,10 +344,10 @@ export async function startHeyGenFake(opts: {
 
   const server = http.createServer(async (req, res) => {
     let route: (typeof routes)[number] | undefined;
-    const answer = (status: number, body: unknown, replayKey?: string) => {
+    const answer = (status: number, body: unknown, replayKey?: string, retryAfter?: number) => {
       if (route) checkAnswer(route.contract, status, body);
       if (replayKey && status < 300) replays.set(replayKey, { status, body });
-      sendJson(res, status, body);
+      sendJson(res, status, body, retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {});
     };
     try {
       const raw = await readRaw(req);
@@ -326,6 +384,11 @@ export async function startHeyGenFake(opts: {
         replayed.set(replayKey, (replayed.get(replayKey) ?? 0) + 1);
         return answer(r.status, r.body);
       }
+      // The first request under this key is still being answered: nothing new is made.
+      if (replayKey && inFlight.has(replayKey)) {
+        const e = error(409, 'request_in_progress', 'A request with this Idempotency-Key is still in progress. Retry later with the same key.');
+        return answer(e.status, e.body);
+      }
       const id = route.path.exec(url.pathname)?.[1];
       // A list of jobs is one read against the limit, like a read of one job.
       if (req.method === 'GET' && (id !== undefined || route.list)) {
@@ -341,10 +404,19 @@ export async function startHeyGenFake(opts: {
         if (limit) recentReads.push(now);
         readLog.push({ at: now, status: 200, path: url.pathname });
       }
-      const out = await route.handle({ body, query, ...(id !== undefined ? { id: decodeURIComponent(id) } : {}), ...(key ? { key } : {}) });
+      if (replayKey) inFlight.add(replayKey);
+      let out: Awaited<ReturnType<Handler>>;
+      try {
+        out = await route.handle({ body, query, ...(id !== undefined ? { id: decodeURIComponent(id) } : {}), ...(key ? { key } : {}) });
+        // A long create: the job exists already; its answer (kept for a replay) comes later, to a client that may have given up.
+        if (route.create && submitDelayMs > 0) await new Promise((r) => setTimeout(r, submitDelayMs));
+        if (replayKey && out !== 'dropped' && out.status < 300) replays.set(replayKey, { status: out.status, body: out.body });
+      } finally {
+        if (replayKey) inFlight.delete(replayKey);
+      }
       // A connection cut after the request was read: the job exists, its answer never arrives.
       if (out === 'dropped') return req.socket.destroy();
-      return answer(out.status, out.body, replayKey);
+      return answer(out.status, out.body, replayKey, out.retryAfter);
     } catch (e) {
       if (!res.headersSent) sendJson(res, 500, { error: { code: 'fake_broke', message: String(e), param: null, doc_url: null } });
       throw e;
@@ -363,6 +435,7 @@ export async function startHeyGenFake(opts: {
     languages,
     readLog,
     listReads,
+    statusReads,
     callbacksSent,
     /** Videos made on the account elsewhere (its web app, another service), newer than those so far: they push older ones off the list's first pages. */
     addOtherVideos: (n: number) => {
@@ -373,6 +446,10 @@ export async function startHeyGenFake(opts: {
     refuseNextVideo: (message: string) => (refuseNextVideo = message),
     refuseNextWorkflow: (message: string) => (refuseNextWorkflow = message),
     loseNextExecution: () => (loseNextExecution = true),
+    /** The word a queued video's own GET shows: `pending` (its enum) or `waiting` (the create's word). */
+    showQueuedAs: (word: 'pending' | 'waiting') => (queuedWord = word),
+    /** Creates (videos, translations, face swaps) answer this long after they are read. */
+    delaySubmits: (ms: number) => (submitDelayMs = ms),
     close: async () => {
       await closeServer(server);
       await hookAgent.close();

@@ -25,6 +25,7 @@ describe('HeyGen contracts (test/contracts/heygen)', () => {
         'GET /v3/video-translations/{video_translation_id}',
         'GET /v3/videos',
         'GET /v3/videos/{video_id}',
+        'GET /v3/videos/statuses',
         'POST /v1/workflows/executions',
         'POST /v3/assets',
         'POST /v3/video-translations',
