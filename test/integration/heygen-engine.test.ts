@@ -135,37 +135,15 @@ describe('the free operator check', () => {
   });
 });
 
-describe('talking avatars read many at a time from the list of videos', () => {
-  const talking = async () => {
-    const face = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#a07050' } }).png().toBuffer();
-    return engine.submit(request('talking-avatar', { face: file(face, 'image/png'), speech: file(wavSeconds(0.5), 'audio/wav') }, { lipsync_model: 'heygen-avatar4' }), attempt(), signal());
-  };
-
-  it("one page of GET /v3/videos answers each asked-for video in its own read's terms; others on the page are passed over", async () => {
-    const a = await talking();
-    fake.refuseNextVideo('No face detected in the image');
-    const b = await talking();
-    const pages = fake.listReads.length;
-    const first = await engine.batchRead!.pollMany([a.handle, b.handle], signal(), async () => true);
-    expect(first).toEqual(new Map([[a.providerJobId, { state: 'pending', detail: 'pending', progress: { fraction: 0, stage: 'queued' } }], [b.providerJobId, { state: 'pending', detail: 'pending', progress: { fraction: 0, stage: 'queued' } }]]));
-    const second = await engine.batchRead!.pollMany([a.handle, b.handle], signal(), async () => true);
-    expect(second.get(a.providerJobId)).toEqual({ state: 'succeeded', outputs: [{ url: `${fake.url}/files/${a.providerJobId}.mp4` }] });
-    expect(second.get(b.providerJobId)).toEqual({ state: 'failed', message: 'HeyGen could not make the video: No face detected in the image' });
-    expect(fake.listReads.slice(pages).map((p) => p.limit)).toEqual([100, 100]);
-    expect(engine.batchRead!.handles).toEqual({ kind: 'video' });
-  });
-
-  it('a video past the first page is looked for on at most three pages, each let through by the budget; refused, the batch stops', async () => {
-    const old = await talking();
-    fake.addOtherVideos(350);
-    let asked = 0;
-    const pages = fake.listReads.length;
-    const found = await engine.batchRead!.pollMany([old.handle], signal(), async () => (asked++, true));
-    expect(found.size).toBe(0);
-    expect(asked).toBe(2);
-    expect(fake.listReads.length - pages).toBe(3);
-    const stopped = await engine.batchRead!.pollMany([old.handle], signal(), async () => false);
-    expect(stopped.size).toBe(0);
-    expect(fake.listReads.length - pages).toBe(4);
+describe("HeyGen's queued words", () => {
+  it("a video whose read shows `waiting` (the create's own word for a queued video) is queued, not an undocumented status", async () => {
+    const face = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#70a050' } }).png().toBuffer();
+    fake.showQueuedAs('waiting');
+    try {
+      const sub = await engine.submit(request('talking-avatar', { face: file(face, 'image/png'), speech: file(wavSeconds(0.5), 'audio/wav') }, { lipsync_model: 'heygen-avatar4' }), attempt(), signal());
+      expect(await engine.poll(sub.handle, signal())).toEqual({ state: 'pending', detail: 'waiting', progress: { fraction: 0, stage: 'queued' } });
+    } finally {
+      fake.showQueuedAs('pending');
+    }
   });
 });

@@ -5,7 +5,7 @@ import { UpstreamError, type BatchRead, type Engine, type UpstreamRequest, type 
 import { queued, running } from '../progress.ts';
 import { faceAsset, speechAsset, type HeyGenAsset } from './heygen-assets.ts';
 import { createHeyGenCheck } from './heygen-check.ts';
-import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_DEFAULT_LANGUAGES, HEYGEN_WAITING_STATUSES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, heygenTargets, translationBody } from './heygen-map.ts';
+import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_DEFAULT_LANGUAGES, HEYGEN_QUEUED_STATUSES, HEYGEN_WAITING_STATUSES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, heygenTargets, translationBody } from './heygen-map.ts';
 
 /*
  * HeyGen's API as its contracts in test/contracts/heygen/ describe it (HeyGen's OpenAPI as
@@ -178,8 +178,8 @@ function v3Status(d: Record<string, unknown>, waiting: readonly string[]): Upstr
   const status = String(d.status ?? '');
   if (status === 'completed') return succeededWith(d.video_url);
   if (status === 'failed') return failedWith(d.failure_message ?? d.failure_code);
-  // HeyGen gives states only: `pending` waits for a worker; `processing` (videos), `running` (translations) run.
-  if (waiting.includes(status)) return { state: 'pending', detail: status, progress: status === 'pending' ? queued() : running() };
+  // HeyGen gives states only: its queued words wait for a worker; `processing` (videos), `running` (translations) run.
+  if (waiting.includes(status)) return { state: 'pending', detail: status, progress: HEYGEN_QUEUED_STATUSES.includes(status) ? queued() : running() };
   return undefined;
 }
 
