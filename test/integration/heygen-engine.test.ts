@@ -135,6 +135,47 @@ describe('the free operator check', () => {
   });
 });
 
+describe('talking avatars read many at a time by id (GET /v3/videos/statuses)', () => {
+  const talking = async () => {
+    const face = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#a07050' } }).png().toBuffer();
+    return engine.submit(request('talking-avatar', { face: file(face, 'image/png'), speech: file(wavSeconds(0.5), 'audio/wav') }, { lipsync_model: 'heygen-avatar4' }), attempt(), signal());
+  };
+  const queued = { state: 'pending', detail: 'queued', progress: { fraction: 0, stage: 'queued' } };
+
+  it('one read names every asked-for video by id; those still waiting are answered, an ended one is left to its own read (its result is there)', async () => {
+    const a = await talking();
+    fake.refuseNextVideo('No face detected in the image');
+    const b = await talking();
+    const reads = fake.statusReads.length;
+    const first = await engine.batchRead!.pollMany([a.handle, b.handle], signal(), async () => true);
+    expect(first).toEqual(new Map([[a.providerJobId, queued], [b.providerJobId, queued]]));
+    expect(fake.statusReads.slice(reads)).toEqual([{ ids: [a.providerJobId, b.providerJobId] }]);
+    const second = await engine.batchRead!.pollMany([a.handle, b.handle], signal(), async () => true);
+    expect(second.size).toBe(0);
+    expect(await engine.poll(a.handle, signal())).toEqual({ state: 'succeeded', outputs: [{ url: `${fake.url}/files/${a.providerJobId}.mp4` }] });
+    expect(await engine.poll(b.handle, signal())).toEqual({ state: 'failed', message: 'HeyGen could not make the video: No face detected in the image' });
+    expect(engine.batchRead!.handles).toEqual({ kind: 'video' });
+    expect(engine.batchRead!.size).toBe(100);
+  });
+
+  it('a video behind hundreds of newer ones on the account is found in the same single read', async () => {
+    const old = await talking();
+    fake.addOtherVideos(350);
+    const reads = fake.statusReads.length;
+    let asked = 0;
+    const found = await engine.batchRead!.pollMany([old.handle], signal(), async () => (asked++, true));
+    expect(found).toEqual(new Map([[old.providerJobId, queued]]));
+    expect(fake.statusReads.length - reads).toBe(1);
+    expect(asked).toBe(0);
+    expect(fake.refused).toEqual([]);
+  });
+
+  it('an id HeyGen does not know (not_found) is left to its own read', async () => {
+    const found = await engine.batchRead!.pollMany([{ kind: 'video', id: 'vid_gone' }], signal(), async () => true);
+    expect(found.size).toBe(0);
+  });
+});
+
 describe("HeyGen's queued words", () => {
   it("a video whose read shows `waiting` (the create's own word for a queued video) is queued, not an undocumented status", async () => {
     const face = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#70a050' } }).png().toBuffer();

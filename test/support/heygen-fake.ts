@@ -26,8 +26,6 @@ import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer
  * event_data: {video_id, url, callback_id}} (the event names of HeyGen's webhook events; adforge
  * does not read the body, it reads the job: docs/providers.md).
  *
- * GET /v3/videos lists the account's videos newest first, `limit` (1..100) a page, `token` for the
- * next; a page is one read against `readLimit`, and every video on it counts as looked at.
  * GET /v3/videos/statuses (heygen-cli gen/video.go VideoStatusesList) answers up to 100 videos named
  * by `video_ids` in one read: queued, processing, completed or failed (with `error`), not_found for
  * an id it does not know; no video_url. One read against `readLimit`; each video named counts as
@@ -117,8 +115,6 @@ export async function startHeyGenFake(opts: {
   let base = '';
   /** Every read of a job (when it arrived, its status), 429s included: what a bench counts as polls. */
   const readLog: Array<{ at: number; status: number; path: string }> = [];
-  /** Every page of GET /v3/videos served: the ids it held and the limit asked. */
-  const listReads: Array<{ ids: string[]; limit: number }> = [];
   const recentReads: number[] = [];
   const callbacksSent: Array<{ url: string; status: number; body: Record<string, unknown> }> = [];
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -235,22 +231,6 @@ export async function startHeyGenFake(opts: {
         refuseNextWorkflow = undefined;
         loseNextExecution = false;
         return { status: 200, body: { data: { execution_id: id, status: 'submitted' } } };
-      },
-    },
-    {
-      method: 'GET',
-      path: /^\/v3\/videos$/,
-      contract: contract('list-videos'),
-      list: true,
-      handle: ({ query }) => {
-        // The account's videos, newest first: ours and any a test made elsewhere (addOtherVideos).
-        const all = [...jobs.entries()].filter(([, j]) => j.kind === 'video').reverse();
-        const from = query?.token ? Number(query.token) : 0;
-        const limit = Number(query?.limit ?? 10);
-        const page = all.slice(from, from + limit);
-        const more = from + limit < all.length;
-        listReads.push({ ids: page.map(([id]) => id), limit });
-        return { status: 200, body: { data: page.map(([id, job]) => videoData(id, job)), has_more: more, next_token: more ? String(from + limit) : null } };
       },
     },
     {
@@ -390,7 +370,7 @@ export async function startHeyGenFake(opts: {
         return answer(e.status, e.body);
       }
       const id = route.path.exec(url.pathname)?.[1];
-      // A list of jobs is one read against the limit, like a read of one job.
+      // A read of many jobs is one read against the limit, like a read of one job.
       if (req.method === 'GET' && (id !== undefined || route.list)) {
         const now = Date.now();
         const limit = opts.readLimit;
@@ -434,10 +414,9 @@ export async function startHeyGenFake(opts: {
     replayed,
     languages,
     readLog,
-    listReads,
     statusReads,
     callbacksSent,
-    /** Videos made on the account elsewhere (its web app, another service), newer than those so far: they push older ones off the list's first pages. */
+    /** Videos made on the account elsewhere (its web app, another service), newer than those so far. */
     addOtherVideos: (n: number) => {
       for (let i = 0; i < n; i++) jobs.set(`vid_other_${++counter}`, { kind: 'video', polls: 0, ended: true });
     },

@@ -224,7 +224,15 @@ export type ProviderRequest = (
   url: string,
   body: unknown,
   signal: AbortSignal,
-  o?: { submit?: boolean; binary?: boolean; stream?: boolean; headers?: Record<string, string>; handBackRedirect?: boolean },
+  o?: {
+    submit?: boolean;
+    binary?: boolean;
+    stream?: boolean;
+    headers?: Record<string, string>;
+    handBackRedirect?: boolean;
+    /** This call's own time limit, over the client's: a provider's documents give reads, writes and uploads different ones. */
+    timeoutMs?: number;
+  },
 ) => Promise<ProviderAnswer>;
 
 /**
@@ -248,7 +256,7 @@ export function createProviderClient(o: ProviderClientOptions): {
       headers: { ...o.headers, ...x.headers },
       body,
       signal,
-      timeoutMs: o.timeoutMs,
+      timeoutMs: x.timeoutMs ?? o.timeoutMs,
       maxBytes: x.binary ? (o.maxBinaryBytes ?? o.maxBytes) : o.maxBytes,
       message: o.message,
       ...(o.safeToResend ? { safeToResend: o.safeToResend } : {}),
