@@ -188,3 +188,20 @@ describe("HeyGen's queued words", () => {
     }
   });
 });
+
+describe('a create HeyGen takes longer to answer than the call may wait', () => {
+  it('is an unknown outcome (the video exists), never a refusal or a passing failure a new key could retry', async () => {
+    const hurried = createHeyGenEngine({ apiUrl: fake.url, apiKey: KEY, allowPrivate: true, timeoutMs: 300 });
+    const face = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#5070a0' } }).png().toBuffer();
+    const before = fake.videoCreates.length;
+    fake.delaySubmits(1_000);
+    try {
+      const err = await hurried.submit(request('talking-avatar', { face: file(face, 'image/png'), speech: file(wavSeconds(0.5), 'audio/wav') }, { lipsync_model: 'heygen-avatar4' }), attempt(), signal()).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect((err as UpstreamError).failure).toBe('unsent_unknown');
+      expect(fake.videoCreates.length - before).toBe(1);
+    } finally {
+      fake.delaySubmits(0);
+    }
+  });
+});
