@@ -29,6 +29,8 @@ import type { EventBus } from '../../events/pg-events.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
+// Removing what an ended job left on the provider's servers (a few deletes).
+const RELEASE_TIMEOUT_MS = 30_000;
 // One result's copy, every redirect and byte of it: 500 MB at 2 MB/s.
 const RESULT_COPY_TIMEOUT_MS = 300_000;
 
@@ -167,7 +169,7 @@ export function createUpstreamCore(
     await breakers.accepted(engine.name);
     await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
     await progress.set(g.id, { ...queued(), stage: `sent to ${engine.name}` }, { force: true });
-    if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
+    if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0, handle: submission.handle }, engine, submission.done);
     else {
       await polls.next(attempt.id, engine, polls.firstDelay(hooked(engine, g.operation)));
       // A callback that came before the job was recorded (kept by receiveHook) is looked at now. Taken
@@ -270,7 +272,10 @@ export function createUpstreamCore(
       if (!g || g.status !== 'processing') {
         // Ended meanwhile (the sweeper's deadline): stop the provider's work where it can be stopped.
         await endUpstreamJob(db, job.id, { state: 'cancelled', error: 'the generation ended before the provider finished' });
-        if (engine && isUpstreamEngine(engine)) await engine.cancel?.(job.handle, AbortSignal.timeout(10_000)).catch(() => {});
+        if (engine && isUpstreamEngine(engine)) {
+          await engine.cancel?.(job.handle, AbortSignal.timeout(10_000)).catch(() => {});
+          await release(engine, job.handle);
+        }
         return;
       }
       if (!engine || !isUpstreamEngine(engine)) {
@@ -326,7 +331,19 @@ export function createUpstreamCore(
   }
 
   /** A final answer of the provider: the generation fails, or its results are copied and it completes. */
-  async function finish(g: GenerationRow, job: { id: string; refetches: number }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
+  async function finish(g: GenerationRow, job: { id: string; refetches: number; handle: Record<string, unknown> }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
+    await settle(g, job, engine, status);
+    // Ended, whichever way (a refetch aside): what the job left on the operator's own servers goes.
+    const row = await findUpstreamJob(db, job.id);
+    if (row && row.state !== 'submitted' && row.state !== 'submitting') await release(engine, job.handle);
+  }
+
+  /** Best effort: a copy the engine could not remove is logged, never a failure of the generation. */
+  async function release(engine: Engine, handle: Record<string, unknown>): Promise<void> {
+    await engine.release?.(handle, AbortSignal.timeout(RELEASE_TIMEOUT_MS)).catch((e: unknown) => log.warn({ err: e, provider: engine.name }, 'what the job left at its provider could not be removed'));
+  }
+
+  async function settle(g: GenerationRow, job: { id: string; refetches: number }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
     if (status.state === 'failed') return failBoth(g, job.id, status.message, engine.name);
     let copied;
     const kept = await keptOutputs.list(g.id);
