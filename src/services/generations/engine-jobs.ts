@@ -346,7 +346,7 @@ export function createUpstreamCore(
   async function settle(g: GenerationRow, job: { id: string; refetches: number }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
     if (status.state === 'failed') return failBoth(g, job.id, status.message, engine.name);
     let copied;
-    const kept = await keptOutputs.list(g.id);
+    const kept = await keptOutputs.list(g);
     try {
       await progress.set(g.id, COPYING, { force: true });
       copied = await copyResults(g, status.outputs, kept.length);

@@ -66,7 +66,7 @@ export function createInProcessSubmit(
   return async function submitHere(g: GenerationRow, engine: Engine, inputs: () => Promise<UpstreamInputs>, attempt: Attempt, shutdown?: AbortSignal): Promise<void> {
     const lastAttempt = attempt.number >= attempt.max;
     // Outputs a provider made before this route fell back here: only the rest is rendered.
-    const kept = await keptOutputs.list(g.id);
+    const kept = await keptOutputs.list(g);
     let files: ResultFile[];
     let tempDir: string | undefined;
     const ended = new AbortController();

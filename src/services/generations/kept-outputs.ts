@@ -19,11 +19,15 @@ export type StoreOutput = (output: UpstreamOutput, position: number) => Promise<
 export function createKeptOutputs(deps: Pick<Deps, 'db' | 'storage' | 'log'>) {
   const { db, storage, log } = deps;
 
+  const quantityOf = (g: Pick<GenerationRow, 'params'>): number => Number((g.params as Record<string, unknown>).quantity ?? 1);
   /** The outputs still to make: the request's quantity less those kept (1 for an operation without one). */
-  const stillToMake = (g: Pick<GenerationRow, 'params'>, kept: readonly KeptOutput[]): number => Number((g.params as Record<string, unknown>).quantity ?? 1) - kept.length;
+  const stillToMake = (g: Pick<GenerationRow, 'params'>, kept: readonly KeptOutput[]): number => quantityOf(g) - kept.length;
+  // A generation of one output never goes on after keeping it (it completes, or ends with it): not read.
+  const list = async (g: Pick<GenerationRow, 'id' | 'params'>): Promise<KeptOutput[]> => (quantityOf(g) > 1 ? listKeptOutputs(db, g.id) : []);
 
   return {
-    list: (generationId: string): Promise<KeptOutput[]> => listKeptOutputs(db, generationId),
+    /** The generation's kept outputs, in order. */
+    list,
     stillToMake,
 
     /** The request's params as an attempt gets them: `quantity` is what is still to make. */
@@ -37,7 +41,7 @@ export function createKeptOutputs(deps: Pick<Deps, 'db' | 'storage' | 'log'>) {
      * generation then ends with what it kept.
      */
     async forAttempt(g: Pick<GenerationRow, 'id' | 'params'>, attemptId: string, store: StoreOutput): Promise<{ kept: KeptOutput[]; keep: (output: UpstreamOutput) => Promise<void> }> {
-      const kept = await listKeptOutputs(db, g.id);
+      const kept = await list(g);
       if (kept.length && stillToMake(g, kept) <= 0) throw new UpstreamError('refused', 'every output asked for was already made');
       let next = kept.length;
       const keep = async (output: UpstreamOutput): Promise<void> => {
