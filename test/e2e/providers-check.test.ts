@@ -63,7 +63,7 @@ describe('adforge providers check', () => {
       ['talking-avatar', 'heygen', 'ok'],
       ['localize', 'heygen', 'ok'],
     ]);
-    expect(report.routes[0].targets).toEqual([expect.objectContaining({ target: 'gpt-image-1.5', outcome: 'ok' })]);
+    expect(report.routes[0].targets).toEqual([expect.objectContaining({ target: 'gpt-image-2', outcome: 'ok' })]);
     expect(report.routes[3].targets.length).toBeGreaterThan(1);
   });
 
@@ -95,7 +95,7 @@ describe('adforge providers check', () => {
     const { spend } = stdoutJson(r);
     expect(spend.plans).toEqual([expect.objectContaining({ route: 'gpt-2', providers: ['openai'], operation: 'text-to-image', credits: expect.any(Number) })]);
     expect(spend.outcomes).toEqual([expect.objectContaining({ route: 'gpt-2', provider: 'openai', status: 'completed', detail: expect.stringMatching(/^image\/png, \d+ KB$/) })]);
-    expect(openai.imageCreates.slice(before)).toEqual([expect.objectContaining({ model: 'gpt-image-1.5', n: 1, quality: 'low' })]);
+    expect(openai.imageCreates.slice(before)).toEqual([expect.objectContaining({ model: 'gpt-image-2', n: 1, quality: 'low' })]);
   });
 
   it('--spend: a video route is made and its result measured; a route that needs a public input is skipped, saying which', async () => {

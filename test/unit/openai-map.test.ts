@@ -8,8 +8,8 @@ type Schema = { enum?: unknown[]; properties?: Record<string, Schema> };
 const bodyOf = (name: string) => loadContract('openai', name).request.body as Schema;
 
 describe('OpenAI image models (issue 25, item 7)', () => {
-  it('gpt-2 and gpt-2.5 go to the current GPT image models: gpt-image-1.5 and gpt-image-2', () => {
-    expect(OPENAI_DEFAULT_IMAGE_MODELS).toEqual({ 'gpt-2': 'gpt-image-1.5', 'gpt-2.5': 'gpt-image-2' });
+  it('gpt-2 and gpt-2.5 go to gpt-image-2: OpenAI shut gpt-image-1.5 down on 2026-12-01, and no other model of the stored contract is served', () => {
+    expect(OPENAI_DEFAULT_IMAGE_MODELS).toEqual({ 'gpt-2': 'gpt-image-2', 'gpt-2.5': 'gpt-image-2' });
   });
 
   it('each default is a model both Images calls list in the stored contract', () => {

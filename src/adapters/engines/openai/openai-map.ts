@@ -18,12 +18,13 @@ export const OPENAI_IMAGE_MODELS = ['gpt-2', 'gpt-2.5'] as const;
  * Our image models to OpenAI's, chosen from its current list: the SDK's `ImageModel`
  * (openai-node 7b7d6ca, src/resources/images.ts) and the document's CreateImageRequest.model
  * (openai-openapi f85dbe2, 2026-08-21) name gpt-image-1, gpt-image-1-mini, gpt-image-1.5 and
- * gpt-image-2 (snapshot gpt-image-2-2026-04-21, the newest). gpt-image-1 is the generation both
- * newer models replace, so neither of ours stays on it. gpt-2.5, our newer tier (more efforts, 2k
- * prices), gets gpt-image-2, the only one that makes sizes beyond the three standard ones; gpt-2
- * gets gpt-image-1.5, the model /images/edits defaults to. OPENAI_IMAGE_MODELS overrides either.
+ * gpt-image-2 (snapshot gpt-image-2-2026-04-21, the newest). OpenAI's deprecations page shut down
+ * gpt-image-1 on 2026-10-23 and gpt-image-1.5, gpt-image-1-mini and chatgpt-image-latest on
+ * 2026-12-01, so gpt-image-2 is the one model of that list still served, and both our tiers get
+ * it: gpt-2.5 keeps its own efforts and prices. OPENAI_IMAGE_MODELS overrides either (OpenAI's
+ * successors, gpt-image-2.6-sunburst and -flare, are not in the stored contract yet).
  */
-export const OPENAI_DEFAULT_IMAGE_MODELS: Readonly<Record<string, string>> = { 'gpt-2': 'gpt-image-1.5', 'gpt-2.5': 'gpt-image-2' };
+export const OPENAI_DEFAULT_IMAGE_MODELS: Readonly<Record<string, string>> = { 'gpt-2': 'gpt-image-2', 'gpt-2.5': 'gpt-image-2' };
 
 /**
  * Sora on OpenAI: every method of the SDK's Videos is `@deprecated` with "The Sora API is
