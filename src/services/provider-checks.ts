@@ -1,6 +1,7 @@
 import type { CheckOutcome, CheckResult, ProviderProbe } from '../adapters/provider-check.ts';
 import type { EngineRegistry } from '../adapters/engines/registry.ts';
 import { isUpstreamEngine, type Engine } from '../adapters/engines/engine-contract.ts';
+import { lifecycleWords } from '../adapters/engines/lifecycle.ts';
 
 export interface RouteCheck {
   /** The ENGINE_ROUTES key (a model of ours, an operation, or `*`). */
@@ -64,17 +65,17 @@ export async function checkProviders(o: { engines: EngineRegistry; probes?: read
       ]),
     ),
   );
-  const retired = o.engines.retiredRoutes();
+  const retired = o.engines.lifecycle().filter((f) => f.stops);
   const routes = pairs.map(({ route, engine }): RouteCheck => {
     const all = answers.get(engine) ?? [];
     const key = all.find((r) => r.target === 'key');
     const mine = new Set(engine.targets?.(route) ?? []);
     const targets = all.filter((r) => r.target !== 'key' && mine.has(r.target));
-    const gone = retired.filter((r) => r.key === route && r.provider === engine.name);
+    const gone = retired.filter((r) => r.route === route && r.provider === engine.name);
     const findings: CheckResult[] = [
       ...(key ? [key] : []),
       ...targets,
-      ...gone.map((r): CheckResult => ({ target: r.model, outcome: 'retired', detail: `${engine.name} retired ${r.model} on ${r.since}; route it to ${r.instead} instead (${r.model}=${r.instead})` })),
+      ...gone.map((r): CheckResult => ({ target: r.entry.id, outcome: 'retired', detail: `${lifecycleWords(r)}; ${r.instead}` })),
     ];
     const w = worst(findings);
     const outcome = w?.outcome ?? 'ok';

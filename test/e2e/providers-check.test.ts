@@ -79,13 +79,16 @@ describe('adforge providers check', () => {
     expect(stdoutJson(refused).routes[0]).toMatchObject({ route: 'localize', provider: 'heygen', outcome: 'key_refused' });
   });
 
-  it('a route to a model its provider retired is reported with the date and the route instead, and stops a start', async () => {
+  it('a route to a model its provider retired is reported with the date and no route that is itself retired, and stops a start', async () => {
     const r = await check({ ENGINE_ROUTES: 'sora-2=openai,*=local' });
     expect(r.code).toBe(1);
-    expect(stdoutJson(r).routes[0]).toMatchObject({ route: 'sora-2', provider: 'openai', outcome: 'retired', detail: 'openai retired sora-2 on 2026-09-24; route it to fal instead (sora-2=fal)' });
+    const [route] = stdoutJson(r).routes;
+    expect(route).toMatchObject({ route: 'sora-2', provider: 'openai', outcome: 'retired' });
+    expect(route.detail).toMatch(/^openai retired sora-2 on 2026-09-24 \(.*\); no provider adforge knows still makes sora-2: take it out of ENGINE_ROUTES$/);
     const start = await runCli(['serve'], env({ ENGINE_ROUTES: 'sora-2=openai,*=local' }), { timeoutMs: 60_000 });
     expect(start.code).toBe(1);
-    expect(start.stderr).toMatch(/ENGINE_ROUTES sends sora-2 to openai, which retired it on 2026-09-24; route it to fal instead \(sora-2=fal\)/);
+    expect(start.stderr).toMatch(/ENGINE_ROUTES sends sora-2 to openai, which retired sora-2 on 2026-09-24 .*no provider adforge knows still makes sora-2/);
+    expect(start.stderr).not.toMatch(/sora-2=fal/);
   });
 
   it('--spend: the cheapest generation per ready route, made through the pipeline and its result checked', async () => {
@@ -159,15 +162,14 @@ describe('adforge providers check', () => {
         SYNC_API_URL: sync.url,
         SUBMAGIC_API_KEY: 'sm-check',
         SUBMAGIC_API_URL: submagic.url,
-        ENGINE_ROUTES: 'kling-2.6=fal,veo-3.1=gemini|fal,fast=gemini,lipsync-2.0=sync,heygen-avatar4=heygen,video-edit=submagic,gpt-2=openai,*=local',
+        ENGINE_ROUTES: 'kling-2.6=fal,veo-3.1=fal,pro=gemini,lipsync-2.0=sync,heygen-avatar4=heygen,video-edit=submagic,gpt-2=openai,*=local',
       });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const report = stdoutJson(r);
       expect(report.routes.map((x: any) => `${x.route} ${x.provider} ${x.outcome}`)).toEqual([
         'kling-2.6 fal ok',
-        'veo-3.1 gemini ok',
         'veo-3.1 fal ok',
-        'fast gemini ok',
+        'pro gemini ok',
         'lipsync-2.0 sync ok',
         'heygen-avatar4 heygen ok',
         'video-edit submagic ok',
@@ -176,7 +178,7 @@ describe('adforge providers check', () => {
       // Each route's targets are the provider's own names for what the route sends there.
       const targets = (route: string, provider: string) => report.routes.find((x: any) => x.route === route && x.provider === provider).targets.map((t: any) => t.target);
       expect(targets('kling-2.6', 'fal')).toEqual(['fal-ai/kling-video/v2.6/pro/text-to-video', 'fal-ai/kling-video/v2.6/pro/image-to-video']);
-      expect(targets('veo-3.1', 'gemini')).toEqual(['veo-3.1-generate-preview']);
+      expect(targets('pro', 'gemini')).toEqual(['gemini-3-pro-image']);
       expect(targets('lipsync-2.0', 'sync')).toEqual(['lipsync-2']);
       expect(targets('video-edit', 'submagic')).toContain('Hormozi 2');
     } finally {

@@ -76,11 +76,11 @@ describe('Sora on the OpenAI Videos API (kept for an account OpenAI still serves
     });
   });
 
-  it('once OpenAI has shut the API down, the refusal says it is retired and where to route instead', async () => {
+  it('once OpenAI has shut the API down, the refusal says so with the date (and suggests no route: fal retired Sora too)', async () => {
     const gone = createOpenAiEngine({ baseUrl: retiredFake.url, apiKey: KEY, allowPrivate: true });
     await expect(gone.submit(request('ai-video', { model: 'sora-2', prompt: 'too late', aspect_ratio: '16:9', duration: 4 }), { id: 'a-2' }, signal())).rejects.toMatchObject({
       failure: 'refused',
-      message: 'OpenAI refused the request: Invalid URL (POST /v1/videos) (OpenAI retired its Videos (Sora) API on 2026-09-24; route sora-2 to fal)',
+      message: 'OpenAI refused the request: Invalid URL (POST /v1/videos) (OpenAI shut its Videos (Sora) API down on 2026-09-24)',
     });
   });
 });
