@@ -138,7 +138,7 @@ function warnOfLifecycle(engines: EngineRegistry, log: Logger): void {
     if (f.status === 'live' || f.stops) continue;
     const fields = { route: f.route, provider: f.provider, model: f.name, id: f.entry.id, status: f.status, date: f.date };
     if (f.status === 'deprecated') log.warn(fields, `${lifecycleWords(f)}: plan another route for ${f.name}`);
-    else log.warn(fields, `${lifecycleWords(f)}: ${f.name} is left out of the route ${f.route}, and refused at create where no other provider of it makes it`);
+    else log.warn(fields, `${lifecycleWords(f)}: ${f.name} is left out of the route ${f.route}, and refused at create unless another provider of the route makes it`);
   }
 }
 

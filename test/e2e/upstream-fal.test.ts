@@ -104,6 +104,10 @@ describe('ai-video on fal (Veo 3.1)', () => {
     }
     expect(fal.submits.length).toBe(sent);
     expect(await used()).toBe(before);
+    // The start said so, once per model the route leaves out.
+    const said = svc.logLines.filter((l) => l.includes('fal retired fal-ai/sora-2/'));
+    expect(said.map((l) => JSON.parse(l).model)).toEqual(['sora-2', 'sora-2-pro']);
+    expect(said[0]).toMatch(/sora-2 is left out of the route ai-video, and refused at create unless another provider of the route makes it/);
   });
 
   it('Kling 2.6 on fal: duration as fal\'s string enum, sound as asked, image-to-video for a reference image; a 4:3 ratio is a 400', async () => {
