@@ -87,9 +87,10 @@ export function createEngineRegistry(engines: Engine[], routes: string | undefin
       const route = { model: routeModel(params), operation };
       const chain = chainFor(route);
       if (chain.length === 0) {
-        const gone = routedChain(route).map((e) => retiredAt(e, route.model ?? operation)).find((f) => f !== undefined);
+        // Every provider of the route retired it (the chain is never empty otherwise).
+        const gone = routedChain(route).map((e) => retiredAt(e, route.model ?? operation)).find((f) => f !== undefined)!;
         const field = params.model !== undefined ? 'model: ' : params.lipsync_model !== undefined ? 'lipsync_model: ' : '';
-        if (gone) return `${field}${gone.name} is no longer made by ${gone.provider}, which retired it on ${gone.date}`;
+        return `${field}${gone.name} is no longer made by ${gone.provider}, which retired it on ${gone.date}`;
       }
       const reasons = chain.map((e) => e.refuse(operation as never, params, attachedImages));
       return reasons.includes(undefined) ? undefined : reasons[0];
