@@ -126,12 +126,12 @@ describe('the free OpenAI check (providers check)', () => {
     expect(e.targets!('veo-3.1')).toEqual([]);
   });
 
-  it('ok: the key is accepted and each model is listed (a future shutdown is said)', async () => {
+  it('ok: the key is accepted and each model is listed (a future shutdown: deprecated, said with its date)', async () => {
     const before = fake.modelReads.length;
     expect(await engine().check!(['gpt-image-1.5', 'gpt-image-2'], AbortSignal.timeout(5000))).toEqual([
       { target: 'key', outcome: 'ok', detail: expect.stringMatching(/^the key is accepted \(\d+ models listed\)$/) },
       { target: 'gpt-image-1.5', outcome: 'ok', detail: 'listed' },
-      { target: 'gpt-image-2', outcome: 'ok', detail: 'listed; OpenAI shuts it down on 2027-06-01' },
+      { target: 'gpt-image-2', outcome: 'deprecated', detail: 'listed; OpenAI shuts it down on 2027-06-01' },
     ]);
     expect(fake.modelReads.slice(before).sort()).toEqual(['*', 'gpt-image-1.5', 'gpt-image-2']);
   });

@@ -2,6 +2,7 @@ import type { GenerationOperation } from '../../domain/generation-types.ts';
 import type { Readable } from 'node:stream';
 import type { CheckResult } from '../provider-check.ts';
 import type { PollBudget } from '../../domain/poll-schedule.ts';
+import type { LifecycleTable } from './lifecycle.ts';
 
 /**
  * What every engine is given and answers: one submit, then polls until the engine says the job
@@ -179,10 +180,12 @@ export interface Engine {
    */
   callsBack?(operation: GenerationOperation): boolean;
   /**
-   * Models of ours this provider has retired (their date, and where to route them instead): a
-   * route that sends one here stops the start.
+   * The dated lifecycle of the provider's models and endpoints this engine sends work to (its
+   * folder's <name>-lifecycle.ts): a route that sends a model here after the provider retired it
+   * stops the start, and `targets` says which of them a route uses. Unset: the table of the
+   * provider module of the same name (providers.ts).
    */
-  readonly retired?: Readonly<Record<string, { operation: GenerationOperation; since: string; instead: string }>>;
+  readonly lifecycle?: LifecycleTable;
 }
 
 /** How an engine reads many of its jobs at once (Engine.batchRead). */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import type { Engine } from './engine-contract.ts';
 import type { PollBudget } from '../../domain/poll-schedule.ts';
+import type { LifecycleTable } from './lifecycle.ts';
 
 /**
  * What a provider can make, read from its adapter's contract: the operations it serves, our model
@@ -37,6 +38,8 @@ export interface ProviderModule<Name extends string = string, Shape extends z.Zo
   /** Its settings from its parsed variables, made only when `keyVariable` is set (Config.upstream[name]). */
   settings(env: z.output<z.ZodObject<Shape>>): Settings;
   readonly makes: ProviderMakes;
+  /** The dated lifecycle of its models and endpoints (pure data, shown in docs/providers.md), read without loading its engine. */
+  readonly lifecycle: LifecycleTable;
   /**
    * Its engine. The engine's module (with the HTTP client, media and tracing libraries it brings)
    * is imported here, on use: reading the configuration loads no engine (an admin command's start).

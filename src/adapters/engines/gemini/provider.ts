@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GENERATION_OPERATIONS, isImageOperation } from '../../../domain/generation-types.ts';
 import { defineProvider, pairsVariable, budgetVariable } from '../provider.ts';
 import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, VEO_DURATIONS, VEO_MAX_REFERENCES, VEO_RATIOS } from './gemini-map.ts';
+import { GEMINI_LIFECYCLE } from './gemini-lifecycle.ts';
 
 /** Google's Gemini API: Veo videos and Gemini images. */
 export const geminiProvider = defineProvider({
@@ -22,5 +23,6 @@ export const geminiProvider = defineProvider({
     models: [...Object.keys(GEMINI_VIDEO_MODELS), ...Object.keys(GEMINI_DEFAULT_IMAGE_MODELS)],
     limits: { video_aspect_ratios: VEO_RATIOS, video_seconds: VEO_DURATIONS, video_max_references: VEO_MAX_REFERENCES },
   },
+  lifecycle: GEMINI_LIFECYCLE,
   create: async (s, shared) => (await import('./gemini-engine.ts')).createGeminiEngine({ ...s, ...shared }),
 });

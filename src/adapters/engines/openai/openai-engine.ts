@@ -5,16 +5,16 @@ import { UpstreamError, attachedImages, type Engine, type UpstreamFile, type Ups
 import { fractionOf, queued, running } from '../progress.ts';
 import { createOpenAiCheck, openaiTargets } from './openai-check.ts';
 import { editImage } from './openai-images.ts';
-import { OPENAI_DEFAULT_IMAGE_MODELS, OPENAI_RETIRED, imageFields, openaiRefusal, soraSize, videosRetiredNote } from './openai-map.ts';
+import { OPENAI_DEFAULT_IMAGE_MODELS, imageFields, openaiRefusal, soraSize, videosRetiredNote } from './openai-map.ts';
 
 /*
  * The OpenAI API as its OpenAPI document (openai/openai-openapi) and SDK (openai/openai-node
  * src/resources/videos.ts, images.ts) describe it; the stored contracts are test/contracts/openai/.
  * Videos: create as multipart with `input_reference` as an image file, retrieve with status
  * queued | in_progress | completed | failed and `error {code, message}`, content at
- * GET /videos/{id}/content. OpenAI shut the Videos (Sora) API down on 2026-09-24: the engine
- * declares sora-2 and sora-2-pro retired (the start refuses a route to them) and keeps the code
- * path for an account OpenAI still serves. Images: generations (JSON) and edits (multipart, the
+ * GET /videos/{id}/content. OpenAI shut the Videos (Sora) API down on 2026-09-24: its lifecycle
+ * table (openai-lifecycle.ts) marks sora-2 and sora-2-pro retired (the start refuses a route to
+ * them); the engine keeps the code path for an account OpenAI still serves. Images: generations (JSON) and edits (multipart, the
  * images as `image[]` files), answered with b64_json. Auth `Authorization: Bearer <key>`; errors
  * `{error: {message, type, param, code}}`; 429 with retry-after. No idempotency key: a video submit,
  * or an image call, whose answer is lost is not sent again (the SDK resends both: see IMAGE_TIMEOUT_MS).
@@ -98,7 +98,6 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
     name: 'openai',
     kind: 'upstream',
     dedupesSubmit: () => false,
-    retired: OPENAI_RETIRED,
 
     refuse: (operation: GenerationOperation, params: Record<string, unknown>) => openaiRefusal(operation, params, imageModels),
     targets: (routeKey: string) => openaiTargets(routeKey, imageModels),
@@ -109,7 +108,7 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
       if (req.operation === 'ai-video') {
         const { json } = await call('POST', '/videos', await videoForm(req, signal), signal, { submit: true }).catch((e: unknown) => {
           // A refusal of the create is most likely the shutdown itself: say so beside OpenAI's words.
-          throw e instanceof UpstreamError && e.failure === 'refused' ? new UpstreamError('refused', `${e.message} (${videosRetiredNote(String(p.model))})`, { cause: e }) : e;
+          throw e instanceof UpstreamError && e.failure === 'refused' ? new UpstreamError('refused', `${e.message} (${videosRetiredNote()})`, { cause: e }) : e;
         });
         const id = (json as { id?: unknown } | undefined)?.id;
         if (typeof id !== 'string' || !id) throw new UpstreamError('unsent_unknown', 'OpenAI answered the submit without a video id');

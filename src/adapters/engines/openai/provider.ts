@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { GENERATION_OPERATIONS, isImageOperation } from '../../../domain/generation-types.ts';
 import { defineProvider, pairsVariable, budgetVariable } from '../provider.ts';
 import { OPENAI_IMAGE_MODELS, OPENAI_VIDEO_MODELS, SORA_SECONDS, STANDARD_IMAGE_SIZES } from './openai-map.ts';
+import { OPENAI_LIFECYCLE } from './openai-lifecycle.ts';
 
 /** OpenAI: GPT images (and Sora videos, retired: a route to them stops the start). */
 export const openaiProvider = defineProvider({
@@ -22,5 +23,6 @@ export const openaiProvider = defineProvider({
     models: [...OPENAI_VIDEO_MODELS, ...OPENAI_IMAGE_MODELS],
     limits: { video_seconds: SORA_SECONDS, standard_image_sizes: STANDARD_IMAGE_SIZES },
   },
+  lifecycle: OPENAI_LIFECYCLE,
   create: async (s, shared) => (await import('./openai-engine.ts')).createOpenAiEngine({ ...s, ...shared }),
 });
