@@ -7,7 +7,8 @@ import { comfyRouteKeys } from '../../src/adapters/engines/comfyui/provider.ts';
 import { comfyMessage, historyFailure, leastLoaded, outputFiles, queueState } from '../../src/adapters/engines/comfyui/comfyui-engine.ts';
 import { SHIPPED_WORKFLOWS, fillGraph, frameCount, frameSize, loadWorkflow, workflowKeys } from '../../src/adapters/engines/comfyui/workflows.ts';
 import { loadConfig } from '../../src/config.ts';
-import { validateGraph } from '../support/comfyui-fake.ts';
+import { SHIPPED_MODELS } from '../support/comfyui-fake.ts';
+import { validatePrompt } from '../support/comfyui-nodes.ts';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'adforge-comfy-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -25,28 +26,52 @@ function folderWith(edit: (m: Record<string, any>, g: Record<string, any>) => vo
 const start = async (env: Record<string, string>) => buildEngines(loadConfig({ DATA_DIR: '/tmp/x', COMFYUI_URL: 'http://127.0.0.1:8188', ...env }));
 
 describe('ComfyUI workflows as templates', () => {
-  it('every shipped workflow, filled for a request, passes the fake ComfyUI graph checks', () => {
+  it('every shipped workflow, filled for a request, passes validate_prompt as the fake runs it (COMBO values, model files, link types)', () => {
     const keys = workflowKeys(SHIPPED_WORKFLOWS);
     expect(keys).toEqual(['ai-video', 'image-edit', 'product-shots', 'text-to-image']);
     for (const key of keys) {
       const w = loadWorkflow(SHIPPED_WORKFLOWS, key);
       const images = w.mapping.inputs.images.map((_, i) => `adforge/in-${i}.png`);
       const graph = fillGraph(w, { prompt: 'p', params: { aspect_ratio: '9:16', resolution: '1k', quantity: 1, duration: 5 }, seed: 7, images });
-      expect(validateGraph(graph, new Set(images)), key).toBeUndefined();
+      expect(validatePrompt(graph, { folders: SHIPPED_MODELS, inputFiles: new Set(images) }), key).toEqual({ ok: true, outputs: [w.mapping.output], nodeErrors: {} });
       expect(graph[w.mapping.inputs.prompt.node]!.inputs[w.mapping.inputs.prompt.input], key).toBe('p');
       expect(graph[w.mapping.inputs.seed!.node]!.inputs.seed, key).toBe(7);
     }
   });
 
-  it('the fake refuses what ComfyUI refuses: an unknown node, a missing input, a dangling link, an unknown input file', () => {
+  it('the fake refuses what ComfyUI refuses, and validates only what an output needs', () => {
     const w = loadWorkflow(SHIPPED_WORKFLOWS, 'image-edit');
-    const g = structuredClone(w.graph) as Record<string, any>;
-    expect(validateGraph(g)).toMatchObject({ node_errors: { '10': { errors: [{ type: 'custom_validation_failed' }] } } });
-    delete g['3'].inputs.cfg;
-    g['8'].inputs.samples = ['99', 0];
-    expect(validateGraph(g, new Set(['example.png']))).toMatchObject({ node_errors: { '3': { errors: [{ type: 'required_input_missing', details: 'cfg' }] }, '8': { errors: [{ type: 'bad_linked_input' }] } } });
-    g['3'].class_type = 'NoSuchNode';
-    expect(validateGraph(g)).toMatchObject({ error: { type: 'missing_node_type' } });
+    const ctx = { folders: SHIPPED_MODELS, inputFiles: new Set(['adforge/in.png']) };
+    const edited = (edit: (g: Record<string, any>) => void) => {
+      const g = structuredClone(w.graph) as Record<string, any>;
+      g['10'].inputs.image = 'adforge/in.png';
+      edit(g);
+      return validatePrompt(g, ctx);
+    };
+    expect(validatePrompt(structuredClone(w.graph), ctx)).toMatchObject({ ok: false, nodeErrors: { '10': { errors: [{ type: 'custom_validation_failed', details: 'image - Invalid image file: example.png' }], dependent_outputs: ['9'] } } });
+    expect(edited((g) => delete g['3'].inputs.cfg)).toMatchObject({ ok: false, nodeErrors: { '3': { errors: [{ type: 'required_input_missing', details: 'cfg' }] } } });
+    expect(edited((g) => (g['3'].inputs.sampler_name = 'dpmpp_9m'))).toMatchObject({ ok: false, nodeErrors: { '3': { errors: [{ type: 'value_not_in_list', details: "sampler_name: 'dpmpp_9m' not in (list of length 42)" }] } } });
+    expect(edited((g) => (g['3'].inputs.scheduler = 'fast'))).toMatchObject({ ok: false, nodeErrors: { '3': { errors: [{ type: 'value_not_in_list', details: expect.stringMatching(/^scheduler: 'fast' not in \['simple', /) }] } } });
+    expect(edited((g) => (g['4'].inputs.ckpt_name = 'flux1-dev.safetensors'))).toMatchObject({ ok: false, nodeErrors: { '4': { errors: [{ type: 'value_not_in_list', details: "ckpt_name: 'flux1-dev.safetensors' not in ['sd_xl_base_1.0.safetensors']" }] } } });
+    expect(edited((g) => (g['3'].inputs.positive = ['4', 1]))).toMatchObject({ ok: false, nodeErrors: { '3': { errors: [{ type: 'return_type_mismatch', details: 'positive, received_type(CLIP) mismatch input_type(CONDITIONING)' }] } } });
+    expect(edited((g) => (g['3'].inputs.denoise = 1.5))).toMatchObject({ ok: false, nodeErrors: { '3': { errors: [{ type: 'value_bigger_than_max' }] } } });
+    expect(edited((g) => (g['3'].inputs.steps = 'many'))).toMatchObject({ ok: false, nodeErrors: { '3': { errors: [{ type: 'invalid_input_type' }] } } });
+    // A dangling link is a KeyError inside validate_inputs, reported on the output.
+    expect(edited((g) => (g['8'].inputs.samples = ['99', 0]))).toMatchObject({ ok: false, nodeErrors: { '9': { errors: [{ type: 'exception_during_validation', details: "'99'" }] } } });
+    // Nodes no output needs are not validated.
+    expect(edited((g) => (g['50'] = { class_type: 'KSampler', inputs: { sampler_name: 'nope' } }))).toMatchObject({ ok: true, outputs: ['9'], nodeErrors: {} });
+    // A second output that fails is dropped; the prompt is queued with the good one.
+    const twoOutputs = edited((g) => {
+      g['30'] = { class_type: 'LoadImage', inputs: { image: 'adforge/gone.png' } };
+      g['31'] = { class_type: 'PreviewImage', inputs: { images: ['30', 0] } };
+    });
+    expect(twoOutputs).toMatchObject({ ok: true, outputs: ['9'], nodeErrors: { '30': { dependent_outputs: ['31'], class_type: 'LoadImage' } } });
+    expect(edited((g) => (g['3'].class_type = 'NoSuchNode'))).toMatchObject({ ok: false, error: { type: 'missing_node_type', message: "Node 'Sampler (keeps 40% of the input)' not found. The custom node may not be installed." } });
+    const video = structuredClone(loadWorkflow(SHIPPED_WORKFLOWS, 'ai-video').graph) as Record<string, any>;
+    delete video['51'].inputs.format;
+    expect(validatePrompt(video, ctx)).toMatchObject({ ok: false, nodeErrors: { '51': { errors: [{ type: 'required_input_missing', details: 'format' }] } } });
+    video['51'].inputs.format = 'webm';
+    expect(validatePrompt(video, ctx)).toMatchObject({ ok: false, nodeErrors: { '51': { errors: [{ type: 'custom_validation_failed' }] } } });
   });
 
   it('sizes follow the aspect ratio and resolution, capped and rounded as the mapping says; frames fit the model', () => {
