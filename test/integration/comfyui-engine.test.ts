@@ -243,7 +243,7 @@ describe('comfyui engine: adforge providers check', () => {
       const targets = e.targets!('ai-video');
       expect(targets).toEqual(['diffusion_models/wan2.1_t2v_1.3B_fp16.safetensors', 'text_encoders/umt5_xxl_fp8_e4m3fn_scaled.safetensors', 'vae/wan_2.1_vae.safetensors']);
       expect(await e.check!(targets, signal)).toEqual([
-        { target: 'key', outcome: 'ok', detail: '2 of 2 ComfyUI servers answer GET /queue' },
+        { target: 'key', outcome: 'ok', detail: '2 of 2 ComfyUI servers answer GET /prompt' },
         { target: targets[0], outcome: 'ok', detail: 'in models/diffusion_models on every server that answers' },
         { target: targets[1], outcome: 'ok', detail: 'in models/text_encoders on every server that answers' },
         { target: targets[2], outcome: 'model_gone', detail: `not in models/vae on ${partial.url} (GET /models/vae)` },
@@ -265,4 +265,71 @@ describe('comfyui provider module', () => {
     const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
     expect((await until(e, sub.handle)).state).toBe('succeeded');
   });
+});
+
+describe('comfyui engine: reads that stay small whatever the queue holds (defect 12)', () => {
+  it("with eighty browser-queued prompts (300 KB of page workflow each, 24 MB of GET /queue), a job is placed and polled without reading the queue", async () => {
+    const busy = await startComfyFake({ png, mp4 });
+    try {
+      busy.hold();
+      busy.occupy(80, 300_000);
+      const e = engine([busy.url, a.url]);
+      a.hold();
+      a.occupy(100, 1_000);
+      const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+      expect(sub.handle.server).toBe(busy.url); // 80 queued there, 100 on the other
+      expect(await e.poll(sub.handle, signal)).toMatchObject({ state: 'pending', progress: { stage: 'queued at position 81' } });
+      const read = [...busy.served.values()].reduce((n, b) => n + b, 0);
+      expect(busy.served.get('GET /queue') ?? 0).toBe(0);
+      expect(read).toBeLessThan(64 * 1024);
+      expect(busy.problems).toEqual([]);
+    } finally {
+      a.release();
+      await busy.close();
+    }
+  });
+});
+
+describe('comfyui engine: a build without the jobs API (0.3.64)', () => {
+  it('a poll reads the history and the queue length, never the queue; a restarted server is seen as such', async () => {
+    const old = await startComfyFake({ png, mp4, build: '0.3.64' });
+    try {
+      old.hold();
+      old.occupy(3, 300_000);
+      const e = engine([old.url]);
+      const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+      const queueRead = old.served.get('GET /queue') ?? 0;
+      expect(await e.poll(sub.handle, signal)).toMatchObject({ state: 'pending', progress: { stage: 'waiting: 4 prompt(s) queued or running on the server' } });
+      expect(old.served.get('GET /queue') ?? 0).toBe(queueRead);
+      old.restart();
+      expect(await e.poll(sub.handle, signal)).toMatchObject({ state: 'failed', message: expect.stringMatching(/no longer knows the job \(it was restarted/) });
+      expect(old.problems).toEqual([]);
+    } finally {
+      await old.close();
+    }
+  });
+});
+
+describe('comfyui engine: cancel ends a running prompt on every build, and never another', () => {
+  for (const build of ['current', '0.3.64', '0.3.50'] as const) {
+    it(`ComfyUI ${build}`, async () => {
+      const f = await startComfyFake({ png, mp4, build });
+      try {
+        const e = engine([f.url]);
+        f.pauseAtStart();
+        const running = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+        const queued = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+        await e.cancel!(queued.handle, signal);
+        expect(f.jobs.has(String(queued.handle.promptId))).toBe(false);
+        expect(f.interrupted).toEqual([]);
+        await e.cancel!(running.handle, signal);
+        f.release();
+        expect(await until(e, running.handle)).toEqual({ state: 'failed', message: 'ComfyUI interrupted the workflow' });
+        expect(f.interrupted).toEqual([running.handle.promptId]);
+        expect(f.problems).toEqual([]);
+      } finally {
+        await f.close();
+      }
+    });
+  }
 });

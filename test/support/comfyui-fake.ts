@@ -549,6 +549,13 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
       for (const ws of sockets.values()) ws.terminate();
     },
     up: () => void (down = false),
+    /** A restart: the queue and the history are in memory (execution.py PromptQueue), so both are gone; the files stay. */
+    restart: () => {
+      queue.length = 0;
+      history.clear();
+      jobs.clear();
+      if (running) interruptFlag = true;
+    },
     /** Queue length as GET /prompt counts it. */
     load: remaining,
     /**

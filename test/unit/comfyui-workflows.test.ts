@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildEngines } from '../../src/adapters/engines/from-config.ts';
 import { comfyRouteKeys } from '../../src/adapters/engines/comfyui/provider.ts';
-import { comfyMessage, historyFailure, leastLoaded, outputFiles, queueState } from '../../src/adapters/engines/comfyui/comfyui-engine.ts';
+import { comfyMessage, historyFailure, leastLoaded, outputFiles } from '../../src/adapters/engines/comfyui/comfyui-engine.ts';
 import { SHIPPED_WORKFLOWS, fillGraph, frameCount, frameSize, loadWorkflow, workflowKeys } from '../../src/adapters/engines/comfyui/workflows.ts';
 import { loadConfig } from '../../src/config.ts';
 import { SHIPPED_MODELS } from '../support/comfyui-fake.ts';
@@ -116,10 +116,7 @@ describe('ComfyUI workflows as templates', () => {
     expect(() => loadConfig({ DATA_DIR: '/tmp/x', COMFYUI_URL: 'ftp://gpu1' })).toThrow(/COMFYUI_URL/);
   });
 
-  it('reads the queue, the history and ComfyUI errors; chooses the least loaded server', () => {
-    const q = { queue_running: [[5, 'r', {}, {}, []]], queue_pending: [[9, 'z', {}, {}, []], [7, 'me', {}, {}, []]] };
-    expect(queueState(q, 'me')).toEqual({ load: 3, running: false, position: 1 });
-    expect(queueState(q, 'r')).toEqual({ load: 3, running: true });
+  it('reads the history and ComfyUI errors; chooses the least loaded server', () => {
     expect(leastLoaded([undefined, { url: 'a', load: 3 }, { url: 'b', load: 1 }, { url: 'c', load: 1 }])).toEqual({ url: 'b', load: 1 });
     expect(leastLoaded([undefined, undefined])).toBeUndefined();
     const entry = { outputs: { '9': { images: [{ filename: 'a.png', subfolder: '', type: 'output' }, { filename: 'v.mp4', type: 'output' }], animated: [true] } }, status: { status_str: 'success', completed: true, messages: [] } };

@@ -5,21 +5,22 @@ import { UpstreamError, attachedImages, type Engine, type EngineProgress, type U
 import { COMFYUI_OPERATIONS, fillGraph, loadWorkflow, workflowKeys, type Workflow } from './workflows.ts';
 import { createProgressWatch, type ProgressWatch } from './comfyui-progress.ts';
 import { createComfyUiCheck, modelFiles } from './comfyui-check.ts';
+import { comfyServer, type ComfyLog, type ComfyServer } from './comfyui-server.ts';
 
 /*
  * A ComfyUI server (or several), spoken to as its own server code defines the API: Comfy-Org/ComfyUI
- * server.py @ 002c3fb (post_prompt, get_history_prompt_id, get_queue, post_queue, post_interrupt,
- * image_upload, view_image, websocket_handler), execution.py @ 04e2a91 (validate_prompt, PromptQueue,
- * the execution messages) and main.py @ 02018c7 (history status, progress); the stored contracts
- * are test/contracts/comfyui/. The job id is ours: the attempt id (a lowercase UUID) is the
- * `prompt_id` of POST /prompt, so a submit whose answer was lost is found again by GET /history/{id}
- * and GET /queue on every server before anything is sent again. Each job goes to the least loaded
- * server that answers GET /queue (its running and pending prompts); the server is kept in the
- * handle. A finished prompt is read from its history: the mapping's output node's files, read
- * through GET /view; an `execution_error` message fails it with the node's own words. Inputs are
- * uploaded with POST /upload/image (ComfyUI stores any file there) and their names put into the
- * load nodes the mapping names. Cancel deletes a pending prompt (POST /queue {delete}) or
- * interrupts it when it runs (POST /interrupt {prompt_id}). ComfyUI has no authentication.
+ * server.py @ 5e14d797 (post_prompt, get_prompt, get_history_prompt_id, get_job_by_id, get_jobs,
+ * cancel_job_by_id, post_queue, post_interrupt, image_upload, view_image, websocket_handler),
+ * execution.py @ 04e2a91 (validate_prompt, PromptQueue, the execution messages) and main.py @
+ * 02018c7 (history status, progress); the stored contracts are test/contracts/comfyui/. The job id
+ * is ours: the attempt id (a lowercase UUID) is the `prompt_id` of POST /prompt, so a submit whose
+ * answer was lost is found again on every server before anything is sent again. Each job goes to the
+ * server with the shortest queue (GET /prompt: a count, a few bytes); the server is kept in the
+ * handle. Every read concerns one prompt and is bounded by it (comfyui-server.ts): GET /queue, which
+ * answers every queued prompt whole, is read only by builds that offer nothing else. A finished
+ * prompt's output node files are read through GET /view; an `execution_error` fails it with the
+ * node's own words. Inputs are uploaded with POST /upload/image (ComfyUI stores any file there) and
+ * their names put into the load nodes the mapping names. ComfyUI has no authentication.
  */
 export interface ComfyUiOptions {
   /** The servers' roots (COMFYUI_URL). */
@@ -32,6 +33,8 @@ export interface ComfyUiOptions {
   timeoutMs?: number;
   /** Follow each server's WebSocket for step progress (off in unit checks). */
   watchProgress?: boolean;
+  /** Where ComfyUI's full answers go (the operator's log). */
+  log?: ComfyLog;
 }
 const MAX_JSON_BYTES = 16 * 1024 * 1024;
 const MAX_MEDIA_BYTES = 1024 * 1024 * 1024;
@@ -83,15 +86,6 @@ export function imagesNamed(p: Record<string, unknown>): number {
 /** A seed from the generation: the same request sent again draws the same picture. */
 const seedOf = (generationId: string) => createHash('sha256').update(generationId).digest().readUInt32BE(0);
 
-/** Queue length of a GET /queue answer, and where a prompt is in it. */
-export function queueState(q: unknown, promptId: string): { load: number; running: boolean; position?: number } {
-  const j = (q ?? {}) as { queue_running?: unknown[][]; queue_pending?: unknown[][] };
-  const running = Array.isArray(j.queue_running) ? j.queue_running : [];
-  const pending = (Array.isArray(j.queue_pending) ? j.queue_pending : []).slice().sort((a, b) => Number(a[0]) - Number(b[0]));
-  const at = pending.findIndex((item) => item[1] === promptId);
-  return { load: running.length + pending.length, running: running.some((item) => item[1] === promptId), ...(at >= 0 ? { position: at + 1 } : {}) };
-}
-
 /** The least loaded of the servers' loads (ties: the first listed); undefined when none answered. */
 export function leastLoaded<T extends { load: number }>(servers: readonly (T | undefined)[]): T | undefined {
   return servers.reduce<T | undefined>((best, s) => (s && (!best || s.load < best.load) ? s : best), undefined);
@@ -113,6 +107,12 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
       createProviderClient({ provider: 'ComfyUI', baseUrl: url, allowPrivate: opts.allowPrivate, headers: { accept: 'application/json' }, timeoutMs: opts.timeoutMs ?? 120_000, maxBytes: MAX_JSON_BYTES, maxBinaryBytes: MAX_MEDIA_BYTES, message: comfyMessage }),
     ]),
   );
+  const servers = new Map(opts.urls.map((url) => [url, comfyServer(url, { dispatcher: clients.get(url)!.dispatcher, timeoutMs: opts.timeoutMs ?? 120_000, log: opts.log })]));
+  const server = (url: string): ComfyServer => {
+    const s = servers.get(url);
+    if (!s) throw new UpstreamError('refused', `the ComfyUI server ${url} of this job is no longer in COMFYUI_URL`);
+    return s;
+  };
   const client = (url: string) => {
     const c = clients.get(url);
     if (!c) throw new UpstreamError('refused', `the ComfyUI server ${url} of this job is no longer in COMFYUI_URL`);
@@ -126,32 +126,30 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
   const workflowFor = (operation: string, params: Record<string, unknown>): Workflow | undefined =>
     (typeof params.model === 'string' ? workflows.get(params.model) : undefined) ?? workflows.get(operation);
 
-  /** Each server's queue, or undefined for one that does not answer (down: skipped). */
-  async function queues(signal: AbortSignal) {
-    return Promise.all(
-      opts.urls.map((url) =>
-        client(url)
-          .json('GET', '/queue', undefined, signal)
-          .then((q) => ({ url, q }))
-          .catch(() => undefined),
-      ),
-    );
+  /** Each server's queue length (GET /prompt), or undefined for one that does not answer (down: skipped). */
+  async function loads(signal: AbortSignal) {
+    return Promise.all(opts.urls.map((url) => server(url).queueLength(signal).then((load) => ({ url, load }), () => undefined)));
   }
 
   /**
-   * Each server's queue (undefined for one that does not answer: down, skipped) and the server
-   * that already holds this prompt (queued, running or in its history), if one answers so.
+   * The server that already holds this prompt (queued, running or in its history), if one answers
+   * so; a server that does not answer is skipped. A build without the jobs API that has prompts
+   * queued is asked with GET /queue: when that cannot be read, nobody can tell, and nothing is sent.
    */
-  async function survey(promptId: string, signal: AbortSignal) {
-    const servers = await queues(signal);
-    for (const s of servers) {
-      if (!s) continue;
-      const state = queueState(s.q, promptId);
-      if (state.running || state.position) return { servers, holder: s.url };
-      const h = await client(s.url).json('GET', `/history/${promptId}`, undefined, signal).catch(() => undefined);
-      if (h && h[promptId]) return { servers, holder: s.url };
-    }
-    return { servers, holder: undefined };
+  async function holder(promptId: string, signal: AbortSignal): Promise<string | undefined> {
+    const found = await Promise.all(
+      opts.urls.map(async (url) => {
+        const s = server(url);
+        const where = await s.locate(promptId, signal).catch(() => undefined);
+        if (!where || where.state === 'unknown') return undefined;
+        if (where.state !== 'somewhere') return url;
+        const held = await s.holds(promptId, signal).catch((e: unknown) => {
+          throw new UpstreamError('transient', `cannot tell whether the ComfyUI server ${url} already holds this prompt (its queue could not be read); asked again later`, { cause: e });
+        });
+        return held ? url : undefined;
+      }),
+    );
+    return found.find(Boolean);
   }
 
   async function upload(url: string, file: UpstreamFile, name: string, signal: AbortSignal): Promise<string> {
@@ -170,36 +168,36 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     const w = workflowFor(req.operation, req.params);
     if (!w) throw new UpstreamError('refused', `no ComfyUI workflow for ${req.operation}`);
     // A resend of an attempt whose answer was lost: the prompt is already on a server, never queued twice.
-    const { servers, holder } = await survey(promptId, signal);
-    if (holder) return { providerJobId: promptId, handle: { server: holder, promptId, output: w.mapping.output, kind: w.mapping.kind } };
-    const server = leastLoaded(servers.map((s) => s && { ...s, load: queueState(s.q, promptId).load }));
-    if (!server) throw new UpstreamError('transient', `no ComfyUI server answered (${opts.urls.join(', ')})`);
+    const held = await holder(promptId, signal);
+    if (held) return { providerJobId: promptId, handle: { server: held, promptId, output: w.mapping.output, kind: w.mapping.kind } };
+    const target = leastLoaded(await loads(signal));
+    if (!target) throw new UpstreamError('transient', `no ComfyUI server answered (${opts.urls.join(', ')})`);
 
     const i = req.inputs;
     const images = [i.face, i.firstFrame, i.lastFrame, ...attachedImages(i)].filter((f): f is UpstreamFile => Boolean(f));
     const slots = w.mapping.inputs.images;
     if (images.length < slots.length) throw new UpstreamError('refused', `the ComfyUI workflow for ${w.key} takes ${slots.length} input image(s); the request brings ${images.length}`);
     const names: string[] = [];
-    for (const [n, file] of images.slice(0, slots.length).entries()) names.push(await upload(server.url, file, `${promptId}-${n + 1}`, signal));
+    for (const [n, file] of images.slice(0, slots.length).entries()) names.push(await upload(target.url, file, `${promptId}-${n + 1}`, signal));
     let video: string | undefined;
     let audio: string | undefined;
     if (w.mapping.inputs.video) {
       if (!i.video) throw new UpstreamError('refused', `the ComfyUI workflow for ${w.key} takes a video; the request brings none`);
-      video = await upload(server.url, i.video, `${promptId}-video`, signal);
+      video = await upload(target.url, i.video, `${promptId}-video`, signal);
     }
     if (w.mapping.inputs.audio) {
       if (!i.speech) throw new UpstreamError('refused', `the ComfyUI workflow for ${w.key} takes audio; the request brings none`);
-      audio = await upload(server.url, i.speech, `${promptId}-audio`, signal);
+      audio = await upload(target.url, i.speech, `${promptId}-audio`, signal);
     }
     const prompt = fillGraph(w, { prompt: i.prompt, params: req.params, seed: seedOf(req.generationId), images: names, ...(video ? { video } : {}), ...(audio ? { audio } : {}) });
 
-    await watch?.ready(server.url, promptId);
-    const answer = await client(server.url)
+    await watch?.ready(target.url, promptId);
+    const answer = await client(target.url)
       .json('POST', '/prompt', { prompt, prompt_id: promptId }, signal, { submit: true })
       .catch(async (e: unknown) => {
         // A lost answer, or a refusal such as a build's 409 for a prompt_id it already holds: it is queued if a server says so.
         if (e instanceof UpstreamError && (e.failure === 'unsent_unknown' || e.failure === 'refused')) {
-          const at = (await survey(promptId, signal).catch(() => undefined))?.holder;
+          const at = await holder(promptId, signal).catch(() => undefined);
           if (at) return { prompt_id: promptId, node_errors: {} } as Record<string, unknown>;
         }
         throw e;
@@ -207,32 +205,32 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     const nodeErrors = answer?.node_errors && typeof answer.node_errors === 'object' ? Object.keys(answer.node_errors) : [];
     if (nodeErrors.length) {
       // Queued with some outputs dropped: ours may be among them. It is taken off the queue and refused.
-      await client(server.url).call('POST', '/queue', { delete: [promptId] }, signal).catch(() => {});
+      await client(target.url).call('POST', '/queue', { delete: [promptId] }, signal).catch(() => {});
       throw new UpstreamError('refused', `ComfyUI refused the workflow: ${comfyMessage(answer) ?? nodeErrors.join(', ')}`);
     }
     const id = typeof answer?.prompt_id === 'string' ? answer.prompt_id : promptId;
-    return { providerJobId: id, handle: { server: server.url, promptId: id, output: w.mapping.output, kind: w.mapping.kind } };
+    return { providerJobId: id, handle: { server: target.url, promptId: id, output: w.mapping.output, kind: w.mapping.kind } };
   }
 
   async function poll(handle: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus> {
     const url = String(handle.server);
     const id = String(handle.promptId);
     const c = client(url);
-    const history = async () => (await c.json('GET', `/history/${id}`, undefined, signal))?.[id] as HistoryEntry | undefined;
-    let entry = await history();
-    if (!entry) {
-      const state = queueState(await c.json('GET', '/queue', undefined, signal), id);
-      if (state.position) return { state: 'pending', detail: `queued at position ${state.position}`, progress: { stage: `queued at position ${state.position}` } };
-      if (state.running) {
-        // This process may not have sent it: follow the server's socket from now on (not waited for).
-        void watch?.ready(url, id);
-        const progress: EngineProgress = watch?.progressOf(id) ?? { stage: 'running' };
-        return { state: 'pending', detail: progress.stage, progress };
-      }
-      // Finished between the two reads, or lost (the server restarted): the history decides.
-      entry = await history();
-      if (!entry) return { state: 'failed', message: `the ComfyUI server ${url} no longer knows the job (it was restarted or its history cleared)` };
+    const where = await server(url).locate(id, signal);
+    if (where.state === 'pending') {
+      const stage = where.position ? `queued at position ${where.position}` : where.behind ? `queued behind more than ${where.behind} prompts` : 'queued';
+      return { state: 'pending', detail: stage, progress: { stage } };
     }
+    if (where.state === 'running' || where.state === 'somewhere') {
+      // This process may not have sent it: follow the server's socket from now on (not waited for).
+      void watch?.ready(url, id);
+      const seen = watch?.progressOf(id);
+      const progress: EngineProgress = seen ?? { stage: where.state === 'running' ? 'running' : `waiting: ${where.remaining} prompt(s) queued or running on the server` };
+      return { state: 'pending', detail: progress.stage, progress };
+    }
+    // Lost: the server restarted (its queue is in memory) or its history was cleared.
+    if (where.state === 'unknown') return { state: 'failed', message: `the ComfyUI server ${url} no longer knows the job (it was restarted or its history cleared)` };
+    const entry = where.entry;
     const failure = historyFailure(entry);
     watch?.forget(id);
     if (failure) return { state: 'failed', message: failure };
@@ -268,13 +266,8 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     },
     submit: (req, attempt, signal) => submit(req, attempt.id, signal),
     poll,
-    async cancel(handle, signal) {
-      const c = client(String(handle.server));
-      const id = String(handle.promptId);
-      const state = queueState(await c.json('GET', '/queue', undefined, signal), id);
-      if (state.position) await c.call('POST', '/queue', { delete: [id] }, signal);
-      else if (state.running) await c.call('POST', '/interrupt', { prompt_id: id }, signal);
-    },
+    // Dequeued, or interrupted only while it is the one running (comfyui-server.ts end()).
+    cancel: (handle, signal) => server(String(handle.server)).end(String(handle.promptId), signal),
     // The model files (`<models folder>/<file>`) the route key's workflow loads, for `adforge providers check`.
     targets: (routeKey) => [...new Set((routeKey === '*' ? [...workflows.values()] : [workflows.get(routeKey)].filter((w): w is Workflow => Boolean(w))).flatMap((w) => modelFiles(w.graph)))],
     check: createComfyUiCheck({ urls: opts.urls, dispatcher: clients.get(opts.urls[0]!)!.dispatcher }),
