@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +45,17 @@ const engine = (urls: string[]) => {
   return e;
 };
 const file = (bytes: Buffer, mime: string) => memoryFile(bytes, mime, 'https://example.com/x');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'adforge-comfy-engine-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+/** A copy of the shipped workflows folder with the text-to-image graph changed by `edit` (an operator's own export). */
+function workflowsWith(edit: (g: Record<string, { class_type: string; inputs: Record<string, unknown> }>) => void): string {
+  const dir = fs.mkdtempSync(path.join(tmp, 'wf-'));
+  for (const f of fs.readdirSync(SHIPPED_WORKFLOWS)) fs.copyFileSync(path.join(SHIPPED_WORKFLOWS, f), path.join(dir, f));
+  const g = JSON.parse(fs.readFileSync(path.join(dir, 'text-to-image.json'), 'utf8'));
+  edit(g);
+  fs.writeFileSync(path.join(dir, 'text-to-image.json'), JSON.stringify(g));
+  return dir;
+}
 const request = (operation: UpstreamRequest['operation'], params: Record<string, unknown>, extra: Partial<UpstreamRequest['inputs']> = {}): UpstreamRequest => ({
   generationId: randomUUID(),
   operation,
@@ -307,6 +321,40 @@ describe('comfyui engine: a build without the jobs API (0.3.64)', () => {
     } finally {
       await old.close();
     }
+  });
+});
+
+describe('comfyui engine: a prompt ComfyUI queued with some outputs dropped (defect 11)', () => {
+  const image = () => request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 });
+
+  it('another output of the workflow fails validation: ComfyUI runs ours, and adforge takes it', async () => {
+    const dir = workflowsWith((g) => {
+      g['30'] = { class_type: 'LoadImage', inputs: { image: 'adforge/never-uploaded.png' } };
+      g['31'] = { class_type: 'PreviewImage', inputs: { images: ['30', 0] } };
+    });
+    const e = createComfyUiEngine({ urls: [a.url], workflowsDir: dir, routeKeys: ['text-to-image'], allowPrivate: true, watchProgress: false });
+    const id = randomUUID();
+    const sub = await e.submit(image(), { id }, signal);
+    expect(sub.providerJobId).toBe(id);
+    expect(a.jobs.get(id)!.outputs).toEqual(['9']);
+    expect((await until(e, sub.handle)).state).toBe('succeeded');
+  });
+
+  it("the workflow's own output fails while another passes: ComfyUI started the prompt; it is interrupted there and refused", async () => {
+    const dir = workflowsWith((g) => {
+      g['3']!.inputs.sampler_name = 'dpmpp_9m';
+      g['30'] = { class_type: 'LoadImage', inputs: { image: 'example.png' } };
+      g['31'] = { class_type: 'PreviewImage', inputs: { images: ['30', 0] } };
+    });
+    const e = createComfyUiEngine({ urls: [a.url], workflowsDir: dir, routeKeys: ['text-to-image'], allowPrivate: true, watchProgress: false });
+    a.pauseAtStart();
+    const id = randomUUID();
+    const err = await e.submit(image(), { id }, signal).catch((x: unknown) => x);
+    expect(err).toMatchObject({ failure: 'refused', message: expect.stringMatching(/^ComfyUI refused the workflow: node 3 \(KSampler\): Value not in list/) });
+    a.release();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(a.interrupted).toContain(id);
+    expect(a.temp.size).toBe(0);
   });
 });
 

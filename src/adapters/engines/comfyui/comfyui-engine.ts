@@ -86,6 +86,18 @@ export function imagesNamed(p: Record<string, unknown>): number {
 /** A seed from the generation: the same request sent again draws the same picture. */
 const seedOf = (generationId: string) => createHash('sha256').update(generationId).digest().readUInt32BE(0);
 
+/** The output nodes a 200 from POST /prompt says were dropped: every node error names the outputs it failed in `dependent_outputs`. */
+export function droppedOutputs(nodeErrors: unknown): Set<string> {
+  const out = new Set<string>();
+  if (!nodeErrors || typeof nodeErrors !== 'object' || Array.isArray(nodeErrors)) return out;
+  for (const [id, e] of Object.entries(nodeErrors as Record<string, { dependent_outputs?: unknown }>)) {
+    const deps = Array.isArray(e?.dependent_outputs) ? e.dependent_outputs.filter((d): d is string => typeof d === 'string') : [];
+    // A node error without its outputs (an older build's answer) is taken as failing the node itself.
+    for (const d of deps.length ? deps : [id]) out.add(d);
+  }
+  return out;
+}
+
 /** The least loaded of the servers' loads (ties: the first listed); undefined when none answered. */
 export function leastLoaded<T extends { load: number }>(servers: readonly (T | undefined)[]): T | undefined {
   return servers.reduce<T | undefined>((best, s) => (s && (!best || s.load < best.load) ? s : best), undefined);
@@ -202,12 +214,16 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
         }
         throw e;
       });
-    const nodeErrors = answer?.node_errors && typeof answer.node_errors === 'object' ? Object.keys(answer.node_errors) : [];
-    if (nodeErrors.length) {
-      // Queued with some outputs dropped: ours may be among them. It is taken off the queue and refused.
-      await client(target.url).call('POST', '/queue', { delete: [promptId] }, signal).catch(() => {});
-      throw new UpstreamError('refused', `ComfyUI refused the workflow: ${comfyMessage(answer) ?? nodeErrors.join(', ')}`);
+    // A 200 with node_errors: validate_prompt dropped the outputs they name and queued the prompt
+    // with the others, and it starts at once on an idle server (execution.py @ 04e2a91).
+    const dropped = droppedOutputs(answer?.node_errors);
+    if (dropped.has(w.mapping.output)) {
+      await server(target.url)
+        .end(promptId, signal)
+        .catch((e: unknown) => opts.log?.warn({ err: e, comfyui: target.url, prompt_id: promptId }, 'a ComfyUI prompt without its result node could not be ended'));
+      throw new UpstreamError('refused', `ComfyUI refused the workflow: ${comfyMessage(answer) ?? `node ${w.mapping.output} did not validate`}`);
     }
+    if (dropped.size) opts.log?.warn({ comfyui: target.url, prompt_id: promptId, node_errors: answer?.node_errors }, `ComfyUI dropped output node(s) ${[...dropped].join(', ')} of the ${w.key} workflow; its result node runs`);
     const id = typeof answer?.prompt_id === 'string' ? answer.prompt_id : promptId;
     return { providerJobId: id, handle: { server: target.url, promptId: id, output: w.mapping.output, kind: w.mapping.kind } };
   }
