@@ -66,7 +66,7 @@ export type Runners = ReturnType<typeof buildRunners>;
 
 /** Opens the database, brings the schema up to date and builds everything once. */
 export async function buildApp(config: Readonly<Config>, log: Logger, opts: { seed?: boolean } = {}): Promise<App> {
-  const engines = await buildEngines(config);
+  const engines = await buildEngines(config, { log });
   const tracing = await startTracing(config.tracing);
   const database = await openDatabase(config, (line) => log.info(line), 10, (line) => log.warn(line));
   try {

@@ -56,6 +56,11 @@ function workflowsWith(edit: (g: Record<string, { class_type: string; inputs: Re
   fs.writeFileSync(path.join(dir, 'text-to-image.json'), JSON.stringify(g));
   return dir;
 }
+/** The log lines an engine wrote. */
+function memoryLog() {
+  const lines: Array<{ obj: object; msg: string }> = [];
+  return { lines, warn: (obj: object, msg: string) => void lines.push({ obj, msg }) };
+}
 const request = (operation: UpstreamRequest['operation'], params: Record<string, unknown>, extra: Partial<UpstreamRequest['inputs']> = {}): UpstreamRequest => ({
   generationId: randomUUID(),
   operation,
@@ -148,7 +153,8 @@ describe('comfyui engine against a fake ComfyUI', () => {
     expect(e.refuse('product-shots', { model: 'fast', product_id: 'p' }, 0)).toBeUndefined();
     const sub = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, { references: [file(png, 'image/png')] }), { id }, signal);
     const name = String(a.jobs.get(id)!.graph['10']!.inputs!.image);
-    expect(a.uploads.get(name)?.equals(png)).toBe(true);
+    expect(name).toBe(`adforge/${id}-1.png`);
+    expect(await imageInfo(a.uploads.get(name)!)).toMatchObject({ width: 64, height: 64 });
     expect((await until(e, sub.handle)).state).toBe('succeeded');
   });
 
@@ -350,11 +356,12 @@ describe('comfyui engine: a prompt ComfyUI queued with some outputs dropped (def
     a.pauseAtStart();
     const id = randomUUID();
     const err = await e.submit(image(), { id }, signal).catch((x: unknown) => x);
-    expect(err).toMatchObject({ failure: 'refused', message: expect.stringMatching(/^ComfyUI refused the workflow: node 3 \(KSampler\): Value not in list/) });
+    expect(err).toMatchObject({ failure: 'refused', message: 'ComfyUI refused the workflow: node 3 (KSampler): Value not in list (sampler_name)' });
     a.release();
     await new Promise((r) => setTimeout(r, 200));
     expect(a.interrupted).toContain(id);
     expect(a.temp.size).toBe(0);
+    expect(a.history.has(id)).toBe(false);
   });
 });
 
@@ -380,4 +387,69 @@ describe('comfyui engine: cancel ends a running prompt on every build, and never
       }
     });
   }
+});
+
+describe('comfyui engine: inputs checked and re-encoded, copies removed, words kept short (defect 13)', () => {
+  it("an input image is decoded and sent as PNG, whatever its host called it; bytes that are no image are refused before ComfyUI is asked", async () => {
+    const jpeg = await makeMedia(['-f', 'lavfi', '-i', 'testsrc=size=48x32:rate=1', '-frames:v', '1'], 'jpg');
+    const e = engine([a.url]);
+    const id = randomUUID();
+    const sub = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, { references: [file(jpeg, 'image/png')] }), { id }, signal);
+    expect((await until(e, sub.handle)).state).toBe('succeeded');
+    const sent = a.uploads.get(String(a.jobs.get(id)!.graph['10']!.inputs!.image))!;
+    expect(sent.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(await imageInfo(sent)).toMatchObject({ width: 48, height: 32 });
+    const before = a.posts.length;
+    const uploads = a.uploads.size;
+    const refused = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, { references: [file(Buffer.from('<html>not an image</html>'), 'image/png')] }), { id: randomUUID() }, signal).catch((x: unknown) => x);
+    expect(refused).toMatchObject({ failure: 'refused', message: 'an input image could not be read as an image' });
+    expect([a.posts.length, a.uploads.size]).toEqual([before, uploads]);
+  });
+
+  it("a node's failure reads as one short line; the traceback, the server's paths and its tips go to the log", async () => {
+    const log = memoryLog();
+    const e = createComfyUiEngine({ urls: [a.url], workflowsDir: SHIPPED_WORKFLOWS, routeKeys: ['text-to-image'], allowPrivate: true, watchProgress: false, log });
+    a.failNext("[Errno 2] No such file or directory: '/opt/ComfyUI/models/vae/sdxl_vae.safetensors'\n\nTIPS: If the workflow worked before you might have accidentally set the batch_size to a large number.", 'VAEDecode', 'FileNotFoundError');
+    const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+    expect(await until(e, sub.handle)).toEqual({ state: 'failed', message: "ComfyUI node 8 (VAEDecode) failed: [Errno 2] No such file or directory: 'sdxl_vae.safetensors'" });
+    expect(JSON.stringify(log.lines)).toContain('/opt/ComfyUI/nodes.py');
+    expect(JSON.stringify(log.lines)).toContain('TIPS');
+  });
+
+  it("a refused workflow names the node and the input, not the server's list of model files", async () => {
+    const log = memoryLog();
+    const dir = workflowsWith((g) => (g['4']!.inputs.ckpt_name = 'flux1-dev.safetensors'));
+    const e = createComfyUiEngine({ urls: [a.url], workflowsDir: dir, routeKeys: ['text-to-image'], allowPrivate: true, watchProgress: false, log });
+    const err = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal).catch((x: unknown) => x);
+    expect(err).toMatchObject({ failure: 'refused', message: 'ComfyUI refused the request: Prompt outputs failed validation; node 4 (CheckpointLoaderSimple): Value not in list (ckpt_name)' });
+    expect(JSON.stringify(log.lines)).toContain("sd_xl_base_1.0.safetensors");
+  });
+
+  it('release() empties the uploaded input and the output files on ComfyUI and deletes the prompt from its history', async () => {
+    const e = engine([a.url]);
+    const id = randomUUID();
+    const sub = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 2 }, { references: [file(png, 'image/png')] }), { id }, signal);
+    const input = String(a.jobs.get(id)!.graph['10']!.inputs!.image);
+    expect(input).toBe(`adforge/${id}-1.png`);
+    const done = await until(e, sub.handle);
+    expect(await bytesOf(done)).toHaveLength(2);
+    const outputs = ((a.history.get(id)!.outputs as Record<string, { images: Array<{ filename: string; subfolder: string }> }>)['9']!.images).map((f) => `${f.subfolder}/${f.filename}`);
+    expect(outputs).toEqual([expect.stringMatching(/^adforge\/image-edit_\d{5}_\.png$/), expect.stringMatching(/^adforge\/image-edit_\d{5}_\.png$/)]);
+    await e.release!(sub.handle, signal);
+    expect(a.uploads.get(input)?.length).toBe(0);
+    for (const f of outputs) expect(a.files.get(f)?.length, f).toBe(0);
+    expect(a.history.has(id)).toBe(false);
+    expect(a.problems).toEqual([]);
+  });
+
+  it('release() of a prompt still queued ends it first, then removes what it left', async () => {
+    const e = engine([a.url]);
+    a.hold();
+    const id = randomUUID();
+    const sub = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, { references: [file(png, 'image/png')] }), { id }, signal);
+    await e.release!(sub.handle, signal);
+    expect(a.jobs.has(id)).toBe(false);
+    expect(a.uploads.get(`adforge/${id}-1.png`)?.length).toBe(0);
+    expect(a.problems).toEqual([]);
+  });
 });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildEngines } from '../../src/adapters/engines/from-config.ts';
 import { comfyRouteKeys } from '../../src/adapters/engines/comfyui/provider.ts';
-import { comfyMessage, historyFailure, leastLoaded, outputFiles } from '../../src/adapters/engines/comfyui/comfyui-engine.ts';
+import { leastLoaded, outputFiles } from '../../src/adapters/engines/comfyui/comfyui-engine.ts';
+import { comfyMessage, historyFailure, oneLine } from '../../src/adapters/engines/comfyui/comfyui-messages.ts';
 import { SHIPPED_WORKFLOWS, fillGraph, frameCount, frameSize, loadWorkflow, workflowKeys } from '../../src/adapters/engines/comfyui/workflows.ts';
 import { loadConfig } from '../../src/config.ts';
 import { SHIPPED_MODELS } from '../support/comfyui-fake.ts';
@@ -123,8 +124,10 @@ describe('ComfyUI workflows as templates', () => {
     expect(outputFiles(entry as never, '9', 'image').map((f) => f.filename)).toEqual(['a.png']);
     expect(outputFiles(entry as never, '9', 'video').map((f) => f.filename)).toEqual(['v.mp4']);
     expect(historyFailure({ status: { status_str: 'error', messages: [['execution_start', {}], ['execution_error', { node_id: '12', node_type: 'VAEDecode', exception_message: 'boom\n' }]] } })).toBe('ComfyUI node 12 (VAEDecode) failed: boom');
-    expect(comfyMessage({ error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation' }, node_errors: { '4': { class_type: 'CheckpointLoaderSimple', errors: [{ message: 'Value not in list', details: "ckpt_name: 'x' not in []" }] } } })).toBe(
-      "Prompt outputs failed validation; node 4 (CheckpointLoaderSimple): Value not in list: ckpt_name: 'x' not in []",
+    expect(comfyMessage({ error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details: "Value not in list: ckpt_name: 'x' not in ['a.safetensors', 'b.safetensors']" }, node_errors: { '4': { class_type: 'CheckpointLoaderSimple', errors: [{ message: 'Value not in list', details: "ckpt_name: 'x' not in ['a.safetensors', 'b.safetensors']", extra_info: { input_name: 'ckpt_name' } }] } } })).toBe(
+      'Prompt outputs failed validation; node 4 (CheckpointLoaderSimple): Value not in list (ckpt_name)',
     );
+    expect(oneLine("[Errno 2] No such file or directory: '/opt/ComfyUI/models/vae/x.safetensors'\n\nTIPS: more")).toBe("[Errno 2] No such file or directory: 'x.safetensors'");
+    expect(oneLine('size 4/8/16 does not match')).toBe('size 4/8/16 does not match');
   });
 });

@@ -18,6 +18,8 @@ export interface ProviderMakes {
 export interface ProviderShared {
   /** ALLOW_PRIVATE_NETWORK_URLS: the provider's API may sit on a private address (a test fake, a gateway). */
   allowPrivate: boolean;
+  /** The service's log, for what a provider answers that the operator must see whole and a user must not (ComfyUI's tracebacks). */
+  log?: { warn(obj: object, msg: string): void };
 }
 
 /**

@@ -6,6 +6,9 @@ import { COMFYUI_OPERATIONS, fillGraph, loadWorkflow, workflowKeys, type Workflo
 import { createProgressWatch, type ProgressWatch } from './comfyui-progress.ts';
 import { createComfyUiCheck, modelFiles } from './comfyui-check.ts';
 import { comfyServer, type ComfyLog, type ComfyServer } from './comfyui-server.ts';
+import { comfyMessage, executionError, historyFailure, type HistoryEntry } from './comfyui-messages.ts';
+import { INPUT_FOLDER, imageName, inputImage, inputMedia, inputsOf } from './comfyui-inputs.ts';
+import { releasePrompt, type OutputFile } from './comfyui-release.ts';
 
 /*
  * A ComfyUI server (or several), spoken to as its own server code defines the API: Comfy-Org/ComfyUI
@@ -19,8 +22,11 @@ import { comfyServer, type ComfyLog, type ComfyServer } from './comfyui-server.t
  * handle. Every read concerns one prompt and is bounded by it (comfyui-server.ts): GET /queue, which
  * answers every queued prompt whole, is read only by builds that offer nothing else. A finished
  * prompt's output node files are read through GET /view; an `execution_error` fails it with the
- * node's own words. Inputs are uploaded with POST /upload/image (ComfyUI stores any file there) and
- * their names put into the load nodes the mapping names. ComfyUI has no authentication.
+ * node's own words, cut to one line (the whole answer goes to the log: comfyui-messages.ts). Inputs
+ * are checked and re-encoded (comfyui-inputs.ts), uploaded with POST /upload/image as
+ * input/adforge/<prompt id>-<slot>, and their names put into the load nodes the mapping names; when
+ * the generation ends, release() empties them and the outputs and deletes the prompt's history
+ * (comfyui-release.ts). ComfyUI has no authentication.
  */
 export interface ComfyUiOptions {
   /** The servers' roots (COMFYUI_URL). */
@@ -40,33 +46,7 @@ const MAX_JSON_BYTES = 16 * 1024 * 1024;
 const MAX_MEDIA_BYTES = 1024 * 1024 * 1024;
 const VIDEO_EXT = /\.(mp4|webm|mkv|mov)$/i;
 
-/** ComfyUI's 400 body: {error: {type, message, details}, node_errors: {id: {errors: [{message, details}], class_type}}}, in words. */
-export function comfyMessage(json: unknown): string | undefined {
-  const j = json as { error?: unknown; node_errors?: Record<string, { class_type?: string; errors?: Array<{ message?: string; details?: string }> }> } | undefined;
-  const e = j?.error;
-  const head = typeof e === 'string' ? e : typeof (e as { message?: unknown })?.message === 'string' ? (e as { message: string }).message : undefined;
-  const nodes = Object.entries(j?.node_errors && !Array.isArray(j.node_errors) ? j.node_errors : {}).map(
-    ([id, n]) => `node ${id} (${n.class_type ?? '?'}): ${(n.errors ?? []).map((x) => [x.message, x.details].filter(Boolean).join(': ')).join('; ')}`,
-  );
-  const text = [head, ...nodes].filter(Boolean).join('; ');
-  return text ? text.slice(0, 500) : undefined;
-}
-
 type HistoryFile = { filename: string; subfolder?: string; type?: string };
-type HistoryEntry = {
-  outputs?: Record<string, Record<string, unknown>>;
-  status?: { status_str?: string; completed?: boolean; messages?: Array<[string, Record<string, unknown>]> };
-};
-
-/** Why a finished prompt failed, from its history's status messages (execution_error: the node and its exception message). */
-export function historyFailure(entry: HistoryEntry): string | undefined {
-  const messages = entry.status?.messages ?? [];
-  const error = messages.find(([t]) => t === 'execution_error')?.[1];
-  if (error) return `ComfyUI node ${String(error.node_id ?? '?')} (${String(error.node_type ?? '?')}) failed: ${String(error.exception_message ?? 'no message').trim().slice(0, 500)}`;
-  if (messages.some(([t]) => t === 'execution_interrupted')) return 'ComfyUI interrupted the workflow';
-  if (entry.status?.status_str === 'error') return 'ComfyUI ended the workflow with an error';
-  return undefined;
-}
 
 /** The result files of the output node: images, or the video savers' (SaveVideo puts its file under `images`), by extension. */
 export function outputFiles(entry: HistoryEntry, node: string, kind: 'image' | 'video'): HistoryFile[] {
@@ -113,10 +93,15 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     if (opKind && opKind !== w.mapping.kind) throw new Error(`invalid configuration: COMFYUI_WORKFLOWS ${w.files.mapping}: kind is ${w.mapping.kind}, but ${w.key} makes ${opKind}s`);
   }
 
+  // ComfyUI's error answers carry its model file lists and Python details: the log gets them whole, the user one line.
+  const wordsOf = (json: unknown) => {
+    opts.log?.warn({ comfyui_answer: json }, 'ComfyUI refused a request');
+    return comfyMessage(json);
+  };
   const clients = new Map(
     opts.urls.map((url) => [
       url,
-      createProviderClient({ provider: 'ComfyUI', baseUrl: url, allowPrivate: opts.allowPrivate, headers: { accept: 'application/json' }, timeoutMs: opts.timeoutMs ?? 120_000, maxBytes: MAX_JSON_BYTES, maxBinaryBytes: MAX_MEDIA_BYTES, message: comfyMessage }),
+      createProviderClient({ provider: 'ComfyUI', baseUrl: url, allowPrivate: opts.allowPrivate, headers: { accept: 'application/json' }, timeoutMs: opts.timeoutMs ?? 120_000, maxBytes: MAX_JSON_BYTES, maxBinaryBytes: MAX_MEDIA_BYTES, message: wordsOf }),
     ]),
   );
   const servers = new Map(opts.urls.map((url) => [url, comfyServer(url, { dispatcher: clients.get(url)!.dispatcher, timeoutMs: opts.timeoutMs ?? 120_000, log: opts.log })]));
@@ -164,68 +149,100 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     return found.find(Boolean);
   }
 
-  async function upload(url: string, file: UpstreamFile, name: string, signal: AbortSignal): Promise<string> {
-    const { bytes, mime } = await file.read(signal);
+  /** POST /upload/image into input/adforge/, overwriting: the name it is given is the name LoadImage reads. */
+  async function upload(url: string, file: { bytes: Buffer; mime: string; name: string }, signal: AbortSignal): Promise<string> {
     const form = new FormData();
-    form.append('image', new Blob([new Uint8Array(bytes)], { type: mime }), `${name}.${extOf(mime)}`);
+    form.append('image', new Blob([new Uint8Array(file.bytes)], { type: file.mime }), file.name);
     form.append('type', 'input');
-    form.append('subfolder', 'adforge');
+    form.append('subfolder', INPUT_FOLDER);
     form.append('overwrite', 'true');
     const j = await client(url).json('POST', '/upload/image', form, signal);
     if (typeof j?.name !== 'string') throw new UpstreamError('transient', 'ComfyUI answered the upload without a file name');
     return typeof j.subfolder === 'string' && j.subfolder ? `${j.subfolder}/${j.name}` : j.name;
   }
 
+  /** An empty file over one the generation left (ComfyUI has no route that deletes a file: comfyui-release.ts). */
+  async function blank(url: string, f: OutputFile, signal: AbortSignal): Promise<void> {
+    const form = new FormData();
+    form.append('image', new Blob([]), f.filename);
+    form.append('type', f.type);
+    form.append('subfolder', f.subfolder);
+    form.append('overwrite', 'true');
+    await client(url).json('POST', '/upload/image', form, signal);
+  }
+
+  const release = (url: string, job: { promptId: string; inputs: readonly string[] }, signal: AbortSignal, settleMs?: number) =>
+    releasePrompt(server(url), (f, s) => blank(url, f, s), job, signal, settleMs);
+
   async function submit(req: UpstreamRequest, promptId: string, signal: AbortSignal) {
     const w = workflowFor(req.operation, req.params);
     if (!w) throw new UpstreamError('refused', `no ComfyUI workflow for ${req.operation}`);
+    const handleOf = (url: string, inputs: readonly string[]) => ({ server: url, promptId, output: w.mapping.output, kind: w.mapping.kind, inputs });
     // A resend of an attempt whose answer was lost: the prompt is already on a server, never queued twice.
     const held = await holder(promptId, signal);
-    if (held) return { providerJobId: promptId, handle: { server: held, promptId, output: w.mapping.output, kind: w.mapping.kind } };
-    const target = leastLoaded(await loads(signal));
-    if (!target) throw new UpstreamError('transient', `no ComfyUI server answered (${opts.urls.join(', ')})`);
+    if (held) return { providerJobId: promptId, handle: handleOf(held, await uploadedFor(held, promptId, w, signal)) };
 
+    // Every input is read and checked before a server is asked anything.
     const i = req.inputs;
     const images = [i.face, i.firstFrame, i.lastFrame, ...attachedImages(i)].filter((f): f is UpstreamFile => Boolean(f));
     const slots = w.mapping.inputs.images;
     if (images.length < slots.length) throw new UpstreamError('refused', `the ComfyUI workflow for ${w.key} takes ${slots.length} input image(s); the request brings ${images.length}`);
-    const names: string[] = [];
-    for (const [n, file] of images.slice(0, slots.length).entries()) names.push(await upload(target.url, file, `${promptId}-${n + 1}`, signal));
-    let video: string | undefined;
-    let audio: string | undefined;
-    if (w.mapping.inputs.video) {
-      if (!i.video) throw new UpstreamError('refused', `the ComfyUI workflow for ${w.key} takes a video; the request brings none`);
-      video = await upload(target.url, i.video, `${promptId}-video`, signal);
+    const files: Array<{ bytes: Buffer; mime: string; name: string; slot: 'image' | 'video' | 'audio' }> = [];
+    for (const [n, file] of images.slice(0, slots.length).entries()) files.push({ bytes: await inputImage(file, signal), mime: 'image/png', name: imageName(promptId, n), slot: 'image' });
+    for (const kind of ['video', 'audio'] as const) {
+      if (!w.mapping.inputs[kind]) continue;
+      const file = kind === 'video' ? i.video : i.speech;
+      if (!file) throw new UpstreamError('refused', `the ComfyUI workflow for ${w.key} takes ${kind === 'video' ? 'a video' : 'audio'}; the request brings none`);
+      const m = await inputMedia(file, kind, signal);
+      files.push({ bytes: m.bytes, mime: m.mime, name: `${promptId}-${kind}.${m.ext}`, slot: kind });
     }
-    if (w.mapping.inputs.audio) {
-      if (!i.speech) throw new UpstreamError('refused', `the ComfyUI workflow for ${w.key} takes audio; the request brings none`);
-      audio = await upload(target.url, i.speech, `${promptId}-audio`, signal);
-    }
-    const prompt = fillGraph(w, { prompt: i.prompt, params: req.params, seed: seedOf(req.generationId), images: names, ...(video ? { video } : {}), ...(audio ? { audio } : {}) });
 
-    await watch?.ready(target.url, promptId);
-    const answer = await client(target.url)
-      .json('POST', '/prompt', { prompt, prompt_id: promptId }, signal, { submit: true })
-      .catch(async (e: unknown) => {
-        // A lost answer, or a refusal such as a build's 409 for a prompt_id it already holds: it is queued if a server says so.
-        if (e instanceof UpstreamError && (e.failure === 'unsent_unknown' || e.failure === 'refused')) {
-          const at = await holder(promptId, signal).catch(() => undefined);
-          if (at) return { prompt_id: promptId, node_errors: {} } as Record<string, unknown>;
-        }
-        throw e;
-      });
-    // A 200 with node_errors: validate_prompt dropped the outputs they name and queued the prompt
-    // with the others, and it starts at once on an idle server (execution.py @ 04e2a91).
-    const dropped = droppedOutputs(answer?.node_errors);
-    if (dropped.has(w.mapping.output)) {
-      await server(target.url)
-        .end(promptId, signal)
-        .catch((e: unknown) => opts.log?.warn({ err: e, comfyui: target.url, prompt_id: promptId }, 'a ComfyUI prompt without its result node could not be ended'));
-      throw new UpstreamError('refused', `ComfyUI refused the workflow: ${comfyMessage(answer) ?? `node ${w.mapping.output} did not validate`}`);
+    const target = leastLoaded(await loads(signal));
+    if (!target) throw new UpstreamError('transient', `no ComfyUI server answered (${opts.urls.join(', ')})`);
+    const uploaded: string[] = [];
+    let sent = false;
+    try {
+      for (const f of files) uploaded.push(await upload(target.url, f, signal));
+      const named = (slot: string) => uploaded.filter((_, k) => files[k]!.slot === slot);
+      const prompt = fillGraph(w, { prompt: i.prompt, params: req.params, seed: seedOf(req.generationId), images: named('image'), ...(named('video')[0] ? { video: named('video')[0] } : {}), ...(named('audio')[0] ? { audio: named('audio')[0] } : {}) });
+
+      await watch?.ready(target.url, promptId);
+      sent = true;
+      const answer = await client(target.url)
+        .json('POST', '/prompt', { prompt, prompt_id: promptId }, signal, { submit: true })
+        .catch(async (e: unknown) => {
+          // A lost answer, or a refusal such as a build's 409 for a prompt_id it already holds: it is queued if a server says so.
+          if (e instanceof UpstreamError && (e.failure === 'unsent_unknown' || e.failure === 'refused')) {
+            const at = await holder(promptId, signal).catch(() => undefined);
+            if (at) return { prompt_id: promptId, node_errors: {} } as Record<string, unknown>;
+            // A refusal that queued nothing: the inputs may go.
+            if (e.failure === 'refused') sent = false;
+          }
+          throw e;
+        });
+      // A 200 with node_errors: validate_prompt dropped the outputs they name and queued the prompt
+      // with the others, and it starts at once on an idle server (execution.py @ 04e2a91).
+      const dropped = droppedOutputs(answer?.node_errors);
+      if (dropped.has(w.mapping.output)) {
+        opts.log?.warn({ comfyui: target.url, prompt_id: promptId, node_errors: answer?.node_errors }, `ComfyUI dropped the result node ${w.mapping.output} of the ${w.key} workflow; the prompt is ended there`);
+        // Ended, then what it left removed, within a short wait for ComfyUI to write its history.
+        await release(target.url, { promptId, inputs: uploaded }, signal, 5_000).catch((e: unknown) => opts.log?.warn({ err: e, comfyui: target.url, prompt_id: promptId }, 'a ComfyUI prompt without its result node could not be ended and removed'));
+        throw new UpstreamError('refused', `ComfyUI refused the workflow: ${comfyMessage(answer) ?? `node ${w.mapping.output} did not validate`}`);
+      }
+      if (dropped.size) opts.log?.warn({ comfyui: target.url, prompt_id: promptId, node_errors: answer?.node_errors }, `ComfyUI dropped output node(s) ${[...dropped].join(', ')} of the ${w.key} workflow; its result node runs`);
+      const id = typeof answer?.prompt_id === 'string' ? answer.prompt_id : promptId;
+      return { providerJobId: id, handle: { ...handleOf(target.url, uploaded), promptId: id } };
+    } catch (e) {
+      // Nothing was queued: the inputs uploaded for it are emptied again (a submit that may have reached ComfyUI keeps them).
+      if (!sent && uploaded.length) await Promise.all(uploaded.map((name) => blank(target.url, { filename: name.slice(INPUT_FOLDER.length + 1), subfolder: INPUT_FOLDER, type: 'input' }, signal).catch(() => {})));
+      throw e;
     }
-    if (dropped.size) opts.log?.warn({ comfyui: target.url, prompt_id: promptId, node_errors: answer?.node_errors }, `ComfyUI dropped output node(s) ${[...dropped].join(', ')} of the ${w.key} workflow; its result node runs`);
-    const id = typeof answer?.prompt_id === 'string' ? answer.prompt_id : promptId;
-    return { providerJobId: id, handle: { server: target.url, promptId: id, output: w.mapping.output, kind: w.mapping.kind } };
+  }
+
+  /** The inputs a prompt found on a server loads (its graph, where the server still holds it); the image names otherwise. */
+  async function uploadedFor(url: string, promptId: string, w: Workflow, signal: AbortSignal): Promise<string[]> {
+    const graph = await server(url).graphOf(promptId, signal).catch(() => undefined);
+    return graph ? inputsOf(w.mapping, graph) : w.mapping.inputs.images.map((_, n) => `${INPUT_FOLDER}/${imageName(promptId, n)}`);
   }
 
   async function poll(handle: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus> {
@@ -249,7 +266,10 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     const entry = where.entry;
     const failure = historyFailure(entry);
     watch?.forget(id);
-    if (failure) return { state: 'failed', message: failure };
+    if (failure) {
+      opts.log?.warn({ comfyui: url, prompt_id: id, execution_error: executionError(entry) }, 'a ComfyUI prompt failed');
+      return { state: 'failed', message: failure };
+    }
     const kind = handle.kind === 'video' ? 'video' : 'image';
     const files = outputFiles(entry, String(handle.output), kind);
     if (!files.length) return { state: 'failed', message: `the ComfyUI workflow finished without ${kind === 'video' ? 'a video' : 'an image'} from node ${String(handle.output)}` };
@@ -284,10 +304,10 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
     poll,
     // Dequeued, or interrupted only while it is the one running (comfyui-server.ts end()).
     cancel: (handle, signal) => server(String(handle.server)).end(String(handle.promptId), signal),
+    release: (handle, signal) => release(String(handle.server), { promptId: String(handle.promptId), inputs: Array.isArray(handle.inputs) ? handle.inputs.filter((n): n is string => typeof n === 'string') : [] }, signal),
     // The model files (`<models folder>/<file>`) the route key's workflow loads, for `adforge providers check`.
     targets: (routeKey) => [...new Set((routeKey === '*' ? [...workflows.values()] : [workflows.get(routeKey)].filter((w): w is Workflow => Boolean(w))).flatMap((w) => modelFiles(w.graph)))],
     check: createComfyUiCheck({ urls: opts.urls, dispatcher: clients.get(opts.urls[0]!)!.dispatcher }),
   };
 }
 
-const extOf = (mime: string) => ({ 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'video/mp4': 'mp4', 'video/webm': 'webm', 'video/quicktime': 'mov', 'audio/mpeg': 'mp3', 'audio/wav': 'wav' })[mime] ?? 'bin';

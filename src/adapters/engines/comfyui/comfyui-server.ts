@@ -3,6 +3,7 @@ import { SpanKind, inSpan } from '../../../observability/tracing.ts';
 import { jsonOrUndefined, readAtMost } from '../../net/read-at-most.ts';
 import { UpstreamError } from '../engine-contract.ts';
 import type { HistoryEntry } from './comfyui-messages.ts';
+import type { Graph } from './workflows.ts';
 
 /*
  * The reads and writes of one ComfyUI server that concern one prompt, each bounded by what that
@@ -136,6 +137,13 @@ export function comfyServer(url: string, o: { dispatcher: Dispatcher; timeoutMs:
     async holds(id: string, signal: AbortSignal): Promise<boolean> {
       const q = expect200(await ask('GET', '/queue', undefined, signal, QUEUE_BYTES), 'GET /queue') as { queue_running?: unknown[]; queue_pending?: unknown[] } | undefined;
       return [...(q?.queue_running ?? []), ...(q?.queue_pending ?? [])].some((item) => Array.isArray(item) && item[1] === id);
+    },
+
+    /** The graph the server holds for the prompt (the job's workflow, or its history's prompt), if it can say. */
+    async graphOf(id: string, signal: AbortSignal): Promise<Graph | undefined> {
+      const j = await job(id, signal);
+      const graph = j ? (j.workflow as { prompt?: unknown } | undefined)?.prompt : ((await server.history(id, signal)) as { prompt?: unknown[] } | undefined)?.prompt?.[2];
+      return isObject(graph) ? (graph as Graph) : undefined;
     },
 
     /** True when this server's jobs API answered for a prompt (a build that refuses a repeated prompt_id, and cancels atomically). */
