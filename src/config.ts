@@ -84,6 +84,7 @@ const baseSchema = z.object({
   UPSTREAM_MAX_RESULT_MB: z.coerce.number().int().min(1).max(10_000).default(500),
   UPSTREAM_WEBHOOKS: flag.default(true),
   UPSTREAM_POLL_MAX_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
+  UPSTREAM_CALL_TIMEOUT_SECONDS: z.coerce.number().min(0.1).max(86_400).optional(),
   UPSTREAM_HOOKED_POLL_MS: z.coerce.number().int().min(0).max(3_600_000).default(300_000),
   OWNER_TOP_UP: flag.default(false),
   OWNER_TOP_UP_MAX_PER_PERIOD: z.coerce.number().int().min(1).max(1_000_000_000).default(10_000),
@@ -197,6 +198,8 @@ export interface Config {
     /** The safety net's pace for a job whose provider calls back (0: polled like any other). */
     hookedPollMs: number;
     maxResultBytes: number;
+    /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every provider call's own timeout; unset, each call keeps its provider's. */
+    callTimeoutCapMs: number | undefined;
     /** Where providers send their webhooks (`<base>/hooks/<provider>`): PUBLIC_BASE_URL when set; unset, polling alone. */
     callbackBaseUrl: string | undefined;
     /** Consecutive submit failures that open a provider's breaker, and how long it then rests. */
@@ -338,6 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Readonly<Confi
       pollMaxMs: e.UPSTREAM_POLL_MAX_MS,
       hookedPollMs: e.UPSTREAM_HOOKED_POLL_MS,
       maxResultBytes: e.UPSTREAM_MAX_RESULT_MB * 1024 * 1024,
+      callTimeoutCapMs: e.UPSTREAM_CALL_TIMEOUT_SECONDS === undefined ? undefined : Math.round(e.UPSTREAM_CALL_TIMEOUT_SECONDS * 1000),
       callbackBaseUrl: e.PUBLIC_BASE_URL && e.UPSTREAM_WEBHOOKS ? e.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
       breaker: Object.freeze({ failures: e.ENGINE_BREAKER_FAILURES, cooldownSeconds: e.ENGINE_BREAKER_COOLDOWN_SECONDS }),
       ...providerSettings(parsed.data),

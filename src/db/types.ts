@@ -392,6 +392,12 @@ export interface UpstreamPollBudgetsTable {
   paused_until: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+export interface UpstreamEarlyHooksTable {
+  provider: string;
+  job_ref: string;
+  received_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 export interface UpstreamJobEventsTable {
   id: Generated<number>;
   upstream_job_id: string;
@@ -464,6 +470,7 @@ export interface Database {
   campaign_rows: CampaignRowsTable;
   upstream_jobs: UpstreamJobsTable;
   upstream_poll_budgets: UpstreamPollBudgetsTable;
+  upstream_early_hooks: UpstreamEarlyHooksTable;
   engine_breakers: EngineBreakersTable;
   upstream_job_events: UpstreamJobEventsTable;
 }

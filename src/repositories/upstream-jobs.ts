@@ -11,15 +11,9 @@ export function findLiveUpstreamJob(db: Db, generationId: string): Promise<Upstr
   return db.selectFrom('upstream_jobs').selectAll().where('generation_id', '=', generationId).where('state', 'in', ['submitting', 'submitted']).executeTakeFirst();
 }
 
-/** The live attempt a provider's job id belongs to (an inbound webhook names only that). */
-export function findSubmittedByProviderJob(db: Db, provider: string, providerJobId: string): Promise<UpstreamJobRow | undefined> {
-  return db
-    .selectFrom('upstream_jobs')
-    .selectAll()
-    .where('provider', '=', provider)
-    .where('provider_job_id', '=', providerJobId)
-    .where('state', '=', 'submitted')
-    .executeTakeFirst();
+/** The attempt a provider's job id belongs to, in whatever state (an inbound webhook names only that). */
+export function findByProviderJob(db: Db, provider: string, providerJobId: string): Promise<UpstreamJobRow | undefined> {
+  return db.selectFrom('upstream_jobs').selectAll().where('provider', '=', provider).where('provider_job_id', '=', providerJobId).orderBy('created_at', 'desc').executeTakeFirst();
 }
 
 /** How many attempts a provider holds in flight (submitted): the jobs its polls are shared by. */

@@ -89,6 +89,25 @@ describe('talking avatars are read from the list of videos, many to a request', 
   }, 120_000);
 });
 
+describe('a read of many that fails', () => {
+  const c = withHeyGen({ pollsUntilDone: 3 }, { UPSTREAM_POLL_MS: '40', HEYGEN_POLL_BUDGET: '4/1' });
+
+  it('an answer too large, then a refused read, fail no generation: each job is read alone and every one completes', async () => {
+    const before = await used(c);
+    c.heygen.breakNextLists('oversized', 'refused');
+    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => talk(c, `Read alone if need be ${i}.`)));
+    for (const id of ids) {
+      const g = await waitForGeneration(c.svc, c.t.key, id, 60_000);
+      expect(g.status, g.error).toBe('completed');
+    }
+    // Both broken reads happened (the batch was tried), and no job was submitted twice.
+    expect(c.heygen.brokenListsLeft()).toBe(0);
+    expect(c.heygen.videoCreates).toHaveLength(6);
+    const charged = await c.svc.app.db.selectFrom('generations').select('credits').where('id', 'in', ids).execute();
+    expect((await used(c)) - before).toBe(charged.reduce((n, r) => n + r.credits, 0));
+  }, 90_000);
+});
+
 describe('a video older than the pages read is read alone', () => {
   // Every video needs many looks, so the old one is still live when the newer ones are read in lists.
   const c = withHeyGen({ pollsUntilDone: 12 }, { UPSTREAM_POLL_MS: '40', HEYGEN_POLL_BUDGET: '20/1' });

@@ -124,3 +124,22 @@ describe("a callback's look goes ahead of the routine looks in the budget's line
     expect(c.heygen.readLog.filter((r) => r.status === 429)).toEqual([]);
   });
 });
+
+describe('a callback that arrives before the submit is recorded', () => {
+  // HeyGen delivers the callback before its answer to the create reaches us: the attempt is still
+  // being submitted when the callback comes. It is kept and taken by the submit once the job is
+  // recorded, rather than leaving the job to the 5-minute safety net.
+  const c = withHeyGen({ pollsUntilDone: 1_000_000, callbackAfterMs: 0, callBackBeforeAnswer: true }, { UPSTREAM_HOOKED_POLL_MS: '300000', UPSTREAM_POLL_MS: '60000' });
+
+  it('is answered as early, and the generation still finishes within seconds', async () => {
+    const started = Date.now();
+    const res = await localize(c.svc, c.t.key);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const g = await waitForGeneration(c.svc, c.t.key, res.body.generation_id, 30_000);
+    expect(g.status, g.error).toBe('completed');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(c.heygen.callbacksSent.map((x) => x.status)).toEqual([200]);
+    // Taken by the submit: nothing is left behind.
+    expect(await c.svc.app.db.selectFrom('upstream_early_hooks').selectAll().execute()).toEqual([]);
+  });
+});

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
@@ -113,8 +114,10 @@ describe('a sync submit whose answer was lost', () => {
     const id = res.body.generation_id as string;
     const [posts, made] = [sync.posts.length, sync.submits.length];
     sync.dropNextAnswer();
-    // The job's first run: sync took it, the answer never came. The job is tried again, not failed.
-    await expect(quiet.app.runners.generations.run(id, { number: 1, max: 5 })).rejects.toThrow();
+    // The job's first run: sync took it, the answer never came. The attempt stays, to be sent again later under its key, not failed.
+    await quiet.app.runners.generations.run(id, { number: 1, max: 5 });
+    const again = await sql<{ n: number }>`select count(*)::int n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'run_generation' and j.payload->>'generation_id' = ${id}`.execute(quiet.app.db);
+    expect(again.rows[0]!.n).toBe(1);
     await quiet.app.runners.generations.run(id, { number: 2, max: 5 });
     const attempts = await quiet.app.db.selectFrom('upstream_jobs').selectAll().where('generation_id', '=', id).execute();
     expect(attempts).toHaveLength(1);
@@ -140,7 +143,9 @@ describe('inbound sync webhooks', () => {
     expect(unsigned.status).toBe(401);
     const ok = await svc.api('POST', '/hooks/sync', { rawBody: body, headers: { 'content-type': 'application/json', 'sync-signature': sync.sign(body) } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ received: true, outcome: 'ignored' });
+    // A signed callback for a job not recorded (yet): kept, in case its submit's answer is on its way.
+    expect(ok.body).toEqual({ received: true, outcome: 'early' });
+    expect(await svc.app.db.selectFrom('upstream_early_hooks').select(['provider', 'job_ref']).where('job_ref', '=', 'gen-unknown').execute()).toEqual([{ provider: 'sync', job_ref: 'gen-unknown' }]);
   });
 
   it('never shows the sync key or the webhook secret', async () => {

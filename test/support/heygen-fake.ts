@@ -54,7 +54,7 @@ export const HEYGEN_DOCUMENTED_LANGUAGES: readonly string[] = (
   contract('list-translation-languages').responses['200'] as { properties: { data: { properties: { languages: { items: { examples: string[] } } } } } }
 ).properties.data.properties.languages.items.examples;
 
-type Handler = (o: { body: any; id?: string; key?: string; query?: Record<string, string> }) => { status: number; body: unknown } | 'dropped' | Promise<{ status: number; body: unknown }>;
+type Handler = (o: { body: any; id?: string; key?: string; query?: Record<string, string> }) => { status: number; body: unknown } | 'dropped' | Promise<{ status: number; body: unknown } | 'dropped'>;
 
 export async function startHeyGenFake(opts: {
   key: string;
@@ -65,6 +65,8 @@ export async function startHeyGenFake(opts: {
   readLimit?: { requests: number; perMs: number; retryAfterSeconds?: number };
   /** A job created with callback_url ends this long after its create and is called back (with finishAfterMs: when it ends by the clock). */
   callbackAfterMs?: number;
+  /** A create's answer waits until its callback was delivered: the callback beats the answer to the client. */
+  callBackBeforeAnswer?: boolean;
   /** Jobs end by the clock instead of by polls, each this long after its submit (the in-flight bench). */
   finishAfterMs?: () => number;
 }) {
@@ -82,6 +84,12 @@ export async function startHeyGenFake(opts: {
   /** What GET /v3/video-translations/languages lists; a test may take a name away. */
   const languages: string[] = [...(opts.languages ?? HEYGEN_DOCUMENTED_LANGUAGES)];
   let dropNextVideoAnswer = false;
+  let holdNextVideoMs = 0;
+  /** Keys whose first request is still being worked on: a repeat meanwhile is answered 409 request_in_progress. */
+  const inFlight = new Set<string>();
+  const inProgressAnswers = new Map<string, number>();
+  /** How the next reads of many videos at once go wrong: an answer past any client's cap, or a refusal of the read itself. */
+  const brokenLists: Array<'oversized' | 'refused'> = [];
   let refuseNextVideo: string | undefined;
   let refuseNextWorkflow: string | undefined;
   let loseNextExecution = false;
@@ -94,21 +102,25 @@ export async function startHeyGenFake(opts: {
   const recentReads: number[] = [];
   const callbacksSent: Array<{ url: string; status: number; body: Record<string, unknown> }> = [];
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
-  const callBack = (id: string, body: Record<string, any>, event: string) => {
-    if (typeof body.callback_url !== 'string' || opts.callbackAfterMs === undefined) return;
+  /** Calls back when the job ends; settles once the call was answered (or could not be made). */
+  const callBack = (id: string, body: Record<string, any>, event: string): Promise<void> => {
+    if (typeof body.callback_url !== 'string' || opts.callbackAfterMs === undefined) return Promise.resolve();
     const url = body.callback_url;
     const finishAt = jobs.get(id)?.finishAt;
-    setTimeout(() => {
-      const job = jobs.get(id);
-      if (job) job.ended = true;
-      const sent = { event_type: event, event_data: { video_id: id, url: `${base}/files/${id}.mp4`, callback_id: body.callback_id ?? null } };
-      request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sent), dispatcher: hookAgent })
-        .then(async (r) => {
-          await r.body.dump();
-          callbacksSent.push({ url, status: r.statusCode, body: sent });
-        })
-        .catch(() => callbacksSent.push({ url, status: 0, body: sent }));
-    }, finishAt !== undefined ? Math.max(0, finishAt - Date.now()) : opts.callbackAfterMs);
+    return new Promise<void>((resolve) =>
+      setTimeout(() => {
+        const job = jobs.get(id);
+        if (job) job.ended = true;
+        const sent = { event_type: event, event_data: { video_id: id, url: `${base}/files/${id}.mp4`, callback_id: body.callback_id ?? null } };
+        request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sent), dispatcher: hookAgent })
+          .then(async (r) => {
+            await r.body.dump();
+            callbacksSent.push({ url, status: r.statusCode, body: sent });
+          })
+          .catch(() => callbacksSent.push({ url, status: 0, body: sent }))
+          .finally(resolve);
+      }, finishAt !== undefined ? Math.max(0, finishAt - Date.now()) : opts.callbackAfterMs),
+    );
   };
 
   const error = (status: number, code: string, message: string, param: string | null = null) => ({ status, body: { error: { code, message, param, doc_url: null } } });
@@ -145,9 +157,17 @@ export async function startHeyGenFake(opts: {
       path: /^\/v3\/videos$/,
       contract: contract('create-video'),
       mutation: true,
-      handle: ({ body, key }) => {
+      handle: async ({ body, key }) => {
         const failed = submit();
         if (failed) return failed;
+        if (holdNextVideoMs && key) {
+          // A slow create: the video is made only once HeyGen answers, after the client may have given up.
+          const ms = holdNextVideoMs;
+          holdNextVideoMs = 0;
+          inFlight.add(`/v3/videos ${key}`);
+          await new Promise((r) => setTimeout(r, ms));
+          inFlight.delete(`/v3/videos ${key}`);
+        }
         const image = body.image.type === 'asset_id' ? assets.get(body.image.asset_id) : undefined;
         if (body.image.type === 'asset_id' && !image?.type.startsWith('image/')) return error(400, 'invalid_parameter', 'image asset not found or not an image', 'image');
         if (body.audio_asset_id !== undefined && !assets.get(body.audio_asset_id)?.type.startsWith('audio/')) return error(400, 'invalid_parameter', 'audio asset not found or not audio', 'audio_asset_id');
@@ -157,10 +177,10 @@ export async function startHeyGenFake(opts: {
         refuseNextVideo = undefined;
         callBack(id, body, 'avatar_video.success');
         const reply = { status: 200, body: { data: { video_id: id, status: 'waiting', output_format: 'mp4' } } };
+        if (key) replays.set(`/v3/videos ${key}`, reply);
         if (dropNextVideoAnswer) {
           // The job exists and its answer is kept for a replay; this answer never arrives.
           dropNextVideoAnswer = false;
-          if (key) replays.set(`/v3/videos ${key}`, reply);
           return 'dropped';
         }
         return reply;
@@ -171,7 +191,7 @@ export async function startHeyGenFake(opts: {
       path: /^\/v3\/video-translations$/,
       contract: contract('create-video-translation'),
       mutation: true,
-      handle: ({ body, key }) => {
+      handle: async ({ body, key }) => {
         const failed = submit();
         if (failed) return failed;
         const unknown = (body.output_languages as string[]).find((l) => !languages.includes(l));
@@ -179,7 +199,9 @@ export async function startHeyGenFake(opts: {
         translationCreates.push({ body, key });
         const id = `vt_${++counter}`;
         jobs.set(id, { kind: 'translation', polls: 0, ...timed() });
-        callBack(id, body, 'video_translate.success');
+        const called = callBack(id, body, 'video_translate.success');
+        // The callback reaches the client before the create's own answer does.
+        if (opts.callBackBeforeAnswer) await called;
         return { status: 200, body: { data: { video_translation_ids: [id] } } };
       },
     },
@@ -321,10 +343,25 @@ export async function startHeyGenFake(opts: {
       }
       const key = route.mutation && typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
       const replayKey = key ? `${url.pathname} ${key}` : undefined;
+      // HeyGen's Idempotency-Key: a repeat while the first request is still running is 409 request_in_progress (nothing new queued).
+      if (replayKey && inFlight.has(replayKey)) {
+        inProgressAnswers.set(replayKey, (inProgressAnswers.get(replayKey) ?? 0) + 1);
+        const e = error(409, 'request_in_progress', 'A request with this idempotency key is still being processed. Retry later with the same key.');
+        return answer(e.status, e.body);
+      }
       if (replayKey && replays.has(replayKey)) {
         const r = replays.get(replayKey)!;
         replayed.set(replayKey, (replayed.get(replayKey) ?? 0) + 1);
         return answer(r.status, r.body);
+      }
+      if (route.list && brokenLists.length) {
+        const broken = brokenLists.shift()!;
+        if (broken === 'refused') {
+          const e = error(400, 'invalid_parameter', 'The list could not be read', 'limit');
+          return answer(e.status, e.body);
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify({ data: Array.from({ length: 60_000 }, (_, i) => ({ id: `vid_elsewhere_${i}`, status: 'completed', title: 'x'.repeat(64) })) }));
       }
       const id = route.path.exec(url.pathname)?.[1];
       // A list of jobs is one read against the limit, like a read of one job.
@@ -360,6 +397,7 @@ export async function startHeyGenFake(opts: {
     refused,
     jobs,
     replayed,
+    inProgressAnswers,
     languages,
     readLog,
     listReads,
@@ -370,6 +408,12 @@ export async function startHeyGenFake(opts: {
     },
     failNextSubmit: (f: { status: number; body?: unknown }) => submitFailures.push(f),
     dropNextVideoAnswer: () => (dropNextVideoAnswer = true),
+    /** The next reads of many videos fail, one way each. */
+    breakNextLists: (...how: Array<'oversized' | 'refused'>) => brokenLists.push(...how),
+    /** Reads of many still waiting to fail (0 once each broke). */
+    brokenListsLeft: () => brokenLists.length,
+    /** The next create with a key answers only after `ms`; a repeat of its key meanwhile gets 409 request_in_progress. */
+    holdNextVideo: (ms: number) => (holdNextVideoMs = ms),
     refuseNextVideo: (message: string) => (refuseNextVideo = message),
     refuseNextWorkflow: (message: string) => (refuseNextWorkflow = message),
     loseNextExecution: () => (loseNextExecution = true),

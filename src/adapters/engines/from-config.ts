@@ -13,7 +13,7 @@ import type { ProviderShared } from './provider.ts';
  */
 export async function buildEngines(config: Readonly<Config>, o: { allowRetired?: boolean; log?: ProviderShared['log'] } = {}): Promise<EngineRegistry> {
   const engines: Engine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs, speak: synthesize })];
-  const shared: ProviderShared = { allowPrivate: config.allowPrivateNetworkUrls, ...(o.log ? { log: o.log } : {}) };
+  const shared: ProviderShared = { allowPrivate: config.allowPrivateNetworkUrls, ...(config.upstream.callTimeoutCapMs ? { callTimeoutCapMs: config.upstream.callTimeoutCapMs } : {}), ...(o.log ? { log: o.log } : {}) };
   for (const provider of PROVIDERS) {
     const settings = config.upstream[provider.name];
     if (!settings) continue;

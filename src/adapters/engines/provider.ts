@@ -20,6 +20,8 @@ export interface ProviderShared {
   allowPrivate: boolean;
   /** The service's log, for what a provider answers that the operator must see whole and a user must not (ComfyUI's tracebacks). */
   log?: { warn(obj: object, msg: string): void };
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: caps each provider call's own timeout (unset: each call's, from its provider's documents). */
+  callTimeoutCapMs?: number;
 }
 
 /**

@@ -31,9 +31,12 @@ function httpFailure(o: {
   keyRefused?: boolean;
   /** 4xx statuses that, to a submit, do not prove nothing was created (a timeout, a conflict): its outcome is unknown. */
   unknownOutcome?: ReadonlySet<number>;
+  /** The provider says the first request under this idempotency key is still running (HeyGen's 409). */
+  inProgress?: boolean;
 }): UpstreamError {
   const { provider, status } = o;
   if (status === 401 || status === 403 || o.keyRefused) return new UpstreamError('auth', `${provider} refused the service credentials`);
+  if (o.inProgress) return new UpstreamError('in_progress', `${provider} is still working on the first request under this idempotency key`, { retryAfterMs: retryAfterMs(o.retryAfter) ?? o.bodyRetryAfterMs });
   if (status === 429) return new UpstreamError('rate_limited', `${provider} is rate limiting`, { retryAfterMs: retryAfterMs(o.retryAfter) ?? o.bodyRetryAfterMs });
   if (o.safeToResend?.has(status)) return new UpstreamError('transient', `${provider} answered ${status}`);
   if (o.submit && o.unknownOutcome?.has(status)) return new UpstreamError('unsent_unknown', `${provider} answered ${status} to the submit`);
@@ -59,6 +62,13 @@ interface ErrorReading {
   keyRefused?: (status: number, json: unknown) => boolean;
   /** The wait (ms) a provider gives in its 429 body instead of a Retry-After header (Submagic's `retryAfter`). */
   retryAfterInBody?: (json: unknown) => number | undefined;
+  /**
+   * The answer says the first request under the idempotency key this request carries is still
+   * running (HeyGen's 409 request_in_progress, sync.so's IDEMPOTENCY_* codes): asked only of a
+   * request that carries a key. A fresh key would make a second job; the same key, later, gets
+   * the original's answer.
+   */
+  inProgress?: (status: number, json: unknown) => boolean;
 }
 
 interface ProviderCall extends ErrorReading {
@@ -81,6 +91,8 @@ interface ProviderCall extends ErrorReading {
   stream?: boolean;
   /** A 3xx with a Location is handed back (`redirect`) rather than thrown: the caller decides how to follow it. */
   handBackRedirect?: boolean;
+  /** The request carries an idempotency key (an `idempotency-key` header): the provider may answer that its first request is still running. */
+  idempotencyKey?: boolean;
 }
 
 /**
@@ -149,6 +161,7 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<Provider
     ...(c.safeToResend ? { safeToResend: c.safeToResend } : {}),
     ...(c.unknownOutcome ? { unknownOutcome: c.unknownOutcome } : {}),
     ...(c.keyRefused?.(res.statusCode, json) ? { keyRefused: true } : {}),
+    ...(c.idempotencyKey && c.inProgress?.(res.statusCode, json) ? { inProgress: true } : {}),
     bodyRetryAfterMs: c.retryAfterInBody?.(json),
   });
 }
@@ -213,6 +226,8 @@ export interface ProviderClientOptions extends ErrorReading {
   /** The auth header (and any other) every request carries. */
   headers: Record<string, string>;
   timeoutMs: number;
+  /** A cap on every call's timeout, its own or the client's (UPSTREAM_CALL_TIMEOUT_SECONDS). */
+  callTimeoutCapMs?: number | undefined;
   /** The cap of a JSON answer. */
   maxBytes: number;
   /** The cap of a media answer (`binary`). */
@@ -224,7 +239,7 @@ export type ProviderRequest = (
   url: string,
   body: unknown,
   signal: AbortSignal,
-  o?: { submit?: boolean; binary?: boolean; stream?: boolean; headers?: Record<string, string>; handBackRedirect?: boolean },
+  o?: { submit?: boolean; binary?: boolean; stream?: boolean; headers?: Record<string, string>; handBackRedirect?: boolean; timeoutMs?: number },
 ) => Promise<ProviderAnswer>;
 
 /**
@@ -248,13 +263,16 @@ export function createProviderClient(o: ProviderClientOptions): {
       headers: { ...o.headers, ...x.headers },
       body,
       signal,
-      timeoutMs: o.timeoutMs,
+      // A call's own timeout (its provider's documents for that call), else the client's; never past the operator's cap.
+      timeoutMs: Math.min(x.timeoutMs ?? o.timeoutMs, o.callTimeoutCapMs ?? Infinity),
       maxBytes: x.binary ? (o.maxBinaryBytes ?? o.maxBytes) : o.maxBytes,
       message: o.message,
       ...(o.safeToResend ? { safeToResend: o.safeToResend } : {}),
       ...(o.unknownOutcome ? { unknownOutcome: o.unknownOutcome } : {}),
       ...(o.keyRefused ? { keyRefused: o.keyRefused } : {}),
       ...(o.retryAfterInBody ? { retryAfterInBody: o.retryAfterInBody } : {}),
+      ...(o.inProgress ? { inProgress: o.inProgress } : {}),
+      ...(Object.keys(x.headers ?? {}).some((h) => h.toLowerCase() === 'idempotency-key') ? { idempotencyKey: true } : {}),
       ...(x.submit ? { submit: true } : {}),
       ...(x.binary ? { binary: true } : {}),
       ...(x.stream ? { stream: true } : {}),

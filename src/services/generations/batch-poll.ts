@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GenerationRow, UpstreamJobRow } from '../../db/types.ts';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
-import type { Engine, UpstreamStatus } from '../../adapters/engines/engine-contract.ts';
+import { UpstreamError, type Engine, type UpstreamStatus } from '../../adapters/engines/engine-contract.ts';
 import { pollSpacingMs } from '../../domain/poll-schedule.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
 import { leaseBatchCompanions, pollLineAheadMs } from '../../repositories/batch-polls.ts';
@@ -121,9 +121,14 @@ export function createBatchPolls(deps: Pick<Deps, 'db' | 'log'> & {
       try {
         found = await batch.pollMany([job.handle, ...companions.map((c) => c.handle)], signal, nextPage(engine));
       } catch (e) {
-        // The read failed (a 429, a 5xx): each companion's look comes back in its turn, within the budget.
+        // The read failed: each companion's look comes back in its turn, within the budget.
         await Promise.all(companions.map((c) => polls.schedule(c.id, 0)));
-        throw e;
+        // A 429 holds back every read of the provider: the lead's look waits as its own read would.
+        if (e instanceof UpstreamError && e.failure === 'rate_limited') throw e;
+        // Anything else (an error, an answer too large, a refusal of the read itself) says nothing
+        // of the lead's own job: a batch is only a saving, so the lead is read alone, in its turn.
+        log.warn({ err: e, upstream_job_id: job.id, provider: engine.name }, 'a read of many jobs failed; each is read alone');
+        return (await polls.admit(job.id, engine, 'slot')) ? 'alone' : 'requeued';
       }
       const byId = (c: UpstreamJobRow) => (c.provider_job_id ? found.get(c.provider_job_id) : undefined);
       // Waiting ones first: their next looks are queued before any copy starts.

@@ -10,11 +10,12 @@ import { DownloadError, openDownload } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
-import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findSubmittedByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
+import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResultStreams } from './results.ts';
+import { recordEarlyHook, takeEarlyHook } from '../../repositories/early-hooks.ts';
 import { createInputResolver } from './inputs.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
@@ -27,8 +28,18 @@ import type { EventBus } from '../../events/pg-events.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
+// Removing what an ended job left on the provider's servers (a few deletes).
+const RELEASE_TIMEOUT_MS = 30_000;
 // One result's copy, every redirect and byte of it: 500 MB at 2 MB/s.
 const RESULT_COPY_TIMEOUT_MS = 300_000;
+
+/**
+ * What bounds a whole submit or poll: the generation's deadline. Each call to the provider has its
+ * own timeout, from its provider's documents (a Gemini image per call, a 2 GB Submagic upload, an
+ * OpenAI image that takes minutes); a shorter bound here would cut them and turn slow answers into
+ * unknown outcomes.
+ */
+const untilDeadline = (g: Pick<GenerationRow, 'deadline_at'>): AbortSignal => AbortSignal.timeout(Math.max(1_000, g.deadline_at.getTime() - Date.now()));
 
 /**
  * The upstream job core: one attempt per generation recorded before anything is sent
@@ -124,13 +135,20 @@ export function createUpstreamCore(
       submission = await engine.submit(
         { generationId: g.id, operation: g.operation, params, inputs },
         { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}) },
-        AbortSignal.timeout(60_000),
+        untilDeadline(g),
       );
     } catch (e) {
       const err = e instanceof UpstreamError ? e : new UpstreamError('unsent_unknown', 'the provider could not be asked', { cause: e });
       called(engine.name, 'submit', err.failure);
       log.warn({ err: e, generation_id: g.id, provider: engine.name, failure: err.failure }, 'upstream submit failed');
-      if (err.failure !== 'refused') await breakers.failed(engine.name, err.message);
+      if (err.failure !== 'refused' && err.failure !== 'in_progress') await breakers.failed(engine.name, err.message);
+      // The provider may hold this attempt's job (its answer was lost) or still works on its first
+      // send (in_progress): a provider that deduplicates is asked again later under the same key
+      // for the original's answer. The attempt stays; a new one would carry a new key: a second job.
+      if ((err.failure === 'in_progress' || err.failure === 'unsent_unknown') && engine.dedupesSubmit(g.operation)) {
+        await queueJob(db, runGenerationJob, { generation_id: g.id }, { config, runAt: new Date(Date.now() + (err.retryAfterMs ?? config.upstream.pollMs * 2)) });
+        return 'settled';
+      }
       const message = err.failure === 'auth' ? authFailed(engine.name) : err.message;
       // Refused before accepting (nothing can exist upstream): the next provider of the route may take it.
       if (!last && (err.failure === 'auth' || err.failure === 'rate_limited' || err.failure === 'transient')) {
@@ -139,8 +157,7 @@ export function createUpstreamCore(
       }
       if (err.failure === 'rate_limited' || err.failure === 'transient') await retrySubmitLater(g, attempt.id, err);
       else if (err.failure === 'auth' || err.failure === 'refused') await failBoth(g, attempt.id, message);
-      // unsent_unknown: the job may exist upstream. Only a provider that deduplicates may be asked again.
-      else if (engine.dedupesSubmit(g.operation)) throw err;
+      // unsent_unknown (or in_progress from one that does not deduplicate): the job may exist upstream.
       else await failBoth(g, attempt.id, `${engine.name} did not confirm the job; it was not sent again so that it is never paid twice`);
       return 'settled';
     }
@@ -148,8 +165,14 @@ export function createUpstreamCore(
     await breakers.accepted(engine.name);
     await markSubmitted(db, attempt.id, submission.providerJobId, submission.handle);
     await progress.set(g.id, { ...queued(), stage: `sent to ${engine.name}` }, { force: true });
-    if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0 }, engine, submission.done);
-    else await polls.next(attempt.id, engine, polls.firstDelay(hooked(engine, g.operation)));
+    if (submission.done && submission.done.state !== 'pending') await finish(g, { id: attempt.id, refetches: 0, handle: submission.handle }, engine, submission.done);
+    else {
+      await polls.next(attempt.id, engine, polls.firstDelay(hooked(engine, g.operation)));
+      // A callback that came before the job was recorded (kept by receiveHook) is looked at now. Taken
+      // after the first look is queued: a callback recorded later finds the job submitted and its
+      // look replaces that one, so neither order leaves the job to the safety-net poll.
+      if (await takeEarlyHook(db, engine.name, [submission.providerJobId, attempt.id])) await polls.schedule(attempt.id, 0, 'hook');
+    }
     return 'settled';
   }
 
@@ -214,17 +237,14 @@ export function createUpstreamCore(
      * provider's budget: the poll, not the webhook's body, decides (docs/providers.md says why).
      * A job already ended, unknown or named twice changes nothing.
      */
-    async receiveHook(provider: string, headers: Record<string, string | string[] | undefined>, rawBody: Buffer, token?: string): Promise<'polling' | 'ignored'> {
+    async receiveHook(provider: string, headers: Record<string, string | string[] | undefined>, rawBody: Buffer, token?: string): Promise<'polling' | 'early' | 'ignored'> {
       const engine = engines.byName(provider);
       if (!engine || !isUpstreamEngine(engine)) throw new AppError('not_found', 'No such provider hook');
       if (token !== undefined) {
         if (!engine.callsBack) throw new AppError('not_found', 'No such provider hook');
         const attemptId = await callbacks.attemptOf(provider, token);
         if (!attemptId) throw new AppError('unauthorized', 'The callback token is not valid');
-        const job = await findUpstreamJob(db, attemptId);
-        if (!job || job.state !== 'submitted') return 'ignored';
-        await polls.schedule(job.id, 0, 'hook');
-        return 'polling';
+        return lookSoon(provider, attemptId, () => findUpstreamJob(db, attemptId));
       }
       if (!engine.verifyHook) throw new AppError('not_found', 'No such provider hook');
       const verified = await engine.verifyHook(headers, rawBody).catch((e: unknown) => {
@@ -232,12 +252,7 @@ export function createUpstreamCore(
         return null;
       });
       if (!verified) throw new AppError('unauthorized', 'The webhook signature is not valid');
-      const job = await findSubmittedByProviderJob(db, provider, verified.providerJobId);
-      if (!job) return 'ignored';
-      // A signed hint is the provider saying the job moved: looked at now, ahead of the routine
-      // looks (its read still within the budget).
-      await polls.schedule(job.id, 0, 'hook');
-      return 'polling';
+      return lookSoon(provider, verified.providerJobId, () => findByProviderJob(db, provider, verified.providerJobId));
     },
 
     /**
@@ -253,7 +268,10 @@ export function createUpstreamCore(
       if (!g || g.status !== 'processing') {
         // Ended meanwhile (the sweeper's deadline): stop the provider's work where it can be stopped.
         await endUpstreamJob(db, job.id, { state: 'cancelled', error: 'the generation ended before the provider finished' });
-        if (engine && isUpstreamEngine(engine)) await engine.cancel?.(job.handle, AbortSignal.timeout(10_000)).catch(() => {});
+        if (engine && isUpstreamEngine(engine)) {
+          await engine.cancel?.(job.handle, AbortSignal.timeout(10_000)).catch(() => {});
+          await release(engine, job.handle);
+        }
         return;
       }
       if (!engine || !isUpstreamEngine(engine)) {
@@ -267,9 +285,9 @@ export function createUpstreamCore(
       if (!(await polls.admit(job.id, engine, line))) return;
       let status;
       try {
-        const batched = await batches.lead(job, engine, AbortSignal.timeout(60_000));
+        const batched = await batches.lead(job, engine, untilDeadline(g));
         if (batched === 'requeued') return;
-        status = batched === 'alone' ? await engine.poll(job.handle, AbortSignal.timeout(60_000)) : batched;
+        status = batched === 'alone' ? await engine.poll(job.handle, untilDeadline(g)) : batched;
       } catch (e) {
         const err = e instanceof UpstreamError ? e : new UpstreamError('transient', 'the provider could not be asked', { cause: e });
         called(engine.name, 'poll', err.failure);
@@ -290,8 +308,38 @@ export function createUpstreamCore(
     },
   };
 
+  /**
+   * A callback is the provider saying the job moved: its job is looked at now, ahead of the routine
+   * looks (its read still within the budget). One that comes before its submit's answer is
+   * recorded (the provider called back as it answered) is kept first, for the submit to take; the
+   * job is then read again, so that a submit recorded meanwhile is looked at all the same.
+   */
+  async function lookSoon(provider: string, jobRef: string, find: () => Promise<UpstreamJobRow | undefined>): Promise<'polling' | 'early' | 'ignored'> {
+    const now = await find();
+    if (now && now.state !== 'submitting' && now.state !== 'submitted') return 'ignored';
+    if (now?.state !== 'submitted') await recordEarlyHook(db, provider, jobRef);
+    const job = now?.state === 'submitted' ? now : await find();
+    if (!job) return 'early';
+    if (job.state === 'submitting') return 'early';
+    if (job.state !== 'submitted') return 'ignored';
+    await polls.schedule(job.id, 0, 'hook');
+    return 'polling';
+  }
+
   /** A final answer of the provider: the generation fails, or its results are copied and it completes. */
-  async function finish(g: GenerationRow, job: { id: string; refetches: number }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
+  async function finish(g: GenerationRow, job: { id: string; refetches: number; handle: Record<string, unknown> }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
+    await settle(g, job, engine, status);
+    // Ended, whichever way (a refetch aside): what the job left on the operator's own servers goes.
+    const row = await findUpstreamJob(db, job.id);
+    if (row && row.state !== 'submitted' && row.state !== 'submitting') await release(engine, job.handle);
+  }
+
+  /** Best effort: a copy the engine could not remove is logged, never a failure of the generation. */
+  async function release(engine: Engine, handle: Record<string, unknown>): Promise<void> {
+    await engine.release?.(handle, AbortSignal.timeout(RELEASE_TIMEOUT_MS)).catch((e: unknown) => log.warn({ err: e, provider: engine.name }, 'what the job left at its provider could not be removed'));
+  }
+
+  async function settle(g: GenerationRow, job: { id: string; refetches: number }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
     if (status.state === 'failed') return failBoth(g, job.id, status.message, engine.name);
     let copied;
     try {

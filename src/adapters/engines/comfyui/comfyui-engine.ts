@@ -36,6 +36,8 @@ export interface ComfyUiOptions {
   /** The ENGINE_ROUTES keys that send work to comfyui: each needs its workflow, checked at start. */
   routeKeys: readonly string[];
   allowPrivate: boolean;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
+  callTimeoutCapMs?: number;
   timeoutMs?: number;
   /** Follow each server's WebSocket for step progress (off in unit checks). */
   watchProgress?: boolean;
@@ -101,10 +103,10 @@ export function createComfyUiEngine(opts: ComfyUiOptions): Engine {
   const clients = new Map(
     opts.urls.map((url) => [
       url,
-      createProviderClient({ provider: 'ComfyUI', baseUrl: url, allowPrivate: opts.allowPrivate, headers: { accept: 'application/json' }, timeoutMs: opts.timeoutMs ?? 120_000, maxBytes: MAX_JSON_BYTES, maxBinaryBytes: MAX_MEDIA_BYTES, message: wordsOf }),
+      createProviderClient({ provider: 'ComfyUI', baseUrl: url, allowPrivate: opts.allowPrivate, callTimeoutCapMs: opts.callTimeoutCapMs, headers: { accept: 'application/json' }, timeoutMs: opts.timeoutMs ?? 120_000, maxBytes: MAX_JSON_BYTES, maxBinaryBytes: MAX_MEDIA_BYTES, message: wordsOf }),
     ]),
   );
-  const servers = new Map(opts.urls.map((url) => [url, comfyServer(url, { dispatcher: clients.get(url)!.dispatcher, timeoutMs: opts.timeoutMs ?? 120_000, log: opts.log })]));
+  const servers = new Map(opts.urls.map((url) => [url, comfyServer(url, { dispatcher: clients.get(url)!.dispatcher, timeoutMs: Math.min(opts.timeoutMs ?? 120_000, opts.callTimeoutCapMs ?? Infinity), log: opts.log })]));
   const server = (url: string): ComfyServer => {
     const s = servers.get(url);
     if (!s) throw new UpstreamError('refused', `the ComfyUI server ${url} of this job is no longer in COMFYUI_URL`);

@@ -57,5 +57,5 @@ export const comfyuiProvider = defineProvider({
   makes: { operations: COMFYUI_OPERATIONS, models: [], limits: {} },
   // A GPU server sits on the operator's own network: its addresses come from COMFYUI_URL alone (no
   // request names one), so they are reached without opening ALLOW_PRIVATE_NETWORK_URLS to every user URL.
-  create: async (s, shared) => (await import('./comfyui-engine.ts')).createComfyUiEngine({ ...s, allowPrivate: true, ...(shared.log ? { log: shared.log } : {}) }),
+  create: async (s, shared) => (await import('./comfyui-engine.ts')).createComfyUiEngine({ ...s, ...shared, allowPrivate: true }),
 });

@@ -26,6 +26,8 @@ export interface FalOptions {
   /** Endpoint ids per model and input kind, defaults in fal-models.ts, overridable by FAL_MODEL_ENDPOINTS. */
   endpoints?: Readonly<Record<string, string>>;
   allowPrivate: boolean;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
+  callTimeoutCapMs?: number;
   timeoutMs?: number;
 }
 
@@ -52,6 +54,7 @@ export function createFalEngine(opts: FalOptions): Engine {
   const client = createProviderClient({
     provider: 'fal',
     allowPrivate: opts.allowPrivate,
+    callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { authorization: `Key ${opts.apiKey}`, accept: 'application/json' },
     timeoutMs: opts.timeoutMs ?? 30_000,
     maxBytes: MAX_JSON_BYTES,

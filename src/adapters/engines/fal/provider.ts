@@ -18,5 +18,5 @@ export const falProvider = defineProvider({
   },
   settings: (e) => ({ pollBudget: e.FAL_POLL_BUDGET, apiKey: e.FAL_KEY!, queueUrl: e.FAL_QUEUE_URL, apiUrl: e.FAL_API_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }),
   makes: { operations: ['ai-video'], models: FAL_MODELS, limits: { seedance_max_images: SEEDANCE_MAX_IMAGES } },
-  create: async (s, shared) => (await import('./fal-engine.ts')).createFalEngine({ ...s, allowPrivate: shared.allowPrivate }),
+  create: async (s, shared) => (await import('./fal-engine.ts')).createFalEngine({ ...s, ...shared }),
 });

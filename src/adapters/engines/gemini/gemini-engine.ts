@@ -23,6 +23,8 @@ export interface GeminiOptions {
   apiKey: string;
   imageModels?: Readonly<Record<string, string>>;
   allowPrivate: boolean;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
+  callTimeoutCapMs?: number;
   timeoutMs?: number;
 }
 
@@ -38,6 +40,7 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
     provider: 'Gemini',
     baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
+    callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { 'x-goog-api-key': opts.apiKey },
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,

@@ -20,5 +20,5 @@ export const geminiProvider = defineProvider({
     models: [...Object.keys(GEMINI_VIDEO_MODELS), ...Object.keys(GEMINI_DEFAULT_IMAGE_MODELS)],
     limits: { video_aspect_ratios: VEO_RATIOS, video_seconds: VEO_DURATIONS, video_max_references: VEO_MAX_REFERENCES },
   },
-  create: async (s, shared) => (await import('./gemini-engine.ts')).createGeminiEngine({ ...s, allowPrivate: shared.allowPrivate }),
+  create: async (s, shared) => (await import('./gemini-engine.ts')).createGeminiEngine({ ...s, ...shared }),
 });

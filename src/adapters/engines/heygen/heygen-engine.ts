@@ -27,6 +27,8 @@ export interface HeyGenOptions {
   /** Language code -> HeyGen language name, over the defaults (HEYGEN_LANGUAGES). */
   languages?: Readonly<Record<string, string>>;
   allowPrivate: boolean;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
+  callTimeoutCapMs?: number;
   timeoutMs?: number;
 }
 
@@ -35,8 +37,6 @@ const MAX_JSON_BYTES = 4 * 1024 * 1024;
 // older than a few pages is read alone rather than found by reading the whole account.
 const LIST_PAGE = 100;
 const LIST_PAGES = 3;
-// 409 request_in_progress: the first request with this key is still running; nothing new was queued.
-const NOTHING_QUEUED = new Set([409]);
 
 type Data = Record<string, unknown> | undefined;
 
@@ -45,11 +45,14 @@ export function createHeyGenEngine(opts: HeyGenOptions): Engine {
     provider: 'HeyGen',
     baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
+    callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
     timeoutMs: opts.timeoutMs ?? 120_000,
     maxBytes: MAX_JSON_BYTES,
     message: heygenMessage,
-    safeToResend: NOTHING_QUEUED,
+    // 409 request_in_progress: the first request under this key is still running at HeyGen. It
+    // may yet make the video: ask again under the same key for its answer, never under a new one.
+    inProgress: (status) => status === 409,
   });
   const languages = { ...HEYGEN_DEFAULT_LANGUAGES, ...lowerKeys(opts.languages ?? {}) };
 

@@ -16,5 +16,5 @@ export const heygenProvider = defineProvider({
   },
   settings: (e) => ({ pollBudget: e.HEYGEN_POLL_BUDGET, apiKey: e.HEYGEN_API_KEY!, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }),
   makes: { operations: HEYGEN_OPERATIONS, models: [], limits: { asset_max_bytes: HEYGEN_ASSET_MAX_BYTES } },
-  create: async (s, shared) => (await import('./heygen-engine.ts')).createHeyGenEngine({ ...s, allowPrivate: shared.allowPrivate }),
+  create: async (s, shared) => (await import('./heygen-engine.ts')).createHeyGenEngine({ ...s, ...shared }),
 });

@@ -25,6 +25,8 @@ export interface OpenAiOptions {
   /** Our image model names to OpenAI's (OPENAI_IMAGE_MODELS). */
   imageModels?: Readonly<Record<string, string>>;
   allowPrivate: boolean;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
+  callTimeoutCapMs?: number;
   timeoutMs?: number;
 }
 
@@ -37,6 +39,7 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
     provider: 'OpenAI',
     baseUrl: opts.baseUrl,
     allowPrivate: opts.allowPrivate,
+    callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { authorization: `Bearer ${opts.apiKey}` },
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,

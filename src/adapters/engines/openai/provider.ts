@@ -20,5 +20,5 @@ export const openaiProvider = defineProvider({
     models: [...OPENAI_VIDEO_MODELS, ...OPENAI_IMAGE_MODELS],
     limits: { video_seconds: SORA_SECONDS, standard_image_sizes: STANDARD_IMAGE_SIZES },
   },
-  create: async (s, shared) => (await import('./openai-engine.ts')).createOpenAiEngine({ ...s, allowPrivate: shared.allowPrivate }),
+  create: async (s, shared) => (await import('./openai-engine.ts')).createOpenAiEngine({ ...s, ...shared }),
 });

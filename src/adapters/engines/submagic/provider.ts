@@ -15,5 +15,5 @@ export const submagicProvider = defineProvider({
   },
   settings: (e) => ({ apiKey: e.SUBMAGIC_API_KEY!, apiUrl: e.SUBMAGIC_API_URL, templates: Object.freeze(e.SUBMAGIC_TEMPLATES), pollBudget: e.SUBMAGIC_POLL_BUDGET }),
   makes: { operations: ['video-edit'], models: [], limits: { upload_max_bytes: SUBMAGIC_MAX_UPLOAD_BYTES } },
-  create: async (s, shared) => (await import('./submagic-engine.ts')).createSubmagicEngine({ ...s, allowPrivate: shared.allowPrivate }),
+  create: async (s, shared) => (await import('./submagic-engine.ts')).createSubmagicEngine({ ...s, ...shared }),
 });

@@ -30,6 +30,8 @@ export interface SubmagicOptions {
   /** How often this key may read its projects (SUBMAGIC_POLL_BUDGET); Submagic documents 100 an hour. */
   pollBudget?: PollBudget;
   allowPrivate: boolean;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
+  callTimeoutCapMs?: number;
   timeoutMs?: number;
 }
 
@@ -61,6 +63,7 @@ export function createSubmagicEngine(opts: SubmagicOptions): Engine {
     provider: 'Submagic',
     baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
+    callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,

@@ -15,5 +15,5 @@ export const syncProvider = defineProvider({
   },
   settings: (e) => ({ pollBudget: e.SYNC_POLL_BUDGET, apiKey: e.SYNC_API_KEY!, apiUrl: e.SYNC_API_URL, webhookSecret: e.SYNC_WEBHOOK_SECRET }),
   makes: { operations: ['talking-avatar'], models: Object.keys(SYNC_MODELS), limits: { upload_max_bytes: SYNC_MAX_UPLOAD_BYTES } },
-  create: async ({ webhookSecret, ...s }, shared) => (await import('./sync-engine.ts')).createSyncEngine({ ...s, ...(webhookSecret ? { webhookSecret } : {}), allowPrivate: shared.allowPrivate }),
+  create: async ({ webhookSecret, ...s }, shared) => (await import('./sync-engine.ts')).createSyncEngine({ ...s, ...(webhookSecret ? { webhookSecret } : {}), ...shared }),
 });

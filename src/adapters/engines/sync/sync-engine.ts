@@ -27,6 +27,8 @@ export interface SyncOptions {
   /** The webhook signing secret (SYNC_WEBHOOK_SECRET); without it webhooks are neither asked for nor accepted. */
   webhookSecret?: string;
   allowPrivate: boolean;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
+  callTimeoutCapMs?: number;
   timeoutMs?: number;
 }
 
@@ -72,6 +74,7 @@ export function createSyncEngine(opts: SyncOptions): Engine {
     provider: 'sync',
     baseUrl: opts.apiUrl,
     allowPrivate: opts.allowPrivate,
+    callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,
