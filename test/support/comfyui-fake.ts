@@ -129,6 +129,8 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
   const posts: Array<{ promptId: string; answered: boolean }> = [];
   /** The prompts that ended interrupted. */
   const interrupted: string[] = [];
+  /** Every file uploaded, as it was received (a later upload may overwrite it on disk). */
+  const received: Array<{ type: string; path: string; bytes: Buffer }> = [];
   /** Bytes answered, by route (`GET /queue`, `GET /history/{id}`...). */
   const served = new Map<string, number>();
   const problems: string[] = [];
@@ -472,6 +474,7 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
         for (let i = 1; folder.has(at(name)) && !folder.get(at(name))!.equals(bytes); i++) name = `${file.name.slice(0, file.name.length - ext.length)} (${i})${ext}`;
       }
       folder.set(at(name), bytes);
+      received.push({ type, path: at(name), bytes });
       return json(res, 'POST /upload/image', CONTRACTS.upload, 200, { name, subfolder, type });
     }
     if (req.method === 'GET' && p === '/view') {
@@ -525,6 +528,7 @@ export async function startComfyFake(opts: { png: Buffer; mp4: Buffer; steps?: n
     temp: disk.temp,
     posts,
     interrupted,
+    received,
     served,
     /** Requests that broke their contract (each also refused). */
     problems,
