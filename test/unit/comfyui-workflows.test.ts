@@ -4,7 +4,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildEngines } from '../../src/adapters/engines/from-config.ts';
 import { comfyRouteKeys } from '../../src/adapters/engines/comfyui/provider.ts';
-import { leastLoaded, outputFiles } from '../../src/adapters/engines/comfyui/comfyui-engine.ts';
+import { droppedOutputs, leastLoaded, outputFiles } from '../../src/adapters/engines/comfyui/comfyui-engine.ts';
+import { atLeast } from '../../src/adapters/engines/comfyui/comfyui-server.ts';
+import { savedFiles, inputFile } from '../../src/adapters/engines/comfyui/comfyui-release.ts';
+import { inputsOf } from '../../src/adapters/engines/comfyui/comfyui-inputs.ts';
 import { comfyMessage, historyFailure, oneLine } from '../../src/adapters/engines/comfyui/comfyui-messages.ts';
 import { SHIPPED_WORKFLOWS, fillGraph, frameCount, frameSize, loadWorkflow, workflowKeys } from '../../src/adapters/engines/comfyui/workflows.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -129,5 +132,17 @@ describe('ComfyUI workflows as templates', () => {
     );
     expect(oneLine("[Errno 2] No such file or directory: '/opt/ComfyUI/models/vae/x.safetensors'\n\nTIPS: more")).toBe("[Errno 2] No such file or directory: 'x.safetensors'");
     expect(oneLine('size 4/8/16 does not match')).toBe('size 4/8/16 does not match');
+  });
+
+  it('reads what ComfyUI says of builds, dropped outputs and saved files', () => {
+    expect([atLeast('0.3.57', [0, 3, 57]), atLeast('0.38.1', [0, 3, 57]), atLeast('0.3.56', [0, 3, 57]), atLeast('0.3.64-dev', [0, 3, 57]), atLeast('', [0, 3, 57])]).toEqual([true, true, false, true, false]);
+    expect(droppedOutputs({ '30': { errors: [], dependent_outputs: ['31', '9'], class_type: 'LoadImage' }, '5': { errors: [], dependent_outputs: [], class_type: 'X' } })).toEqual(new Set(['31', '9', '5']));
+    expect(droppedOutputs({})).toEqual(new Set());
+    const entry = { outputs: { '9': { images: [{ filename: 'a_00001_.png', subfolder: 'adforge', type: 'output' }], animated: [true] }, '31': { images: [{ filename: 'ComfyUI_temp_abcde_00001_.png', subfolder: '', type: 'temp' }, { filename: 'in.png', type: 'input' }] } } };
+    expect(savedFiles(entry as never)).toEqual([{ filename: 'a_00001_.png', subfolder: 'adforge', type: 'output' }, { filename: 'ComfyUI_temp_abcde_00001_.png', subfolder: '', type: 'temp' }]);
+    expect(inputFile('adforge/x-1.png')).toEqual({ filename: 'x-1.png', subfolder: 'adforge', type: 'input' });
+    const w = loadWorkflow(SHIPPED_WORKFLOWS, 'image-edit');
+    const graph = fillGraph(w, { prompt: 'p', params: { aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, seed: 1, images: ['adforge/id-1.png'] });
+    expect(inputsOf(w.mapping, graph)).toEqual(['adforge/id-1.png']);
   });
 });
