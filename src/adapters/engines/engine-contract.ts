@@ -156,7 +156,7 @@ export interface Engine {
    */
   readonly pollBudget?: PollBudget;
   /**
-   * One read of many jobs, where the provider lists them (HeyGen's GET /v3/videos): the poll that
+   * One read of many jobs, where the provider reads them by id (HeyGen's GET /v3/videos/statuses, sync.so's GET /v2/generations?ids=): the poll that
    * holds the provider's read slot also reads the other live jobs it can, and each ends or waits as
    * its own poll would. Absent: every job is read alone.
    */
