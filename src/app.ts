@@ -71,7 +71,7 @@ export type Runners = ReturnType<typeof buildRunners>;
  * an adapter whose provider has since retired its model).
  */
 export async function buildApp(config: Readonly<Config>, log: Logger, opts: { seed?: boolean; allowRetired?: boolean } = {}): Promise<App> {
-  const engines = await buildEngines(config, opts.allowRetired ? { allowRetired: true } : {});
+  const engines = await buildEngines(config, { log, ...(opts.allowRetired ? { allowRetired: true } : {}) });
   warnOfLifecycle(engines, log);
   const tracing = await startTracing(config.tracing);
   const database = await openDatabase(config, (line) => log.info(line), 10, (line) => log.warn(line));

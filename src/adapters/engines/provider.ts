@@ -19,6 +19,8 @@ export interface ProviderMakes {
 export interface ProviderShared {
   /** ALLOW_PRIVATE_NETWORK_URLS: the provider's API may sit on a private address (a test fake, a gateway). */
   allowPrivate: boolean;
+  /** The service's log, for what a provider answers that the operator must see whole and a user must not (ComfyUI's tracebacks). */
+  log?: { warn(obj: object, msg: string): void };
   /** UPSTREAM_CALL_TIMEOUT_SECONDS: caps each provider call's own timeout (unset: each call's, from its provider's documents). */
   callTimeoutCapMs?: number;
 }
