@@ -381,6 +381,7 @@ export interface UpstreamJobsTable {
   error: string | null;
   polls: ColumnType<number, number | undefined, number>;
   refetches: ColumnType<number, number | undefined, number>;
+  refused_reads: ColumnType<number, number | undefined, number>;
   created_at: ColumnType<Date, Date | string | undefined, never>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }

@@ -10,7 +10,7 @@ import { DownloadError, openDownload } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
-import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
+import { countPoll, countRefetch, countRefusedRead, endUpstreamJob, findLiveUpstreamJob, findByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
@@ -29,6 +29,8 @@ import type { EventBus } from '../../events/pg-events.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
+// Reads of a job refused in a row before its generation fails (each after a growing wait).
+const MAX_REFUSED_READS = 5;
 // Removing what an ended job left on the provider's servers (a few deletes).
 const RELEASE_TIMEOUT_MS = 30_000;
 // One result's copy, every redirect and byte of it: 500 MB at 2 MB/s.
@@ -296,7 +298,12 @@ export function createUpstreamCore(
         const err = e instanceof UpstreamError ? e : new UpstreamError('transient', 'the provider could not be asked', { cause: e });
         called(engine.name, 'poll', err.failure);
         if (err.failure === 'auth') return failBoth(g, job.id, authFailed(engine.name));
-        if (err.failure === 'refused') return failBoth(g, job.id, err.message);
+        // A refused read (a 4xx, a redirect, an answer too large) is asked again: the job may be
+        // made, and billed, whatever one read said. Only a run of them ends the generation.
+        if (err.failure === 'refused') {
+          if ((await countRefusedRead(db, job.id, `refused: ${err.message}`)) >= MAX_REFUSED_READS) return failBoth(g, job.id, err.message);
+          return schedulePoll(job.id, polls.retryDelay(job.polls, job.created_at));
+        }
         await countPoll(db, job.id, `${err.failure}: ${err.message}`);
         // A 429 holds back every read of this provider, not only this job's.
         if (err.failure === 'rate_limited') return schedulePoll(job.id, await polls.rateLimited(engine, err.retryAfterMs));
@@ -304,7 +311,7 @@ export function createUpstreamCore(
       }
       called(engine.name, 'poll', 'ok');
       if (status.state === 'pending') {
-        await countPoll(db, job.id, status.detail ?? 'pending');
+        await countPoll(db, job.id, status.detail ?? 'pending', { answered: true });
         if (status.progress) await progress.set(g.id, status.progress);
         return polls.next(job.id, engine, status.retryAfterMs ?? polls.pendingDelay(job.created_at, hooked(engine, g.operation)));
       }
