@@ -5,9 +5,10 @@ import { testVideo } from '../support/media-probe.ts';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
 
 /*
- * HeyGen's talking avatars read in batches: GET /v3/videos lists the account's videos (100 a page,
- * newest first), so the look that holds HeyGen's read slot reads the other live videos with its
- * own. Under a budget tighter than one read per job, every job still ends, each submitted once.
+ * HeyGen's talking avatars read in batches: GET /v3/videos/statuses answers up to 100 videos named
+ * by id, so the look that holds HeyGen's read slot reads the other live videos with its own; a video
+ * it shows ended is read once by its own GET (its result URL is there). Under a budget tighter than
+ * one read per look, every job still ends, each submitted once.
  */
 const KEY = 'hg-batch-key-7c20';
 const VOICE_ID = VOICES[0]!.id;
@@ -41,11 +42,11 @@ const talk = async (c: Ctx, script: string): Promise<string> => {
 const used = async (c: Ctx) => (await c.svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', c.t.teamId).executeTakeFirstOrThrow()).credits_used;
 const reads = (c: Ctx) => c.heygen.readLog.filter((r) => r.status === 200).length;
 
-describe('talking avatars are read from the list of videos, many to a request', () => {
+describe('talking avatars are read by id, many to a request', () => {
   // Each video ends on its third look; HeyGen allows 3 reads a second, the budget 2.
   const c = withHeyGen({ pollsUntilDone: 2, readLimit: { requests: 3, perMs: 1000, retryAfterSeconds: 1 } }, { UPSTREAM_POLL_MS: '40', HEYGEN_POLL_BUDGET: '2/1' });
 
-  it('32 live videos complete, each submitted once, with far fewer reads than jobs and no 429', async () => {
+  it('32 live videos complete, each submitted once, with far fewer reads than looks and no 429', async () => {
     const ids = await Promise.all(Array.from({ length: 32 }, (_, i) => talk(c, `Batch number ${i}.`)));
     for (const id of ids) {
       const g = await waitForGeneration(c.svc, c.t.key, id, 120_000);
@@ -55,14 +56,14 @@ describe('talking avatars are read from the list of videos, many to a request', 
     expect(c.heygen.videoCreates).toHaveLength(32);
     expect(new Set(c.heygen.videoCreates.map((v) => v.key)).size).toBe(32);
     expect(c.heygen.readLog.filter((r) => r.status === 429)).toEqual([]);
-    // One look a job would be 96 reads (three looks each); the list covers many at once.
-    expect(reads(c)).toBeLessThan(32);
-    expect(Math.max(...c.heygen.listReads.map((p) => p.ids.length))).toBeGreaterThanOrEqual(10);
-    for (const p of c.heygen.listReads) expect(p.limit).toBe(100);
+    // A read a look would be 96 reads (three looks each, then the result); the statuses read covers the waiting ones at once.
+    expect(reads(c)).toBeLessThan(64);
+    expect(Math.max(...c.heygen.statusReads.map((p) => p.ids.length))).toBeGreaterThanOrEqual(10);
+    for (const p of c.heygen.statusReads) expect(p.ids.length).toBeLessThanOrEqual(100);
     expect(c.heygen.refused).toEqual([]);
   }, 180_000);
 
-  it('a video that fails in the list fails its generation and refunds it; the others complete', async () => {
+  it('a video that fails fails its generation with its own words and refunds it; the others complete', async () => {
     const before = await used(c);
     const createdBefore = c.heygen.videoCreates.length;
     const sent = async (n: number) => {
@@ -84,8 +85,8 @@ describe('talking avatars are read from the list of videos, many to a request', 
     const charged = await c.svc.app.db.selectFrom('generations').select('credits').where('id', 'in', [...ok, ...more]).execute();
     expect((await used(c)) - before).toBe(charged.reduce((n, r) => n + r.credits, 0));
     expect(c.heygen.readLog.filter((r) => r.status === 429)).toEqual([]);
-    // Its failure was read with others: it was on a page with them.
-    expect(c.heygen.listReads.some((p) => p.ids.includes(badVideo) && p.ids.length > 1)).toBe(true);
+    // It was read with the others while it waited.
+    expect(c.heygen.statusReads.some((p) => p.ids.includes(badVideo) && p.ids.length > 1)).toBe(true);
   }, 120_000);
 });
 
@@ -108,28 +109,24 @@ describe('a read of many that fails', () => {
   }, 90_000);
 });
 
-describe('a video older than the pages read is read alone', () => {
-  // Every video needs many looks, so the old one is still live when the newer ones are read in lists.
+describe('a video behind hundreds of newer ones on the account', () => {
+  // Every video needs many looks, so the old one is still live when the newer ones arrive.
   const c = withHeyGen({ pollsUntilDone: 12 }, { UPSTREAM_POLL_MS: '40', HEYGEN_POLL_BUDGET: '20/1' });
 
-  it('with 400 newer videos on the account, the old one is not in the three pages read and is read by its own GET until it completes', async () => {
+  it('is read by id with the newer ones of ours, however many other videos the account holds', async () => {
     const old = await talk(c, 'I came first.');
     const submitted = async () => (await c.svc.app.db.selectFrom('upstream_jobs').select('provider_job_id').where('generation_id', '=', old).where('state', '=', 'submitted').executeTakeFirst())?.provider_job_id;
     while (!(await submitted())) await new Promise((r) => setTimeout(r, 20));
     const oldVideo = (await submitted())!;
-    // The account fills up with other videos, then more of ours arrive: the old one is past the pages read.
     c.heygen.addOtherVideos(400);
     const fresh = await Promise.all(Array.from({ length: 3 }, (_, i) => talk(c, `Newer ${i}.`)));
     for (const id of [old, ...fresh]) {
       const g = await waitForGeneration(c.svc, c.t.key, id, 60_000);
       expect(g.status, g.error).toBe('completed');
     }
-    const firstList = c.heygen.readLog.findIndex((r) => r.path === '/v3/videos');
-    expect(firstList).toBeGreaterThanOrEqual(0);
-    expect(c.heygen.listReads.some((p) => p.ids.length === 100)).toBe(true);
-    expect(c.heygen.listReads.some((p) => p.ids.includes(oldVideo) && p.ids.length === 100)).toBe(false);
-    // After the lists began, it was still read on its own, to its end.
-    expect(c.heygen.readLog.slice(firstList).some((r) => r.path === `/v3/videos/${oldVideo}`)).toBe(true);
+    expect(c.heygen.statusReads.some((p) => p.ids.includes(oldVideo) && p.ids.length > 1)).toBe(true);
+    // Only our own videos are ever asked for.
+    for (const p of c.heygen.statusReads) for (const id of p.ids) expect(id.startsWith('vid_other_')).toBe(false);
     expect(c.heygen.videoCreates).toHaveLength(4);
     expect(c.heygen.refused).toEqual([]);
   }, 90_000);

@@ -37,10 +37,11 @@ describe('a create HeyGen is still working on when it is sent again', () => {
   it('409 request_in_progress keeps the attempt and its key; the original answer comes back under it, and HeyGen makes one video', async () => {
     const avatar = await svc.app.db.selectFrom('avatars').select('id').where('avatar_type', '=', 'platform').orderBy('name').executeTakeFirstOrThrow();
     const before = (await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow()).credits_used;
-    heygen.holdNextVideo(6_000);
+    heygen.delaySubmits(6_000);
     const res = await svc.api('POST', '/api/v1/videos/talking-avatar', { key: t.key, body: { avatar_id: avatar.id, avatar_type: 'platform', script: 'Made once, however often asked.', voice_id: VOICES[0]!.id } });
     expect(res.status).toBe(202);
     const g = await waitForGeneration(svc, t.key, res.body.generation_id, 40_000);
+    heygen.delaySubmits(0);
     expect(g.status, g.error).toBe('completed');
     const attempts = await svc.app.db.selectFrom('upstream_jobs').selectAll().where('generation_id', '=', res.body.generation_id).execute();
     expect(attempts).toHaveLength(1);

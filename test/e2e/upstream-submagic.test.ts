@@ -37,14 +37,15 @@ const projectOf = async (generationId: string) => {
 const used = async () => (await svc.app.db.selectFrom('teams').select('credits_used').where('id', '=', t.teamId).executeTakeFirstOrThrow()).credits_used;
 
 describe('video edit on Submagic', () => {
-  it('a video_url goes as videoUrl with the mapped template and the language; transcribed, exported, copied to our storage', async () => {
+  it('a video_url goes as videoUrl with the mapped template and the language; rendered by Submagic itself (autoRender), copied to our storage', async () => {
     const res = await post('/videos/edit', { template_id: 'bold-pop', video_url: host.url('/talk.mp4'), language: 'es' });
     expect(res.status).toBe(202);
     const g = await waitForGeneration(svc, t.key, res.body.generation_id);
     expect(g.status, g.error).toBe('completed');
     expect((await svc.fetchUrl(g.result_url)).bytes.equals(video)).toBe(true);
     const p = await projectOf(res.body.generation_id);
-    expect(p).toMatchObject({ title: `adforge ${res.body.generation_id}`, language: 'es', templateName: 'Hormozi 2', videoUrl: host.url('/talk.mp4'), exports: 1 });
+    // auto_approve (true by default) is autoRender: Submagic renders once by itself; adforge asks for no second render.
+    expect(p).toMatchObject({ title: `adforge ${res.body.generation_id}`, language: 'es', templateName: 'Hormozi 2', videoUrl: host.url('/talk.mp4'), autoRender: true, exports: 0 });
   });
 
   it("Submagic's states are the generation's live stage on GraphQL (it gives no fraction)", async () => {
@@ -75,10 +76,10 @@ describe('video edit on Submagic', () => {
     const p = await projectOf(id);
     const row = await svc.app.db.selectFrom('generations').select('result_keys').where('id', '=', source.body.generation_id).executeTakeFirstOrThrow();
     expect(p.upload!.equals((await svc.app.storage.get(row.result_keys[0]!))!.bytes)).toBe(true);
-    expect(p).toMatchObject({ templateName: 'Karl', language: 'en', videoUrl: undefined });
+    expect(p).toMatchObject({ templateName: 'Karl', language: 'en', videoUrl: undefined, autoRender: true, exports: 0 });
   });
 
-  it('auto_approve false: transcribed but not exported by us; it completes once the project is exported in Submagic', async () => {
+  it('auto_approve false: sent as autoRender false, transcribed but not rendered; it completes once the project is exported in Submagic', async () => {
     const res = await post('/videos/edit', { template_id: 'clean-subtitle', video_url: host.url('/talk.mp4'), auto_approve: false });
     const id = res.body.generation_id as string;
     let p = await (async () => {
@@ -90,7 +91,7 @@ describe('video edit on Submagic', () => {
       }
       throw new Error('the project was never polled');
     })();
-    expect(p.exports).toBe(0);
+    expect(p).toMatchObject({ autoRender: false, exports: 0 });
     expect((await svc.api('GET', `/api/v1/generations/${id}`, { key: t.key })).body.status).toBe('processing');
     submagic.exportByHand(p.id);
     expect((await waitForGeneration(svc, t.key, id)).status).toBe('completed');

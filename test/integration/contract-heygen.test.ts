@@ -133,3 +133,51 @@ describe('the reads', () => {
     expect((await send('GET', '/v3/users/me', undefined, { 'x-api-key': 'wrong' })).status).toBe(401);
   });
 });
+
+describe('GET /v3/videos/statuses (up to 100 videos by id)', () => {
+  it('names each video asked for in its own words; an unknown id not_found; a missing or over-long id list refused', async () => {
+    const ok = await send('GET', `/v3/videos/statuses?video_ids=nope,also-nope`);
+    expect(ok).toEqual({ status: 200, body: { data: [{ video_id: 'nope', status: 'not_found' }, { video_id: 'also-nope', status: 'not_found' }], has_more: false, next_token: null } });
+    expect((await send('GET', '/v3/videos/statuses')).status).toBe(400);
+    const many = Array.from({ length: 101 }, (_, i) => `v${i}`).join(',');
+    expectRefused(await send('GET', `/v3/videos/statuses?video_ids=${many}`), 'video_ids');
+    expectRefused(await send('GET', `/v3/videos/statuses?video_ids=a&status=completed`), 'status');
+  });
+});
+
+describe('creates under load, as HeyGen answers them', () => {
+  const translation = { video: { type: 'url', url: 'https://example.com/clip.mp4' }, output_languages: ['French (France)'], mode: 'speed', title: 't' };
+
+  it('a repeat under the same Idempotency-Key while the first is in flight is 409 request_in_progress and makes nothing; after it, the first answer is replayed', async () => {
+    fake.delaySubmits(300);
+    try {
+      const key = `${crypto.randomUUID()}:inflight`;
+      const before = fake.translationCreates.length;
+      const first = send('POST', '/v3/video-translations', translation, { 'idempotency-key': key });
+      await new Promise((r) => setTimeout(r, 100));
+      const second = await send('POST', '/v3/video-translations', translation, { 'idempotency-key': key });
+      expect(second).toEqual({ status: 409, body: { error: expect.objectContaining({ code: 'request_in_progress' }) } });
+      const answered = await first;
+      expect(answered.status).toBe(200);
+      expect(await send('POST', '/v3/video-translations', translation, { 'idempotency-key': key })).toEqual(answered);
+      expect(fake.translationCreates.length - before).toBe(1);
+    } finally {
+      fake.delaySubmits(0);
+    }
+  });
+
+  it('a create past the plan’s concurrent jobs is 429 rate_limit_exceeded with Retry-After', async () => {
+    const busy = await startHeyGenFake({ key: KEY, video: Buffer.from('not used'), concurrentJobs: 1, pollsUntilDone: 5 });
+    try {
+      const ask = () => fetch(`${busy.url}/v3/video-translations`, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify(translation) });
+      expect((await ask()).status).toBe(200);
+      const refused = await ask();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(((await refused.json()) as any).error.code).toBe('rate_limit_exceeded');
+      expect(busy.translationCreates).toHaveLength(1);
+    } finally {
+      await busy.close();
+    }
+  });
+});

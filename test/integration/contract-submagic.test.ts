@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSubmagicEngine } from '../../src/adapters/engines/submagic/submagic-engine.ts';
-import { UpstreamError } from '../../src/adapters/engines/engine-contract.ts';
+import { UpstreamError, type UpstreamRequest, type UpstreamStatus } from '../../src/adapters/engines/engine-contract.ts';
+import { memoryFile } from '../support/upstream-file.ts';
 import { checkAnswer, loadContract } from '../support/contract.ts';
 import { startSubmagicFake } from '../support/submagic-fake.ts';
 
@@ -83,6 +84,48 @@ describe('Submagic fake: requests against their contracts', () => {
     const e = await engine.poll({ id, autoApprove: true }, AbortSignal.timeout(5000)).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(UpstreamError);
     expect(e).toMatchObject({ failure: 'rate_limited', retryAfterMs: 30_000 });
+  });
+});
+
+describe('auto_approve reaches Submagic as autoRender, and the project renders once either way', () => {
+  const edit = (autoApprove: boolean): UpstreamRequest => ({
+    generationId: crypto.randomUUID(),
+    operation: 'video-edit',
+    params: { template_id: 'bold-pop', language: 'en', auto_approve: autoApprove, video_url: 'https://example.com/talk.mp4' },
+    inputs: { prompt: '', references: [], brandImages: [], productImages: [], video: memoryFile(MP4, 'video/mp4', 'https://example.com/talk.mp4') },
+  });
+  let roomy: Awaited<ReturnType<typeof startSubmagicFake>>;
+  beforeAll(async () => {
+    // Its own fake: this one's project reads are limited to 3 an hour for the 429 test.
+    roomy = await startSubmagicFake({ key: KEY, video: MP4 });
+  });
+  afterAll(() => roomy?.close());
+
+  it('auto_approve false: created with autoRender false; transcribed, it waits for approval and adforge asks for no render', async () => {
+    const e = createSubmagicEngine({ apiUrl: roomy.url, apiKey: KEY, allowPrivate: true });
+    const sub = await e.submit(edit(false), { id: crypto.randomUUID() }, AbortSignal.timeout(5_000));
+    const p = roomy.projects.get(sub.providerJobId)!;
+    expect(p.autoRender).toBe(false);
+    const seen: UpstreamStatus[] = [];
+    for (let i = 0; i < 6; i++) seen.push(await e.poll(sub.handle, AbortSignal.timeout(5_000)));
+    expect(seen.at(-1)).toMatchObject({ state: 'pending', detail: 'awaiting approval in Submagic' });
+    expect(p.exports).toBe(0);
+    roomy.exportByHand(p.id);
+    const after: UpstreamStatus[] = [];
+    for (let i = 0; i < 3 && after.at(-1)?.state !== 'succeeded'; i++) after.push(await e.poll(sub.handle, AbortSignal.timeout(5_000)));
+    expect(after.at(-1)).toEqual({ state: 'succeeded', outputs: [{ url: `${roomy.url}/files/${p.id}.mp4` }] });
+    expect(p.exports).toBe(1);
+  });
+
+  it('auto_approve true: created with autoRender true; Submagic renders it by itself and adforge never asks for a second render', async () => {
+    const e = createSubmagicEngine({ apiUrl: roomy.url, apiKey: KEY, allowPrivate: true });
+    const sub = await e.submit(edit(true), { id: crypto.randomUUID() }, AbortSignal.timeout(5_000));
+    const p = roomy.projects.get(sub.providerJobId)!;
+    expect(p.autoRender).toBe(true);
+    const seen: UpstreamStatus[] = [];
+    for (let i = 0; i < 6 && seen.at(-1)?.state !== 'succeeded'; i++) seen.push(await e.poll(sub.handle, AbortSignal.timeout(5_000)));
+    expect(seen.map((x) => (x.state === 'pending' ? x.detail : x.state))).toEqual(['transcribing', 'exporting', 'succeeded']);
+    expect(p.exports).toBe(0);
   });
 });
 

@@ -1,5 +1,9 @@
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSyncEngine } from '../../src/adapters/engines/sync/sync-engine.ts';
+import { UpstreamError, type UpstreamRequest } from '../../src/adapters/engines/engine-contract.ts';
+import { memoryFile } from '../support/upstream-file.ts';
+import { wavSeconds } from '../support/wav.ts';
 import { checkAnswer, loadContract } from '../support/contract.ts';
 import { startSyncFake } from '../support/sync-fake.ts';
 
@@ -97,6 +101,56 @@ describe('GET /v2/generations: many generations in one read', () => {
     expect(second.get(b.id)).toEqual({ state: 'failed', message: 'sync could not make the video: the face was not found' });
     expect(sync.readLog.length - reads).toBe(2);
     expect(sync.listReads.at(-1)).toEqual({ ids: [a.id, b.id], limit: 100 });
+  });
+});
+
+describe("the engine's submit and sync's IDEMPOTENCY_* answers: wait, same key", () => {
+  let request: UpstreamRequest;
+  beforeAll(async () => {
+    const face = await sharp({ create: { width: 64, height: 64, channels: 3, background: '#a08060' } }).png().toBuffer();
+    request = {
+      generationId: 'gen-idem',
+      operation: 'talking-avatar',
+      params: { lipsync_model: 'lipsync-2.0' },
+      inputs: { prompt: '', references: [], brandImages: [], productImages: [], face: memoryFile(face, 'image/png'), speech: memoryFile(wavSeconds(0.3), 'audio/wav') },
+    };
+  });
+  const engine = () => createSyncEngine({ apiUrl: sync.url, apiKey: KEY, allowPrivate: true });
+  const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e);
+
+  it('a resend while the first request under its key is still running is in_progress (keep the key, ask later), and makes nothing; later the first answer is replayed', async () => {
+    const attempt = { id: crypto.randomUUID() };
+    const made = sync.submits.length;
+    sync.delaySubmits(800);
+    try {
+      const first = engine().submit(request, attempt, AbortSignal.timeout(10_000));
+      while (!sync.posts.some((p) => p.idempotencyKey === attempt.id)) await new Promise((r) => setTimeout(r, 10));
+      const again = await failure(engine().submit(request, attempt, AbortSignal.timeout(10_000)));
+      expect(again).toBeInstanceOf(UpstreamError);
+      expect((again as UpstreamError).failure).toBe('in_progress');
+      const answered = await first;
+      const replayed = await engine().submit(request, attempt, AbortSignal.timeout(10_000));
+      expect(replayed.providerJobId).toBe(answered.providerJobId);
+      expect(sync.submits.length - made).toBe(1);
+      expect(sync.posts.filter((p) => p.idempotencyKey === attempt.id).map((p) => p.answered)).toEqual([201, 503, 201]);
+    } finally {
+      sync.delaySubmits(0);
+    }
+  });
+
+  it('IDEMPOTENCY_OUTCOME_UNKNOWN naming its generationId: that generation is the job, polled, never a fresh key', async () => {
+    sync.answerNextUnknown({ withGenerationId: true });
+    const made = sync.submits.length;
+    const sub = await engine().submit(request, { id: crypto.randomUUID() }, AbortSignal.timeout(10_000));
+    expect(sync.submits.length - made).toBe(1);
+    expect(sub.providerJobId).toBe(sync.submits.at(-1)!.id);
+    expect(sub.handle).toEqual({ id: sub.providerJobId });
+  });
+
+  it('IDEMPOTENCY_OUTCOME_UNKNOWN without one: in_progress, the same key asked again later', async () => {
+    sync.answerNextUnknown({ withGenerationId: false });
+    const e = await failure(engine().submit(request, { id: crypto.randomUUID() }, AbortSignal.timeout(10_000)));
+    expect((e as UpstreamError).failure).toBe('in_progress');
   });
 });
 

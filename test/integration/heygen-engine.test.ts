@@ -135,37 +135,73 @@ describe('the free operator check', () => {
   });
 });
 
-describe('talking avatars read many at a time from the list of videos', () => {
+describe('talking avatars read many at a time by id (GET /v3/videos/statuses)', () => {
   const talking = async () => {
     const face = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#a07050' } }).png().toBuffer();
     return engine.submit(request('talking-avatar', { face: file(face, 'image/png'), speech: file(wavSeconds(0.5), 'audio/wav') }, { lipsync_model: 'heygen-avatar4' }), attempt(), signal());
   };
+  const queued = { state: 'pending', detail: 'queued', progress: { fraction: 0, stage: 'queued' } };
 
-  it("one page of GET /v3/videos answers each asked-for video in its own read's terms; others on the page are passed over", async () => {
+  it('one read names every asked-for video by id; those still waiting are answered, an ended one is left to its own read (its result is there)', async () => {
     const a = await talking();
     fake.refuseNextVideo('No face detected in the image');
     const b = await talking();
-    const pages = fake.listReads.length;
+    const reads = fake.statusReads.length;
     const first = await engine.batchRead!.pollMany([a.handle, b.handle], signal(), async () => true);
-    expect(first).toEqual(new Map([[a.providerJobId, { state: 'pending', detail: 'pending', progress: { fraction: 0, stage: 'queued' } }], [b.providerJobId, { state: 'pending', detail: 'pending', progress: { fraction: 0, stage: 'queued' } }]]));
+    expect(first).toEqual(new Map([[a.providerJobId, queued], [b.providerJobId, queued]]));
+    expect(fake.statusReads.slice(reads)).toEqual([{ ids: [a.providerJobId, b.providerJobId] }]);
     const second = await engine.batchRead!.pollMany([a.handle, b.handle], signal(), async () => true);
-    expect(second.get(a.providerJobId)).toEqual({ state: 'succeeded', outputs: [{ url: `${fake.url}/files/${a.providerJobId}.mp4` }] });
-    expect(second.get(b.providerJobId)).toEqual({ state: 'failed', message: 'HeyGen could not make the video: No face detected in the image' });
-    expect(fake.listReads.slice(pages).map((p) => p.limit)).toEqual([100, 100]);
+    expect(second.size).toBe(0);
+    expect(await engine.poll(a.handle, signal())).toEqual({ state: 'succeeded', outputs: [{ url: `${fake.url}/files/${a.providerJobId}.mp4` }] });
+    expect(await engine.poll(b.handle, signal())).toEqual({ state: 'failed', message: 'HeyGen could not make the video: No face detected in the image' });
     expect(engine.batchRead!.handles).toEqual({ kind: 'video' });
+    expect(engine.batchRead!.size).toBe(100);
   });
 
-  it('a video past the first page is looked for on at most three pages, each let through by the budget; refused, the batch stops', async () => {
+  it('a video behind hundreds of newer ones on the account is found in the same single read', async () => {
     const old = await talking();
     fake.addOtherVideos(350);
+    const reads = fake.statusReads.length;
     let asked = 0;
-    const pages = fake.listReads.length;
     const found = await engine.batchRead!.pollMany([old.handle], signal(), async () => (asked++, true));
+    expect(found).toEqual(new Map([[old.providerJobId, queued]]));
+    expect(fake.statusReads.length - reads).toBe(1);
+    expect(asked).toBe(0);
+    expect(fake.refused).toEqual([]);
+  });
+
+  it('an id HeyGen does not know (not_found) is left to its own read', async () => {
+    const found = await engine.batchRead!.pollMany([{ kind: 'video', id: 'vid_gone' }], signal(), async () => true);
     expect(found.size).toBe(0);
-    expect(asked).toBe(2);
-    expect(fake.listReads.length - pages).toBe(3);
-    const stopped = await engine.batchRead!.pollMany([old.handle], signal(), async () => false);
-    expect(stopped.size).toBe(0);
-    expect(fake.listReads.length - pages).toBe(4);
+  });
+});
+
+describe("HeyGen's queued words", () => {
+  it("a video whose read shows `waiting` (the create's own word for a queued video) is queued, not an undocumented status", async () => {
+    const face = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#70a050' } }).png().toBuffer();
+    fake.showQueuedAs('waiting');
+    try {
+      const sub = await engine.submit(request('talking-avatar', { face: file(face, 'image/png'), speech: file(wavSeconds(0.5), 'audio/wav') }, { lipsync_model: 'heygen-avatar4' }), attempt(), signal());
+      expect(await engine.poll(sub.handle, signal())).toEqual({ state: 'pending', detail: 'waiting', progress: { fraction: 0, stage: 'queued' } });
+    } finally {
+      fake.showQueuedAs('pending');
+    }
+  });
+});
+
+describe('a create HeyGen takes longer to answer than the call may wait', () => {
+  it('is an unknown outcome (the video exists), never a refusal or a passing failure a new key could retry', async () => {
+    const hurried = createHeyGenEngine({ apiUrl: fake.url, apiKey: KEY, allowPrivate: true, timeoutMs: 300 });
+    const face = await sharp({ create: { width: 32, height: 32, channels: 3, background: '#5070a0' } }).png().toBuffer();
+    const before = fake.videoCreates.length;
+    fake.delaySubmits(1_000);
+    try {
+      const err = await hurried.submit(request('talking-avatar', { face: file(face, 'image/png'), speech: file(wavSeconds(0.5), 'audio/wav') }, { lipsync_model: 'heygen-avatar4' }), attempt(), signal()).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect((err as UpstreamError).failure).toBe('unsent_unknown');
+      expect(fake.videoCreates.length - before).toBe(1);
+    } finally {
+      fake.delaySubmits(0);
+    }
   });
 });

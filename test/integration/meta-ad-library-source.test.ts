@@ -184,6 +184,51 @@ describe('meta ad source: reading', () => {
     expect(fake.adsRequests()).toHaveLength(1);
   });
 
+  it("a page whose first ad is branded content: the brand is the page itself, not the creator the ad's snapshot shows", async () => {
+    // Shaped as the sample answer of Company Ads (scrapecreators-cli api-config/apis.js): the snapshot is the creator's page, branded_content the advertiser's.
+    fake.control.pages.set('367152833370567', [
+      [
+        {
+          ad_archive_id: '1162496978867592',
+          page_id: '367152833370567',
+          page_name: 'Instagram',
+          is_active: true,
+          start_date: 1740643200,
+          publisher_platform: ['INSTAGRAM'],
+          snapshot: {
+            page_id: '378515988682204',
+            page_name: 'Lalobri',
+            page_profile_uri: 'https://www.facebook.com/61564084618363/',
+            page_profile_picture_url: fake.mediaUrl('creator.png'),
+            page_categories: ['Digital Creator'],
+            page_like_count: 841,
+            branded_content: {
+              page_id: '367152833370567',
+              page_name: 'Instagram',
+              page_profile_uri: 'https://www.facebook.com/instagram/',
+              page_profile_pic_url: fake.mediaUrl('brand.png'),
+              page_categories: ['App page'],
+            },
+            body: { text: 'A creator tells of the app.' },
+            display_format: 'VIDEO',
+            videos: [],
+            images: [],
+            cards: [],
+          },
+        },
+      ],
+    ]);
+    expect(await source().brand('367152833370567', AbortSignal.timeout(5_000))).toEqual({
+      metaPageId: '367152833370567',
+      name: 'Instagram',
+      pageUrl: 'https://www.facebook.com/instagram/',
+      about: '',
+      profilePictureUrl: fake.mediaUrl('brand.png'),
+      pageCategories: ['App page'],
+      pageLikeCount: 0,
+    });
+  });
+
   it('reports an unknown page, and a page without ads, as not_found', async () => {
     const unknown = await failure(source().brand('999', AbortSignal.timeout(5_000)));
     expect(unknown.kind).toBe('not_found');

@@ -91,6 +91,7 @@ export async function startTestService(
   opts: {
     worker?: boolean;
     databaseUrl?: (url: string) => Promise<string>;
+    allowRetired?: boolean;
     /** The service's polling as configured (providers' own budgets, the 5-minute safety net), not TEST_POLLING's. */
     productionPolling?: boolean;
   } = {},
@@ -121,7 +122,7 @@ export async function startTestService(
     },
   });
   const log = createLogger('info', sink);
-  const app = await buildApp(config, log);
+  const app = await buildApp(config, log, opts.allowRetired ? { allowRetired: true } : {});
   const http = await startHttpServer(app);
   const worker = opts.worker ? await startWorker(app) : undefined;
   const tls = await loadTls(config);

@@ -26,8 +26,23 @@ import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer
  * event_data: {video_id, url, callback_id}} (the event names of HeyGen's webhook events; adforge
  * does not read the body, it reads the job: docs/providers.md).
  *
- * GET /v3/videos lists the account's videos newest first, `limit` (1..100) a page, `token` for the
- * next; a page is one read against `readLimit`, and every video on it counts as looked at.
+ * GET /v3/videos/statuses (heygen-cli gen/video.go VideoStatusesList) answers up to 100 videos named
+ * by `video_ids` in one read: queued, processing, completed or failed (with `error`), not_found for
+ * an id it does not know; no video_url. One read against `readLimit`; each video named counts as
+ * looked at. A queued video's own GET shows `pending` (its enum) or, when a test asks
+ * (`showQueuedAs`), `waiting`: the word the create answers for the same video (gen/video.go VideoCreate).
+ *
+ * Submits as HeyGen answers them under load:
+ * - a create may take long to answer (`delaySubmits`): the job exists from the moment the request
+ *   is read, its answer comes after the delay, and is kept for a replay under its key;
+ * - a repeat under the same `Idempotency-Key` while the first is still in flight gets 409
+ *   {error: {code: "request_in_progress"}} (the Idempotency-Key parameter of every v3 mutation on
+ *   developers.heygen.com: "A retry that arrives while the original is still in flight gets a 409
+ *   request_in_progress"); after it, the first answer is replayed;
+ * - with `concurrentJobs`, a video or translation created while that many are unfinished is refused
+ *   429 rate_limit_exceeded with Retry-After (developers.heygen.com/docs/usage-limits: concurrent
+ *   jobs, 10 on Pay-As-You-Go, include avatar video renders and video translations; "Exceeding the
+ *   limit returns 429 Too Many Requests with a Retry-After header").
  */
 interface Job {
   kind: 'video' | 'translation' | 'workflow';
@@ -54,7 +69,8 @@ export const HEYGEN_DOCUMENTED_LANGUAGES: readonly string[] = (
   contract('list-translation-languages').responses['200'] as { properties: { data: { properties: { languages: { items: { examples: string[] } } } } } }
 ).properties.data.properties.languages.items.examples;
 
-type Handler = (o: { body: any; id?: string; key?: string; query?: Record<string, string> }) => { status: number; body: unknown } | 'dropped' | Promise<{ status: number; body: unknown } | 'dropped'>;
+type Answer = { status: number; body: unknown; retryAfter?: number };
+type Handler = (o: { body: any; id?: string; key?: string; query?: Record<string, string> }) => Answer | 'dropped' | Promise<Answer>;
 
 export async function startHeyGenFake(opts: {
   key: string;
@@ -69,6 +85,8 @@ export async function startHeyGenFake(opts: {
   callBackBeforeAnswer?: boolean;
   /** Jobs end by the clock instead of by polls, each this long after its submit (the in-flight bench). */
   finishAfterMs?: () => number;
+  /** Unfinished videos and translations allowed at once (HeyGen's plan concurrency); past it, a create is 429. */
+  concurrentJobs?: number;
 }) {
   const assets = new Map<string, Asset>();
   const videoCreates: Array<{ body: Record<string, any>; key: string | undefined }> = [];
@@ -84,21 +102,25 @@ export async function startHeyGenFake(opts: {
   /** What GET /v3/video-translations/languages lists; a test may take a name away. */
   const languages: string[] = [...(opts.languages ?? HEYGEN_DOCUMENTED_LANGUAGES)];
   let dropNextVideoAnswer = false;
-  let holdNextVideoMs = 0;
-  /** Keys whose first request is still being worked on: a repeat meanwhile is answered 409 request_in_progress. */
-  const inFlight = new Set<string>();
-  const inProgressAnswers = new Map<string, number>();
-  /** How the next reads of many videos at once go wrong: an answer past any client's cap, or a refusal of the read itself. */
-  const brokenLists: Array<'oversized' | 'refused'> = [];
   let refuseNextVideo: string | undefined;
   let refuseNextWorkflow: string | undefined;
   let loseNextExecution = false;
+  /** The word a queued video's own GET shows. */
+  let queuedWord: 'pending' | 'waiting' = 'pending';
+  /** How long a create takes to answer (ms). */
+  let submitDelayMs = 0;
+  /** `path key` of mutations whose first request is still being answered. */
+  const inFlight = new Set<string>();
+  /** 409 request_in_progress answers given, by path and key. */
+  const inProgressAnswers = new Map<string, number>();
+  /** How the next reads of many videos at once go wrong: an answer past any client's cap, or a refusal of the read itself. */
+  const brokenLists: Array<'oversized' | 'refused'> = [];
+  /** Every GET /v3/videos/statuses served: the ids it asked for. */
+  const statusReads: Array<{ ids: string[] }> = [];
   let counter = 0;
   let base = '';
   /** Every read of a job (when it arrived, its status), 429s included: what a bench counts as polls. */
   const readLog: Array<{ at: number; status: number; path: string }> = [];
-  /** Every page of GET /v3/videos served: the ids it held and the limit asked. */
-  const listReads: Array<{ ids: string[]; limit: number }> = [];
   const recentReads: number[] = [];
   const callbacksSent: Array<{ url: string; status: number; body: Record<string, unknown> }> = [];
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
@@ -129,9 +151,17 @@ export async function startHeyGenFake(opts: {
   /** A video as HeyGen shows it, in its own read and in the list alike; every look counts as one of its polls. */
   const videoData = (id: string, job: Job) => {
     job.polls++;
-    if (!done(job)) return { id, status: job.polls === 1 ? 'pending' : 'processing' };
+    if (!done(job)) return { id, status: job.polls === 1 ? queuedWord : 'processing' };
     if (job.failure) return { id, status: 'failed', failure_code: 'face_not_detected', failure_message: job.failure };
     return { id, status: 'completed', video_url: `${base}/files/${id}.mp4`, duration: 1 };
+  };
+
+  /** Past the plan's concurrent jobs: 429 with Retry-After (sent as a header beside the body, see `answer`). */
+  const busy = (): { status: number; body: unknown; retryAfter?: number } | undefined => {
+    if (opts.concurrentJobs === undefined) return undefined;
+    const running = [...jobs.values()].filter((j) => (j.kind === 'video' || j.kind === 'translation') && !done(j)).length;
+    if (running < opts.concurrentJobs) return undefined;
+    return { ...error(429, 'rate_limit_exceeded', `Concurrent job limit reached (${opts.concurrentJobs}). Retry after the time in the Retry-After header.`), retryAfter: 5 };
   };
 
   const submit = (): { status: number; body: unknown } | undefined => {
@@ -139,7 +169,7 @@ export async function startHeyGenFake(opts: {
     return f && { status: f.status, body: f.body ?? { error: { code: 'unavailable', message: 'Service unavailable', param: null, doc_url: null } } };
   };
 
-  const routes: Array<{ method: string; path: RegExp; contract: Contract; mutation?: boolean; list?: boolean; handle: Handler }> = [
+  const routes: Array<{ method: string; path: RegExp; contract: Contract; mutation?: boolean; create?: boolean; list?: boolean; handle: Handler }> = [
     {
       method: 'POST',
       path: /^\/v3\/assets$/,
@@ -157,17 +187,10 @@ export async function startHeyGenFake(opts: {
       path: /^\/v3\/videos$/,
       contract: contract('create-video'),
       mutation: true,
-      handle: async ({ body, key }) => {
-        const failed = submit();
+      create: true,
+      handle: ({ body, key }) => {
+        const failed = submit() ?? busy();
         if (failed) return failed;
-        if (holdNextVideoMs && key) {
-          // A slow create: the video is made only once HeyGen answers, after the client may have given up.
-          const ms = holdNextVideoMs;
-          holdNextVideoMs = 0;
-          inFlight.add(`/v3/videos ${key}`);
-          await new Promise((r) => setTimeout(r, ms));
-          inFlight.delete(`/v3/videos ${key}`);
-        }
         const image = body.image.type === 'asset_id' ? assets.get(body.image.asset_id) : undefined;
         if (body.image.type === 'asset_id' && !image?.type.startsWith('image/')) return error(400, 'invalid_parameter', 'image asset not found or not an image', 'image');
         if (body.audio_asset_id !== undefined && !assets.get(body.audio_asset_id)?.type.startsWith('audio/')) return error(400, 'invalid_parameter', 'audio asset not found or not audio', 'audio_asset_id');
@@ -177,10 +200,10 @@ export async function startHeyGenFake(opts: {
         refuseNextVideo = undefined;
         callBack(id, body, 'avatar_video.success');
         const reply = { status: 200, body: { data: { video_id: id, status: 'waiting', output_format: 'mp4' } } };
-        if (key) replays.set(`/v3/videos ${key}`, reply);
         if (dropNextVideoAnswer) {
           // The job exists and its answer is kept for a replay; this answer never arrives.
           dropNextVideoAnswer = false;
+          if (key) replays.set(`/v3/videos ${key}`, reply);
           return 'dropped';
         }
         return reply;
@@ -191,8 +214,9 @@ export async function startHeyGenFake(opts: {
       path: /^\/v3\/video-translations$/,
       contract: contract('create-video-translation'),
       mutation: true,
+      create: true,
       handle: async ({ body, key }) => {
-        const failed = submit();
+        const failed = submit() ?? busy();
         if (failed) return failed;
         const unknown = (body.output_languages as string[]).find((l) => !languages.includes(l));
         if (unknown !== undefined) return error(400, 'invalid_parameter', `language not supported: ${unknown}`, 'output_languages');
@@ -209,6 +233,7 @@ export async function startHeyGenFake(opts: {
       method: 'POST',
       path: /^\/v1\/workflows\/executions$/,
       contract: contract('create-workflow-execution'),
+      create: true,
       handle: ({ body }) => {
         const failed = submit();
         if (failed) return failed;
@@ -222,18 +247,21 @@ export async function startHeyGenFake(opts: {
     },
     {
       method: 'GET',
-      path: /^\/v3\/videos$/,
-      contract: contract('list-videos'),
+      path: /^\/v3\/videos\/statuses$/,
+      contract: contract('get-video-statuses'),
       list: true,
       handle: ({ query }) => {
-        // The account's videos, newest first: ours and any a test made elsewhere (addOtherVideos).
-        const all = [...jobs.entries()].filter(([, j]) => j.kind === 'video').reverse();
-        const from = query?.token ? Number(query.token) : 0;
-        const limit = Number(query?.limit ?? 10);
-        const page = all.slice(from, from + limit);
-        const more = from + limit < all.length;
-        listReads.push({ ids: page.map(([id]) => id), limit });
-        return { status: 200, body: { data: page.map(([id, job]) => videoData(id, job)), has_more: more, next_token: more ? String(from + limit) : null } };
+        const ids = (query?.video_ids ?? '').split(',').filter(Boolean);
+        statusReads.push({ ids });
+        const data = ids.map((id) => {
+          const job = jobs.get(id);
+          if (job?.kind !== 'video') return { video_id: id, status: 'not_found' };
+          const seen = videoData(id, job);
+          if (seen.status === 'failed') return { video_id: id, status: 'failed', error: { code: seen.failure_code, message: seen.failure_message } };
+          // The statuses read's own word for a video in the queue.
+          return { video_id: id, status: seen.status === queuedWord ? 'queued' : seen.status };
+        });
+        return { status: 200, body: { data, has_more: false, next_token: null } };
       },
     },
     {
@@ -308,10 +336,10 @@ export async function startHeyGenFake(opts: {
 
   const server = http.createServer(async (req, res) => {
     let route: (typeof routes)[number] | undefined;
-    const answer = (status: number, body: unknown, replayKey?: string) => {
+    const answer = (status: number, body: unknown, replayKey?: string, retryAfter?: number) => {
       if (route) checkAnswer(route.contract, status, body);
       if (replayKey && status < 300) replays.set(replayKey, { status, body });
-      sendJson(res, status, body);
+      sendJson(res, status, body, retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {});
     };
     try {
       const raw = await readRaw(req);
@@ -343,28 +371,28 @@ export async function startHeyGenFake(opts: {
       }
       const key = route.mutation && typeof req.headers['idempotency-key'] === 'string' ? req.headers['idempotency-key'] : undefined;
       const replayKey = key ? `${url.pathname} ${key}` : undefined;
-      // HeyGen's Idempotency-Key: a repeat while the first request is still running is 409 request_in_progress (nothing new queued).
-      if (replayKey && inFlight.has(replayKey)) {
-        inProgressAnswers.set(replayKey, (inProgressAnswers.get(replayKey) ?? 0) + 1);
-        const e = error(409, 'request_in_progress', 'A request with this idempotency key is still being processed. Retry later with the same key.');
-        return answer(e.status, e.body);
-      }
       if (replayKey && replays.has(replayKey)) {
         const r = replays.get(replayKey)!;
         replayed.set(replayKey, (replayed.get(replayKey) ?? 0) + 1);
         return answer(r.status, r.body);
       }
+      // The first request under this key is still being answered: nothing new is made.
+      if (replayKey && inFlight.has(replayKey)) {
+        inProgressAnswers.set(replayKey, (inProgressAnswers.get(replayKey) ?? 0) + 1);
+        const e = error(409, 'request_in_progress', 'A request with this Idempotency-Key is still in progress. Retry later with the same key.');
+        return answer(e.status, e.body);
+      }
       if (route.list && brokenLists.length) {
         const broken = brokenLists.shift()!;
         if (broken === 'refused') {
-          const e = error(400, 'invalid_parameter', 'The list could not be read', 'limit');
+          const e = error(400, 'invalid_parameter', 'The list could not be read', 'video_ids');
           return answer(e.status, e.body);
         }
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify({ data: Array.from({ length: 60_000 }, (_, i) => ({ id: `vid_elsewhere_${i}`, status: 'completed', title: 'x'.repeat(64) })) }));
       }
       const id = route.path.exec(url.pathname)?.[1];
-      // A list of jobs is one read against the limit, like a read of one job.
+      // A read of many jobs is one read against the limit, like a read of one job.
       if (req.method === 'GET' && (id !== undefined || route.list)) {
         const now = Date.now();
         const limit = opts.readLimit;
@@ -378,10 +406,19 @@ export async function startHeyGenFake(opts: {
         if (limit) recentReads.push(now);
         readLog.push({ at: now, status: 200, path: url.pathname });
       }
-      const out = await route.handle({ body, query, ...(id !== undefined ? { id: decodeURIComponent(id) } : {}), ...(key ? { key } : {}) });
+      if (replayKey) inFlight.add(replayKey);
+      let out: Awaited<ReturnType<Handler>>;
+      try {
+        out = await route.handle({ body, query, ...(id !== undefined ? { id: decodeURIComponent(id) } : {}), ...(key ? { key } : {}) });
+        // A long create: the job exists already; its answer (kept for a replay) comes later, to a client that may have given up.
+        if (route.create && submitDelayMs > 0) await new Promise((r) => setTimeout(r, submitDelayMs));
+        if (replayKey && out !== 'dropped' && out.status < 300) replays.set(replayKey, { status: out.status, body: out.body });
+      } finally {
+        if (replayKey) inFlight.delete(replayKey);
+      }
       // A connection cut after the request was read: the job exists, its answer never arrives.
       if (out === 'dropped') return req.socket.destroy();
-      return answer(out.status, out.body, replayKey);
+      return answer(out.status, out.body, replayKey, out.retryAfter);
     } catch (e) {
       if (!res.headersSent) sendJson(res, 500, { error: { code: 'fake_broke', message: String(e), param: null, doc_url: null } });
       throw e;
@@ -400,23 +437,25 @@ export async function startHeyGenFake(opts: {
     inProgressAnswers,
     languages,
     readLog,
-    listReads,
+    statusReads,
     callbacksSent,
-    /** Videos made on the account elsewhere (its web app, another service), newer than those so far: they push older ones off the list's first pages. */
+    /** Videos made on the account elsewhere (its web app, another service), newer than those so far. */
     addOtherVideos: (n: number) => {
       for (let i = 0; i < n; i++) jobs.set(`vid_other_${++counter}`, { kind: 'video', polls: 0, ended: true });
     },
     failNextSubmit: (f: { status: number; body?: unknown }) => submitFailures.push(f),
     dropNextVideoAnswer: () => (dropNextVideoAnswer = true),
+    refuseNextVideo: (message: string) => (refuseNextVideo = message),
+    refuseNextWorkflow: (message: string) => (refuseNextWorkflow = message),
+    loseNextExecution: () => (loseNextExecution = true),
+    /** The word a queued video's own GET shows: `pending` (its enum) or `waiting` (the create's word). */
+    showQueuedAs: (word: 'pending' | 'waiting') => (queuedWord = word),
+    /** Creates (videos, translations, face swaps) answer this long after they are read. */
+    delaySubmits: (ms: number) => (submitDelayMs = ms),
     /** The next reads of many videos fail, one way each. */
     breakNextLists: (...how: Array<'oversized' | 'refused'>) => brokenLists.push(...how),
     /** Reads of many still waiting to fail (0 once each broke). */
     brokenListsLeft: () => brokenLists.length,
-    /** The next create with a key answers only after `ms`; a repeat of its key meanwhile gets 409 request_in_progress. */
-    holdNextVideo: (ms: number) => (holdNextVideoMs = ms),
-    refuseNextVideo: (message: string) => (refuseNextVideo = message),
-    refuseNextWorkflow: (message: string) => (refuseNextWorkflow = message),
-    loseNextExecution: () => (loseNextExecution = true),
     close: async () => {
       await closeServer(server);
       await hookAgent.close();

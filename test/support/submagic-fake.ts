@@ -7,14 +7,23 @@ import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer
  * from docs.submagic.co/api-reference: create-project, upload-project, get-project,
  * export-project, templates): `x-api-key`; POST /v1/projects (JSON with videoUrl) and POST
  * /v1/projects/upload (multipart with `file`) -> a project {id, status: "processing"}; GET
- * /v1/projects/{id} moving processing -> transcribing -> completed, `downloadUrl` filled after
- * POST /v1/projects/{id}/export ({message, projectId, status: "exporting"}); GET /v1/templates.
+ * /v1/projects/{id} moving processing -> transcribing, then as `autoRender` says
+ * (docs.submagic.co/guides/edit-transcript-before-rendering): by default the project renders as soon
+ * as it is transcribed (exporting -> completed with `downloadUrl`, no export call); with
+ * `autoRender: false` it stops at completed without `downloadUrl` ("transcribed and ready to
+ * edit") until POST /v1/projects/{id}/export ({message, projectId, status: "exporting"}) or an
+ * export in Submagic's editor (`exportByHand`) renders it. Every export is counted, so a test sees
+ * a render asked for twice. GET /v1/templates.
  * Errors are Submagic's {error, message}: a request that breaks its contract is 400
  * VALIDATION_ERROR with `details: [{field, message, value}]` naming the field (create-project's
  * error responses), a wrong key 401 UNAUTHORIZED, an unknown project 404 NOT_FOUND. GET
  * /v1/projects/{id} is limited as get-project documents it, 100 requests an hour per key (or the
  * window a test gives): past that, 429 RATE_LIMIT_EXCEEDED with retryAfter (seconds). Every answer
  * is held to the contract; `readLog` keeps every project read with its status, 429s included.
+ * Creates may be answered late (`delaySubmits`; the project exists from the moment the request is
+ * read: Submagic keeps no idempotency key, so a create cut by the client's limit is made all the
+ * same), and with `createLimit` they are limited as create-project and upload-project document
+ * (500 requests an hour each page; an older copy gave 30), past it the same 429.
  */
 interface Project {
   id: string;
@@ -29,6 +38,8 @@ interface Project {
   failure: string | undefined;
   /** When transcription ends (ms, this fake's clock), with finishAfterMs; the export then renders at once. */
   transcribedAt?: number;
+  /** Renders as soon as it is transcribed (Submagic's default for an API project). */
+  autoRender: boolean;
 }
 
 const CONTRACTS = {
@@ -52,6 +63,8 @@ export async function startSubmagicFake(opts: {
   retryAfterSeconds?: number;
   /** Projects are transcribed by the clock instead of by polls, each this long after its creation (the in-flight bench). */
   finishAfterMs?: () => number;
+  /** Creates (JSON and upload together) allowed in a window; past it, 429 RATE_LIMIT_EXCEEDED. */
+  createLimit?: { requests: number; perMs: number };
 }) {
   const projects = new Map<string, Project>();
   /** When each GET /v1/projects/{id} arrived (ms): what Submagic's hourly limit counts. */
@@ -61,6 +74,8 @@ export async function startSubmagicFake(opts: {
   let base = '';
   const limit = opts.projectReads ?? { requests: opts.projectReadsPerHour ?? 100, perMs: HOUR_MS };
   const readLog: Array<{ at: number; status: number }> = [];
+  const recentCreates: number[] = [];
+  let submitDelayMs = 0;
 
   const answer = (res: http.ServerResponse, c: Contract, status: number, body: unknown) => {
     checkAnswer(c, status, JSON.parse(JSON.stringify(body)));
@@ -77,6 +92,8 @@ export async function startSubmagicFake(opts: {
   const isTranscribed = (p: Project) => (p.transcribedAt !== undefined ? Date.now() >= p.transcribedAt : p.polls >= 2);
   const view = (p: Project) => {
     const transcribed = isTranscribed(p);
+    // An API project renders by itself once transcribed, unless it was created with autoRender: false.
+    if (transcribed && p.autoRender && !p.failure) p.exportedAtPoll ??= p.polls;
     const rendered = p.exportedAtPoll !== undefined && (p.transcribedAt !== undefined || p.polls > p.exportedAtPoll);
     const status = p.failure && transcribed ? 'failed' : rendered ? 'completed' : p.exportedAtPoll !== undefined ? 'exporting' : transcribed ? 'completed' : p.polls === 1 ? 'transcribing' : 'processing';
     return {
@@ -91,7 +108,12 @@ export async function startSubmagicFake(opts: {
     };
   };
 
-  const create = (res: http.ServerResponse, c: Contract, f: Record<string, unknown>, upload?: Buffer) => {
+  const create = async (res: http.ServerResponse, c: Contract, f: Record<string, unknown>, upload?: Buffer) => {
+    const now = Date.now();
+    const limit = opts.createLimit;
+    while (limit && recentCreates.length && recentCreates[0]! <= now - limit.perMs) recentCreates.shift();
+    if (limit && recentCreates.length >= limit.requests) return answer(res, c, 429, { error: 'RATE_LIMIT_EXCEEDED', message: 'Too many requests', retryAfter: opts.retryAfterSeconds ?? 30 });
+    if (limit) recentCreates.push(now);
     const id = `00000000-0000-4000-8000-${String(++counter).padStart(12, '0')}`;
     const p: Project = {
       id,
@@ -104,11 +126,16 @@ export async function startSubmagicFake(opts: {
       exports: 0,
       exportedAtPoll: undefined,
       failure: failNext,
+      // JSON gives a boolean, the form text.
+      autoRender: f.autoRender !== false && f.autoRender !== 'false',
       ...(opts.finishAfterMs ? { transcribedAt: Date.now() + opts.finishAfterMs() } : {}),
     };
     failNext = undefined;
     projects.set(id, p);
-    return answer(res, c, 201, { ...view(p), createdAt: new Date().toISOString() });
+    const made = { ...view(p), createdAt: new Date().toISOString() };
+    // A long create: the project exists already; its answer comes later, to a client that may have given up.
+    if (submitDelayMs > 0) await new Promise((r) => setTimeout(r, submitDelayMs));
+    return answer(res, c, 201, made);
   };
 
   const server = http.createServer(async (req, res) => {
@@ -179,6 +206,8 @@ export async function startSubmagicFake(opts: {
     reads,
     readLog,
     failNext: (message: string) => (failNext = message),
+    /** Creates answer this long after their request is read (the project is made at once). */
+    delaySubmits: (ms: number) => (submitDelayMs = ms),
     /** What a person approving in Submagic's editor does: the export. */
     exportByHand: (id: string) => {
       const p = projects.get(id)!;

@@ -11,7 +11,15 @@ import { readForm, readRaw, sendJson, servedVideo, listenOnLoopback, closeServer
  *   sync.so/docs/api-reference/api/generate-api/create-with-files): `model`, the `video` and
  *   `audio` files, `options` as JSON, `webhookUrl`. The optional `Idempotency-Key` header
  *   (sync.so/docs/api-reference/guides/idempotency): a repeat with the same key replays the first
- *   generation instead of making another.
+ *   answer instead of making another generation. A create may be answered late (`delaySubmits`:
+ *   the generation exists from the start); a repeat while the first is still being answered gets
+ *   503 {errorCode: IDEMPOTENCY_OUTCOME_UNKNOWN} and makes nothing (the keyed uncertain outcome
+ *   create-with-files documents; sync's error-handling page: an IDEMPOTENCY_* answer authorizes
+ *   no fresh key; its idempotency guide lists every IDEMPOTENCY_* code, a list not readable here,
+ *   so the fake answers the one code whose status is recorded). `answerNextUnknown` answers a
+ *   made generation that way, with its `generationId` ("an unknown response may include
+ *   generationId; poll it") or without. With `generateLimit`, creates past sync's 100 a minute
+ *   (rate-limits page) are its 429.
  * - GET /v2/generate/{id} (get-generation.json, docs.sync.so get-generate): PENDING, PROCESSING,
  *   then COMPLETED with outputUrl, or FAILED / REJECTED / CANCELED with `error` and `error_code`.
  * - GET /v2/models (list-models.json, sync.so/docs/api-reference/api/models-api/list).
@@ -58,16 +66,25 @@ export async function startSyncFake(opts: {
    * it, sync's 429 {statusCode: 429, message, errorCode: rate_limit_exceeded}, with no Retry-After (sync documents none).
    */
   readLimit?: { requests: number; perMs: number };
+  /** POST /v2/generate allowed in a window (sync's rate-limits page: 100 a minute per IP); past it, the same 429. */
+  generateLimit?: { requests: number; perMs: number };
 }) {
   const submits: SyncSubmit[] = [];
   /** Every POST /v2/generate that reached the fake, kept or not: what a resend looks like. */
   const posts: Array<{ idempotencyKey: string | undefined; answered: number | 'dropped'; fingerprint: string }> = [];
   const jobs = new Map<string, { polls: number; done: boolean; ending?: SyncEnding }>();
-  const byKey = new Map<string, string>();
   const hooksSent: Array<{ status: number; body: string }> = [];
   const hookAgent = new Agent({ connect: { rejectUnauthorized: false } });
   let endNext: SyncEnding | undefined;
   let dropNext = false;
+  /** How long a create takes to answer (ms): the generation exists from the moment its request is read. */
+  let submitDelayMs = 0;
+  /** Keys whose first request is still being answered. */
+  const inFlight = new Set<string>();
+  /** The first answer under each key, replayed to a repeat. */
+  const firstAnswers = new Map<string, { status: number; body: unknown }>();
+  /** The next generation made is answered 503 IDEMPOTENCY_OUTCOME_UNKNOWN instead of its 201. */
+  let unknownNext: { withGenerationId: boolean } | undefined;
   let counter = 0;
   let base = '';
   /** Every GET of a generation or of the list (one read each; when it arrived, its status), 429s included: what a bench counts as polls. */
@@ -75,6 +92,7 @@ export async function startSyncFake(opts: {
   /** Every GET /v2/generations served: the ids it asked for and its limit. */
   const listReads: Array<{ ids: string[]; limit: number }> = [];
   const recentReads: number[] = [];
+  const recentGenerates: number[] = [];
 
   const answer = (res: http.ServerResponse, c: Contract, status: number, body: unknown) => {
     checkAnswer(c, status, body);
@@ -141,14 +159,25 @@ export async function startSyncFake(opts: {
     const fields = await formFields(form);
     const problems = [...requestProblems(c, { headers: req.headers, body: fields }), ...jsonPartProblems(c, 'options', fields.options)];
     if (problems.length) return refuse(res, c, problems);
-    const replayed = key === undefined ? undefined : byKey.get(key);
+    const now = Date.now();
+    const limit = opts.generateLimit;
+    while (limit && recentGenerates.length && recentGenerates[0]! <= now - limit.perMs) recentGenerates.shift();
+    if (limit && recentGenerates.length >= limit.requests) return answer(res, c, 429, { message: 'Rate limit exceeded. Please try again later.', statusCode: 429, errorCode: 'rate_limit_exceeded' });
+    if (limit) recentGenerates.push(now);
     const drop = dropNext;
     dropNext = false;
     // What sync's guide asks of a retry besides the key: the same inputs (the form's text and file bytes).
     const fingerprint = createHash('sha256').update(raw.toString('latin1').replaceAll(/^--.*$/gm, '')).digest('hex');
-    posts.push({ idempotencyKey: key, answered: drop ? 'dropped' : 201, fingerprint });
-    // The same key: the first generation, not another (sync's idempotency guide).
-    if (replayed) return drop ? res.destroy() : answer(res, c, 201, current(replayed));
+    const post: (typeof posts)[number] = { idempotencyKey: key, answered: drop ? 'dropped' : 201, fingerprint };
+    posts.push(post);
+    // The first request under this key is still being answered: its outcome is not known yet, nothing new is made.
+    if (key !== undefined && inFlight.has(key)) {
+      post.answered = 503;
+      return answer(res, c, 503, { message: 'The outcome of the first request with this Idempotency-Key is not known yet; retry with the same key and payload.', statusCode: 503, errorCode: 'IDEMPOTENCY_OUTCOME_UNKNOWN' });
+    }
+    // The same key: the first answer again, not another generation (sync's idempotency guide).
+    const replayed = key === undefined ? undefined : firstAnswers.get(key);
+    if (replayed) return drop ? res.destroy() : answer(res, c, replayed.status, replayed.body);
     const video = form.get('video');
     const audio = form.get('audio');
     if (!(video instanceof File) || !(audio instanceof File)) return answer(res, c, 400, { message: 'one video input and one audio input are required', statusCode: 400, field: video instanceof File ? 'audio' : 'video' });
@@ -170,7 +199,9 @@ export async function startSyncFake(opts: {
     });
     jobs.set(id, { polls: 0, done: false, ...(endNext ? { ending: endNext } : {}) });
     endNext = undefined;
-    if (key !== undefined) byKey.set(key, id);
+    if (key !== undefined) {
+      firstAnswers.set(key, { status: 201, body: generation(id, 'PENDING') });
+    }
     if (webhookUrl && opts.webhookAfterMs !== undefined) {
       setTimeout(() => {
         jobs.get(id)!.done = true;
@@ -178,8 +209,20 @@ export async function startSyncFake(opts: {
         void deliver(webhookUrl, body, sign(body));
       }, opts.webhookAfterMs);
     }
+    // A long create: the generation exists already; its answer comes later, to a client that may have given up.
+    if (submitDelayMs > 0 && key !== undefined) {
+      inFlight.add(key);
+      await new Promise((r) => setTimeout(r, submitDelayMs));
+      inFlight.delete(key);
+    } else if (submitDelayMs > 0) await new Promise((r) => setTimeout(r, submitDelayMs));
     // The generation exists; the answer is lost on the way back (a reset after sending).
     if (drop) return res.destroy();
+    if (unknownNext) {
+      const withId = unknownNext.withGenerationId;
+      unknownNext = undefined;
+      post.answered = 503;
+      return answer(res, c, 503, { message: 'The outcome of this request could not be confirmed; retry with the same key and payload.', statusCode: 503, errorCode: 'IDEMPOTENCY_OUTCOME_UNKNOWN', ...(withId ? { generationId: id } : {}) });
+    }
     return answer(res, c, 201, generation(id, 'PENDING'));
   }
 
@@ -240,6 +283,10 @@ export async function startSyncFake(opts: {
     endNext: (e: SyncEnding) => (endNext = e),
     /** The next POST is taken (a generation made, or replayed) but its answer never arrives. */
     dropNextAnswer: () => (dropNext = true),
+    /** Creates answer this long after their request is read (the generation is made at once). */
+    delaySubmits: (ms: number) => (submitDelayMs = ms),
+    /** The next generation made is answered 503 IDEMPOTENCY_OUTCOME_UNKNOWN, with its generationId or without. */
+    answerNextUnknown: (o: { withGenerationId: boolean }) => (unknownNext = o),
     close: () => {
       void hookAgent.close();
       return closeServer(server);

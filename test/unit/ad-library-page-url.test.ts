@@ -298,6 +298,53 @@ describe('mapBrand', () => {
   it('gives null when there is no record to read', () => {
     expect(mapBrand('42', [])).toBeNull();
   });
+
+  // The sample answer of Company Ads (scrapecreators-cli api-config/apis.js): a branded-content ad
+  // the page "Instagram" runs, whose snapshot is the creator's page ("Lalobri") and whose
+  // snapshot.branded_content is the advertiser's.
+  const branded = record(
+    { ad_archive_id: '1162496978867592', page_id: '367152833370567', page_name: 'Instagram' },
+    {
+      page_id: '378515988682204',
+      page_name: 'Lalobri',
+      current_page_name: 'Lalobri',
+      page_profile_uri: 'https://www.facebook.com/61564084618363/',
+      page_profile_picture_url: 'https://cdn.example/creator.jpg',
+      page_categories: ['Digital Creator'],
+      page_like_count: 841,
+      branded_content: {
+        page_id: '367152833370567',
+        page_name: 'Instagram',
+        current_page_name: 'Instagram',
+        page_profile_uri: 'https://www.facebook.com/instagram/',
+        page_profile_pic_url: 'https://cdn.example/brand.jpg',
+        page_categories: ['App page'],
+      },
+    },
+  );
+
+  it("a branded-content ad: the brand is the record's own page, its profile from branded_content, never the creator's snapshot", () => {
+    expect(mapBrand('367152833370567', [branded])).toEqual({
+      metaPageId: '367152833370567',
+      name: 'Instagram',
+      pageUrl: 'https://www.facebook.com/instagram/',
+      about: '',
+      profilePictureUrl: 'https://cdn.example/brand.jpg',
+      pageCategories: ['App page'],
+      // The snapshot's 841 are the creator's likes; the brand's count is not in this record.
+      pageLikeCount: 0,
+    });
+  });
+
+  it("prefers an ad whose snapshot is the page's own (its likes too) over a branded-content one", () => {
+    const own = record({ ad_archive_id: '2', page_id: '367152833370567', page_name: 'Instagram' }, { ...page, page_id: '367152833370567', page_name: 'Instagram' });
+    expect(mapBrand('367152833370567', [branded, own])).toMatchObject({ name: 'Instagram', pageUrl: 'https://www.facebook.com/acme/', pageLikeCount: 48213 });
+  });
+
+  it("a snapshot naming another page, without branded_content, gives the record's own name and nothing of the other page", () => {
+    const other = record({ page_id: '42', page_name: 'Acme' }, { ...page, page_id: '999', page_name: 'Someone else' });
+    expect(mapBrand('42', [other])).toEqual({ metaPageId: '42', name: 'Acme', pageUrl: 'https://www.facebook.com/42', about: '', profilePictureUrl: null, pageCategories: [], pageLikeCount: 0 });
+  });
 });
 
 describe('the list envelope', () => {

@@ -23,8 +23,8 @@ describe('HeyGen contracts (test/contracts/heygen)', () => {
         'GET /v3/users/me',
         'GET /v3/video-translations/languages',
         'GET /v3/video-translations/{video_translation_id}',
-        'GET /v3/videos',
         'GET /v3/videos/{video_id}',
+        'GET /v3/videos/statuses',
         'POST /v1/workflows/executions',
         'POST /v3/assets',
         'POST /v3/video-translations',
@@ -45,12 +45,12 @@ describe('HeyGen contracts (test/contracts/heygen)', () => {
     });
   }
 
-  it("the list of videos takes a limit of 1 to 100 and a page token, as query text, and nothing else", () => {
-    const list = contractsOf('heygen')['list-videos']!;
+  it('the statuses read takes up to 100 video ids as one comma-separated query text, and nothing else', () => {
+    const statuses = contractsOf('heygen')['get-video-statuses']!;
     const headers = { 'x-api-key': 'k' };
-    expect(requestProblems(list, { headers, query: { limit: '100', token: 'abc' } })).toEqual([]);
-    for (const limit of ['0', '101', '-1', 'ten']) expect(requestProblems(list, { headers, query: { limit } }).map((p) => p.path)).toEqual([['limit']]);
-    expect(requestProblems(list, { headers, query: { status: 'completed' } }).map((p) => p.kind)).toEqual(['unknown']);
+    expect(requestProblems(statuses, { headers, query: { video_ids: Array.from({ length: 100 }, (_, i) => `v${i}`).join(',') } })).toEqual([]);
+    for (const video_ids of ['', 'a,,b', Array.from({ length: 101 }, (_, i) => `v${i}`).join(',')]) expect(requestProblems(statuses, { headers, query: { video_ids } }).map((p) => p.path)).toEqual([['video_ids']]);
+    expect(requestProblems(statuses, { headers, query: { video_ids: 'a', limit: '100' } }).map((p) => p.kind)).toEqual(['unknown']);
   });
 
   it('a contract written from a page (the face swap skill) cites it beside each field', () => {

@@ -3,6 +3,7 @@ import {
   HEYGEN_ASSET_MAX_BYTES,
   HEYGEN_ASSET_TYPES,
   HEYGEN_DEFAULT_LANGUAGES,
+  HEYGEN_QUEUED_STATUSES,
   HEYGEN_WAITING_STATUSES,
   TALKING_AVATAR_FORMAT,
   heygenLanguage,
@@ -56,8 +57,10 @@ describe("HeyGen's limits, from its contracts", () => {
     expect(HEYGEN_ASSET_MAX_BYTES).toBe(file.size!.maximum);
     for (const type of [...HEYGEN_ASSET_TYPES.image, ...HEYGEN_ASSET_TYPES.audio]) expect(values(file.type)).toContain(type);
   });
-  it('the statuses waited on, with completed and failed, are exactly what each GET documents', () => {
-    expect([...HEYGEN_WAITING_STATUSES.video, 'completed', 'failed'].sort()).toEqual(values(answer('get-video').properties!.status).sort());
+  it('the statuses waited on, with completed and failed, are what each read documents', () => {
+    // A video: its own GET's statuses (waiting included: the create's word), and the statuses read's `queued`.
+    expect([...HEYGEN_WAITING_STATUSES.video, 'completed', 'failed'].sort()).toEqual([...values(answer('get-video').properties!.status), 'queued'].sort());
+    expect(HEYGEN_QUEUED_STATUSES).toEqual(['pending', 'waiting', 'queued']);
     expect([...HEYGEN_WAITING_STATUSES.translation, 'completed', 'failed'].sort()).toEqual(values(answer('get-video-translation').properties!.status).sort());
   });
 });

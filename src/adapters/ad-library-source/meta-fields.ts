@@ -18,11 +18,15 @@
  * ads only when delivered to the EU/UK, so most spec fields would always be empty.
  *
  * Spec field <- source (what we put when the source lacks it):
- *   brand: name <- snapshot.page_name | page_name; meta_page_id <- page_id | the requested id;
- *   page_url <- snapshot.page_profile_uri ('https://www.facebook.com/<id>'); about <- none, always '';
- *   profile_picture_url <- snapshot.page_profile_picture_url (null);
- *   page_categories <- snapshot.page_categories ([]); page_like_count <- snapshot.page_like_count (0). Taken from the page's first ad record:
- *   the Ad Library has no profile endpoint, its page header is built from the same fields.
+ *   brand: meta_page_id <- the record's page_id | the requested id; name <- the record's page_name;
+ *   the rest from the page's own profile in the record: the snapshot when snapshot.page_id is the
+ *   page, else snapshot.branded_content when its page_id is (a branded-content ad: the snapshot is
+ *   then the creator's page, as the sample answer of Company Ads in apis.js shows), else none:
+ *   page_url <- page_profile_uri ('https://www.facebook.com/<id>'); about <- none, always '';
+ *   profile_picture_url <- page_profile_picture_url | page_profile_pic_url (null);
+ *   page_categories <- page_categories ([]); page_like_count <- the page's own snapshot's
+ *   page_like_count (0). Read from the page's ad records, one whose snapshot is the page's own
+ *   first: the Ad Library has no profile endpoint, its page header is built from the same fields.
  *   ad: ad_archive_id <- ad_archive_id (record skipped without it); is_active <- is_active;
  *   start_date <- start_date, unix seconds -> ISO (record skipped without it);
  *   end_date <- end_date -> ISO, null while active (for a running ad it is only the day last seen);
@@ -160,20 +164,39 @@ export function mapAd(record: unknown): SourceAd | null {
   };
 }
 
+/**
+ * The profile an ad record gives of `pageId`: the snapshot when it is that page's own; for a
+ * branded-content ad (the snapshot is then the creator's page), `snapshot.branded_content`, the
+ * advertiser's. A snapshot that names no page at all is taken as the record's own. Otherwise none.
+ */
+function profileOf(r: Obj, pageId: string): Obj | undefined {
+  const s = obj(r.snapshot);
+  const branded = obj(s.branded_content);
+  if (text(s.page_id) === pageId) return s;
+  if (text(branded.page_id) === pageId) return branded;
+  return text(s.page_id) === '' && Object.keys(branded).length === 0 ? s : undefined;
+}
+
 /** The page's profile from its ad records; null when there is no record to read it from. */
 export function mapBrand(pageId: string, records: unknown[]): SourceBrand | null {
   const all = records.map(obj);
-  const r = all.find((x) => text(x.page_id) === pageId) ?? all[0];
+  const ofPage = all.filter((x) => text(x.page_id) === pageId);
+  // An ad whose snapshot is the page itself gives the whole profile (its likes too); a branded-content one gives part of it.
+  const r = ofPage.find((x) => text(obj(x.snapshot).page_id) === pageId) ?? ofPage.find((x) => profileOf(x, pageId)) ?? ofPage[0] ?? all[0];
   if (!r) return null;
-  const s = obj(r.snapshot);
-  const categories = list(s.page_categories).map((c) => first(c, obj(c).name)).filter(Boolean);
+  const id = text(r.page_id) || pageId;
+  const p = profileOf(r, id) ?? {};
+  const own = p === obj(r.snapshot);
+  const categories = list(p.page_categories).map((c) => first(c, obj(c).name)).filter(Boolean);
   return {
-    metaPageId: text(r.page_id) || pageId,
-    name: first(s.page_name, r.page_name),
-    pageUrl: first(s.page_profile_uri) || `https://www.facebook.com/${pageId}`,
+    metaPageId: id,
+    name: first(r.page_name, p.page_name, p.current_page_name),
+    pageUrl: first(p.page_profile_uri) || `https://www.facebook.com/${id}`,
     about: '',
-    profilePictureUrl: first(s.page_profile_picture_url) || null,
+    // The snapshot names it page_profile_picture_url, branded_content page_profile_pic_url.
+    profilePictureUrl: first(p.page_profile_picture_url, p.page_profile_pic_url) || null,
     pageCategories: categories,
-    pageLikeCount: count(s.page_like_count),
+    // Only a page's own snapshot counts its likes.
+    pageLikeCount: own ? count(p.page_like_count) : 0,
   };
 }

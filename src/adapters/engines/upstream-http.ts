@@ -44,6 +44,22 @@ function httpFailure(o: {
   return new UpstreamError('refused', `${provider} refused the request: ${o.message ?? `it answered ${status}`}`);
 }
 
+/**
+ * A provider's HTTP error answer, read as every adapter reads it (`failure`), with the answer itself:
+ * for an adapter whose provider says more in its error body than the status does (sync's
+ * IDEMPOTENCY_* codes, say).
+ */
+export class ProviderAnswerError extends UpstreamError {
+  readonly status: number;
+  /** The error body as JSON; undefined when it was not JSON. */
+  readonly body: unknown;
+  constructor(read: UpstreamError, status: number, body: unknown) {
+    super(read.failure, read.message, { ...(read.retryAfterMs !== undefined ? { retryAfterMs: read.retryAfterMs } : {}) });
+    this.status = status;
+    this.body = body;
+  }
+}
+
 /** A request that got no answer: before anything was sent it is simply retried; after, a submit's outcome is unknown. */
 function networkFailure(provider: string, e: unknown, submit: boolean): UpstreamError {
   const code = (e as { code?: string }).code ?? '';
@@ -152,7 +168,7 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<Provider
   const ok = res.statusCode >= 200 && res.statusCode < 300;
   const json = ok && c.binary ? undefined : parseJson(raw);
   if (ok) return { raw, json };
-  throw httpFailure({
+  const read = httpFailure({
     provider: c.provider,
     status: res.statusCode,
     retryAfter: res.headers['retry-after'],
@@ -164,6 +180,7 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<Provider
     ...(c.idempotencyKey && c.inProgress?.(res.statusCode, json) ? { inProgress: true } : {}),
     bodyRetryAfterMs: c.retryAfterInBody?.(json),
   });
+  throw new ProviderAnswerError(read, res.statusCode, json);
 }
 
 /** A streamed answer: past maxBytes the provider's refusal, cut short a failed download (asked for again). */
@@ -239,7 +256,15 @@ export type ProviderRequest = (
   url: string,
   body: unknown,
   signal: AbortSignal,
-  o?: { submit?: boolean; binary?: boolean; stream?: boolean; headers?: Record<string, string>; handBackRedirect?: boolean; timeoutMs?: number },
+  o?: {
+    submit?: boolean;
+    binary?: boolean;
+    stream?: boolean;
+    headers?: Record<string, string>;
+    handBackRedirect?: boolean;
+    /** This call's own time limit, over the client's: a provider's documents give reads, writes and uploads different ones. */
+    timeoutMs?: number;
+  },
 ) => Promise<ProviderAnswer>;
 
 /**
@@ -252,7 +277,8 @@ export function createProviderClient(o: ProviderClientOptions): {
   call: ProviderRequest;
   json: (...args: Parameters<ProviderRequest>) => Promise<Record<string, unknown> | undefined>;
 } {
-  const dispatcher = createSafeDispatcher({ allowPrivate: o.allowPrivate, connectTimeoutMs: 10_000 });
+  // undici gives up on headers after 5 minutes unless told otherwise: never before the client's own timeout.
+  const dispatcher = createSafeDispatcher({ allowPrivate: o.allowPrivate, connectTimeoutMs: 10_000, headersTimeoutMs: Math.max(o.timeoutMs, 300_000) });
   const base = (o.baseUrl ?? '').replace(/\/+$/, '');
   const call: ProviderRequest = (method, url, body, signal, x = {}) =>
     callProvider({

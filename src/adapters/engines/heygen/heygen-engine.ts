@@ -5,14 +5,15 @@ import { UpstreamError, type BatchRead, type Engine, type UpstreamRequest, type 
 import { queued, running } from '../progress.ts';
 import { faceAsset, speechAsset, type HeyGenAsset } from './heygen-assets.ts';
 import { createHeyGenCheck } from './heygen-check.ts';
-import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_DEFAULT_LANGUAGES, HEYGEN_WAITING_STATUSES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, heygenTargets, translationBody } from './heygen-map.ts';
+import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_DEFAULT_LANGUAGES, HEYGEN_QUEUED_STATUSES, HEYGEN_WAITING_STATUSES, TALKING_AVATAR_FORMAT, heygenLanguage, heygenRefusal, heygenTargets, translationBody } from './heygen-map.ts';
 
 /*
  * HeyGen's API as its contracts in test/contracts/heygen/ describe it (HeyGen's OpenAPI as
  * heygen-com/heygen-cli's gen/*.go carries it): `x-api-key`; answers {data: ...}; errors
  * {error: {code, message, param}}; POST /v3/assets (multipart `file`, png/jpeg/mp3/wav, 32 MB) ->
- * {asset_id}; POST /v3/videos -> {video_id}, GET /v3/videos/{id} -> pending | processing |
- * completed (video_url) | failed (failure_message); POST /v3/video-translations ->
+ * {asset_id}; POST /v3/videos -> {video_id}, GET /v3/videos/{id} -> pending (or waiting, the create's
+ * word) | processing | completed (video_url) | failed (failure_message), GET
+ * /v3/videos/statuses?video_ids= -> the status of up to 100 videos; POST /v3/video-translations ->
  * {video_translation_ids}, GET /v3/video-translations/{id} -> pending | running | completed
  * (video_url) | failed (failure_message). v3 mutations take an `Idempotency-Key` (1-255 of
  * [A-Za-z0-9_:.-], per endpoint; a repeat within 24 h replays the first answer, one arriving while
@@ -29,14 +30,20 @@ export interface HeyGenOptions {
   allowPrivate: boolean;
   /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
   callTimeoutCapMs?: number;
+  /** One time limit for every call (tests); otherwise each call has HeyGen's own for its kind. */
   timeoutMs?: number;
 }
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
-// GET /v3/videos: at most 100 a page (heygen-cli gen/video.go VideoList); newest first, so a job
-// older than a few pages is read alone rather than found by reading the whole account.
-const LIST_PAGE = 100;
-const LIST_PAGES = 3;
+// HeyGen's own client times its requests by kind (heygen-cli cmd/heygen/timeouts.go): a GET 30 s
+// (server p99 under 2 s), a write 120 s (POST /v3/videos runs to a p99 of about 31 s), a multipart
+// upload 10 minutes. A create cut by its limit has been sent: its outcome is unknown, and only the
+// same Idempotency-Key may ask again.
+const READ_TIMEOUT_MS = 30_000;
+const WRITE_TIMEOUT_MS = 120_000;
+const UPLOAD_TIMEOUT_MS = 600_000;
+// GET /v3/videos/statuses: "statuses for up to 100 videos in one request" (heygen-cli gen/video.go VideoStatusesList).
+const STATUSES_MAX_IDS = 100;
 
 type Data = Record<string, unknown> | undefined;
 
@@ -47,7 +54,7 @@ export function createHeyGenEngine(opts: HeyGenOptions): Engine {
     allowPrivate: opts.allowPrivate,
     callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
-    timeoutMs: opts.timeoutMs ?? 120_000,
+    timeoutMs: opts.timeoutMs ?? WRITE_TIMEOUT_MS,
     maxBytes: MAX_JSON_BYTES,
     message: heygenMessage,
     // 409 request_in_progress: the first request under this key is still running at HeyGen. It
@@ -56,8 +63,10 @@ export function createHeyGenEngine(opts: HeyGenOptions): Engine {
   });
   const languages = { ...HEYGEN_DEFAULT_LANGUAGES, ...lowerKeys(opts.languages ?? {}) };
 
+  const limit = (ms: number) => opts.timeoutMs ?? ms;
   const call = async (method: 'GET' | 'POST', path: string, body: unknown, signal: AbortSignal, o: { submit?: boolean; key?: string } = {}): Promise<Data> => {
-    const json = await client.json(method, path, body, signal, { ...(o.submit ? { submit: true } : {}), ...(o.key ? { headers: { 'idempotency-key': o.key } } : {}) });
+    const timeoutMs = limit(method === 'GET' ? READ_TIMEOUT_MS : body instanceof FormData ? UPLOAD_TIMEOUT_MS : WRITE_TIMEOUT_MS);
+    const json = await client.json(method, path, body, signal, { timeoutMs, ...(o.submit ? { submit: true } : {}), ...(o.key ? { headers: { 'idempotency-key': o.key } } : {}) });
     return json?.data as Data;
   };
 
@@ -110,30 +119,24 @@ export function createHeyGenEngine(opts: HeyGenOptions): Engine {
   };
 
   /**
-   * Talking avatars read from the account's list of videos, a page at a time until each asked-for
-   * video was seen, the list ends, or LIST_PAGES were read. HeyGen filters the list by neither id
-   * nor status, so a page also holds videos that are not ours: they are passed over.
+   * Talking avatars read many at a time by id: GET /v3/videos/statuses takes up to 100 video ids
+   * (heygen-cli gen/video.go VideoStatusesList) and answers each one's status, in one read. It names
+   * no result URL and no failure message, so only the videos still waiting are answered from it;
+   * one it shows ended (or not_found, or in a word HeyGen does not document) is read by its own GET.
    */
   const batchRead: BatchRead = {
     handles: { kind: 'video' },
-    size: LIST_PAGE,
-    async pollMany(handles, signal, nextPage) {
-      const wanted = new Set(handles.filter((h) => h.kind === 'video').map((h) => String(h.id)));
+    size: STATUSES_MAX_IDS,
+    async pollMany(handles, signal) {
+      const ids = [...new Set(handles.filter((h) => h.kind === 'video').map((h) => String(h.id)))].slice(0, STATUSES_MAX_IDS);
       const found = new Map<string, UpstreamStatus>();
-      let token: string | undefined;
-      for (let page = 0; page < LIST_PAGES && found.size < wanted.size; page++) {
-        if (page > 0 && !(await nextPage())) break;
-        const query = new URLSearchParams({ limit: String(LIST_PAGE), ...(token ? { token } : {}) });
-        const json = await client.json('GET', `/v3/videos?${query}`, undefined, signal);
-        for (const d of Array.isArray(json?.data) ? (json.data as Array<Record<string, unknown>>) : []) {
-          const id = String(d?.id);
-          if (!wanted.has(id)) continue;
-          const status = v3Status(d, HEYGEN_WAITING_STATUSES.video);
-          // A status the list shows that HeyGen does not document: the video's own read decides.
-          if (status) found.set(id, status);
-        }
-        token = typeof json?.next_token === 'string' && json.has_more === true ? json.next_token : undefined;
-        if (!token) break;
+      if (ids.length === 0) return found;
+      const json = await client.json('GET', `/v3/videos/statuses?${new URLSearchParams({ video_ids: ids.join(',') })}`, undefined, signal, { timeoutMs: limit(READ_TIMEOUT_MS) });
+      for (const d of Array.isArray(json?.data) ? (json.data as Array<Record<string, unknown>>) : []) {
+        const id = typeof d?.video_id === 'string' ? d.video_id : undefined;
+        const status = String(d?.status ?? '');
+        if (id === undefined || !ids.includes(id) || !HEYGEN_WAITING_STATUSES.video.includes(status)) continue;
+        found.set(id, { state: 'pending', detail: status, progress: HEYGEN_QUEUED_STATUSES.includes(status) ? queued() : running() });
       }
       return found;
     },
@@ -169,7 +172,7 @@ export function createHeyGenEngine(opts: HeyGenOptions): Engine {
     },
 
     targets: (routeKey) => heygenTargets(routeKey, languages),
-    check: createHeyGenCheck({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher: client.dispatcher }),
+    check: createHeyGenCheck({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher: client.dispatcher, timeoutMs: limit(READ_TIMEOUT_MS) }),
   };
 }
 
@@ -181,8 +184,8 @@ function v3Status(d: Record<string, unknown>, waiting: readonly string[]): Upstr
   const status = String(d.status ?? '');
   if (status === 'completed') return succeededWith(d.video_url);
   if (status === 'failed') return failedWith(d.failure_message ?? d.failure_code);
-  // HeyGen gives states only: `pending` waits for a worker; `processing` (videos), `running` (translations) run.
-  if (waiting.includes(status)) return { state: 'pending', detail: status, progress: status === 'pending' ? queued() : running() };
+  // HeyGen gives states only: its queued words wait for a worker; `processing` (videos), `running` (translations) run.
+  if (waiting.includes(status)) return { state: 'pending', detail: status, progress: HEYGEN_QUEUED_STATUSES.includes(status) ? queued() : running() };
   return undefined;
 }
 

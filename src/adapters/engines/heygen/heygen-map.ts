@@ -20,11 +20,18 @@ export const HEYGEN_ASSET_MAX_BYTES = 32 * 1024 * 1024;
 export const HEYGEN_ASSET_TYPES = { image: ['image/png', 'image/jpeg'], audio: ['audio/mpeg', 'audio/wav'] } as const;
 
 /**
- * The statuses each GET documents besides completed and failed: the job is still running.
+ * A video waiting in HeyGen's queue, in each of HeyGen's words for it: `pending` (GET
+ * /v3/videos/{id}), `waiting` (the create's answer, VideoCreate: "Initial video status (e.g.
+ * 'waiting')"), `queued` (GET /v3/videos/statuses). A translation's queue is `pending`.
+ */
+export const HEYGEN_QUEUED_STATUSES: readonly string[] = ['pending', 'waiting', 'queued'];
+
+/**
+ * The statuses HeyGen documents besides completed and failed: the job is still queued or running.
  * A face swap (GET /v1/workflows/executions/{id}) documents completed, failed and not_found, and
  * HeyGen's own poller waits on any other status; so does ours.
  */
-export const HEYGEN_WAITING_STATUSES = { video: ['pending', 'processing'], translation: ['pending', 'running'] } as const;
+export const HEYGEN_WAITING_STATUSES = { video: [...HEYGEN_QUEUED_STATUSES, 'processing'], translation: ['pending', 'running'] } as const;
 
 /** The API's own names for what a route may send to HeyGen: the request schema and the workflow node. */
 export const HEYGEN_TALKING_AVATAR_TARGET = 'CreateVideoFromImage';

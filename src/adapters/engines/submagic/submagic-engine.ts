@@ -2,6 +2,7 @@ import type { PollBudget } from '../../../domain/poll-schedule.ts';
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { StreamedForm, createProviderClient, messageOrError } from '../upstream-http.ts';
 import { withSpooledFile } from '../spooled-file.ts';
+import { uploadTimeoutMs } from '../upload-timeout.ts';
 import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { stage } from '../progress.ts';
 import { createSubmagicCheck } from './submagic-check.ts';
@@ -10,10 +11,15 @@ import { SUBMAGIC_MAX_UPLOAD_BYTES } from './submagic-limits.ts';
 /*
  * Submagic's API, held to the contracts in test/contracts/submagic/ (written from
  * docs.submagic.co/api-reference): `x-api-key`; POST /v1/projects {title, language, videoUrl,
- * templateName} or POST /v1/projects/upload (multipart `file` with the same fields) -> a project
- * {id, status processing | transcribing | exporting | completed | failed}; GET /v1/projects/{id},
- * whose `downloadUrl` is filled once the video is rendered; POST /v1/projects/{id}/export starts
- * that render for a transcribed project; GET /v1/templates for the operator's check.
+ * templateName, autoRender} or POST /v1/projects/upload (multipart `file` with the same fields)
+ * -> a project {id, status processing | transcribing | exporting | completed | failed}; GET
+ * /v1/projects/{id}, whose `downloadUrl` is filled once the video is rendered; GET /v1/templates
+ * for the operator's check. An API project renders by itself as soon as it is transcribed, unless
+ * created with `autoRender: false` (docs.submagic.co/guides/edit-transcript-before-rendering): then
+ * `completed` without `downloadUrl` means transcribed and waiting, and only an export renders it
+ * (POST /v1/projects/{id}/export, or a person in Submagic's editor). adforge sends auto_approve as
+ * autoRender and never exports itself: with autoRender a render is already on its way, and a
+ * project waiting for approval is a person's to export.
  * Reading a project is limited to 100 requests an hour (get-project): the engine declares that
  * budget and the upstream core spaces every poll of this key's projects to stay within it
  * (one shared slot per provider in the database, see services/generations/poll-budget.ts).
@@ -32,6 +38,7 @@ export interface SubmagicOptions {
   allowPrivate: boolean;
   /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
   callTimeoutCapMs?: number;
+  /** One time limit for every call (tests); otherwise each call has its own. */
   timeoutMs?: number;
 }
 
@@ -55,6 +62,11 @@ export const SUBMAGIC_POLL_BUDGET: PollBudget = [{ requests: 100, perMs: 3_600_0
 export const submagicTitle = (generationId: string): string => `adforge ${generationId}`;
 
 const MAX_JSON_BYTES = 4 * 1024 * 1024;
+// Submagic publishes no time limits; its calls answer at once (a create answers `processing` and
+// works on in the background): a read gets 30 s, a create 60 s, an upload 60 s plus its video's
+// time at the slowest rate waited for (a video may be 2 GB).
+const READ_TIMEOUT_MS = 30_000;
+const CREATE_TIMEOUT_MS = 60_000;
 
 export function createSubmagicEngine(opts: SubmagicOptions): Engine {
   const templates = { ...SUBMAGIC_DEFAULT_TEMPLATES, ...(opts.templates ?? {}) };
@@ -65,7 +77,7 @@ export function createSubmagicEngine(opts: SubmagicOptions): Engine {
     allowPrivate: opts.allowPrivate,
     callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
-    timeoutMs: opts.timeoutMs ?? 300_000,
+    timeoutMs: opts.timeoutMs ?? READ_TIMEOUT_MS,
     maxBytes: MAX_JSON_BYTES,
     message: messageOrError,
     // Submagic's 429 gives its wait as `retryAfter` seconds in the body (create-project's error responses).
@@ -78,18 +90,23 @@ export function createSubmagicEngine(opts: SubmagicOptions): Engine {
   async function submit({ params, inputs, generationId }: UpstreamRequest, signal: AbortSignal) {
     if (!inputs.video) throw new UpstreamError('refused', 'the video to caption is missing');
     const fields = { title: submagicTitle(generationId), language: String(params.language ?? 'en'), templateName: templates[String(params.template_id)] ?? 'Sara' };
+    // auto_approve is Submagic's autoRender: rendered as soon as transcribed, or left for a person to approve and export.
+    const autoRender = params.auto_approve !== false;
     let project: Record<string, unknown> | undefined;
     if (typeof params.video_url === 'string') {
-      project = await call('POST', '/v1/projects', { ...fields, videoUrl: params.video_url }, signal, { submit: true });
+      project = await call('POST', '/v1/projects', { ...fields, autoRender, videoUrl: params.video_url }, signal, { submit: true, timeoutMs: opts.timeoutMs ?? CREATE_TIMEOUT_MS });
     } else {
       // A generation of ours is sent as a file: our links need not be public. It goes from disk, never whole in memory.
       const tooLarge = () => new UpstreamError('refused', 'the video is larger than the 2 GB Submagic takes');
       project = await withSpooledFile(inputs.video, signal, { maxBytes: SUBMAGIC_MAX_UPLOAD_BYTES, tooLarge }, (video) =>
-        call('POST', '/v1/projects/upload', new StreamedForm(fields, { name: 'file', blob: video.blob, filename: 'video.mp4' }), signal, { submit: true }),
+        call('POST', '/v1/projects/upload', new StreamedForm({ ...fields, autoRender: String(autoRender) }, { name: 'file', blob: video.blob, filename: 'video.mp4' }), signal, {
+          submit: true,
+          timeoutMs: opts.timeoutMs ?? uploadTimeoutMs(video.size, CREATE_TIMEOUT_MS),
+        }),
       );
     }
     if (typeof project?.id !== 'string') throw new UpstreamError('unsent_unknown', 'Submagic answered without a project id');
-    return { providerJobId: project.id, handle: { id: project.id, autoApprove: params.auto_approve !== false } };
+    return { providerJobId: project.id, handle: { id: project.id, autoApprove: autoRender } };
   }
 
   return {
@@ -113,10 +130,9 @@ export function createSubmagicEngine(opts: SubmagicOptions): Engine {
         return { state: 'failed', message: `Submagic could not caption the video: ${typeof reason === 'string' ? reason.slice(0, 500) : 'failed'}` };
       }
       if (p.status === 'completed') {
-        // Transcribed. auto_approve renders at once; otherwise the project waits for a person to export it in Submagic.
+        // Completed without a video: transcribed. With autoRender Submagic's own render is on its way; without, a person approves and exports it.
         if (!handle.autoApprove) return { state: 'pending', detail: 'awaiting approval in Submagic', progress: stage('awaiting approval in Submagic') };
-        await call('POST', `/v1/projects/${id}/export`, {}, signal);
-        return { state: 'pending', detail: 'exporting', progress: stage('exporting') };
+        return { state: 'pending', detail: 'rendering', progress: stage('rendering') };
       }
       // Submagic's states (processing, transcribing, exporting) are the stage; it gives no fraction.
       const state = typeof p.status === 'string' && p.status ? p.status : 'processing';
@@ -125,6 +141,6 @@ export function createSubmagicEngine(opts: SubmagicOptions): Engine {
 
     // The Submagic template names a route may send work to: video edit is the only operation served.
     targets: (routeKey) => (routeKey === '*' || routeKey === 'video-edit' ? [...new Set(Object.values(templates))] : []),
-    check: createSubmagicCheck({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher }),
+    check: createSubmagicCheck({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher, timeoutMs: opts.timeoutMs ?? READ_TIMEOUT_MS }),
   };
 }

@@ -3,7 +3,8 @@ import type { GenerationOperation } from '../../../domain/generation-types.ts';
 import { stillVideo } from '../../media/still-video.ts';
 import { probeMedia } from '../ffmpeg.ts';
 import { readBounded } from '../bounded-read.ts';
-import { createProviderClient } from '../upstream-http.ts';
+import { ProviderAnswerError, createProviderClient } from '../upstream-http.ts';
+import { uploadTimeoutMs } from '../upload-timeout.ts';
 import { createSyncCheck } from './sync-check.ts';
 import { SYNC_MAX_UPLOAD_BYTES, SYNC_MODELS } from './sync-limits.ts';
 import { UpstreamError, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
@@ -14,7 +15,7 @@ import { queued, running } from '../progress.ts';
  * at f0fef21 and sync's API reference): POST /v2/generate as the multipart form of the SDK's
  * createWithFiles (`video` and `audio` files, `model`, `options` as JSON, `webhookUrl`) with an
  * `Idempotency-Key` (our attempt id: a submit whose answer was lost is sent again and sync answers
- * with the same generation); GET /v2/generate/{id}, whose status is PENDING | PROCESSING, then
+ * with the same generation; its IDEMPOTENCY_* answers mean wait and ask again under that key); GET /v2/generate/{id}, whose status is PENDING | PROCESSING, then
  * COMPLETED with outputUrl or FAILED | REJECTED | CANCELED | TIMED_OUT with sync's reason in
  * `error`; GET /v2/models for the operator's check. Webhooks as synchronicity-labs/docs-v2
  * api-reference/webhooks.mdx describes them: `Sync-Signature: t=<unix>,v1=<hex>`, HMAC-SHA256 with
@@ -29,10 +30,14 @@ export interface SyncOptions {
   allowPrivate: boolean;
   /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
   callTimeoutCapMs?: number;
+  /** One time limit for every call (tests); otherwise each call has sync's own. */
   timeoutMs?: number;
 }
 
 const MAX_JSON_BYTES = 1024 * 1024;
+// sync's own SDK gives each request 60 s (@sync.so/sdk 0.3.0, every client method's default
+// timeoutInSeconds); the create's files add the time they take to send.
+const CALL_TIMEOUT_MS = 60_000;
 const HOOK_TOLERANCE_SECONDS = 300;
 /** The statuses of a generation sync is still working on. */
 export const SYNC_WORKING: readonly string[] = ['PENDING', 'PROCESSING'];
@@ -68,6 +73,23 @@ function syncMessage(json: unknown): string | undefined {
   return typeof text === 'string' && text ? text.slice(0, 500) : undefined;
 }
 
+/**
+ * sync's IDEMPOTENCY_* answers to a keyed create (its error-handling page: a lost answer or
+ * IDEMPOTENCY_OUTCOME_UNKNOWN "does not authorize a fresh key or an unkeyed retry"; its idempotency
+ * guide names the rest): the first request under the key may be making, and billing, a generation.
+ * One that names its `generationId` ("an unknown response may include generationId; poll it") is
+ * that generation; any other means wait, and ask again under the same key. Any other error stays as
+ * read. INVALID_IDEMPOTENCY_KEY (a malformed key, 400) is a refusal like any other.
+ */
+function idempotencyAnswer(e: unknown): Record<string, unknown> {
+  if (!(e instanceof ProviderAnswerError)) throw e;
+  const b = e.body as { errorCode?: unknown; generationId?: unknown } | undefined;
+  const code = typeof b?.errorCode === 'string' ? b.errorCode : '';
+  if (!code.startsWith('IDEMPOTENCY_')) throw e;
+  if (typeof b?.generationId === 'string' && b.generationId) return { id: b.generationId };
+  throw new UpstreamError('in_progress', `sync has not settled the first request under this key (${code.slice(0, 60)}); it is asked again under the same key`, { cause: e });
+}
+
 export function createSyncEngine(opts: SyncOptions): Engine {
 
   const { json: call, call: request, dispatcher } = createProviderClient({
@@ -76,7 +98,7 @@ export function createSyncEngine(opts: SyncOptions): Engine {
     allowPrivate: opts.allowPrivate,
     callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { 'x-api-key': opts.apiKey, accept: 'application/json' },
-    timeoutMs: opts.timeoutMs ?? 300_000,
+    timeoutMs: opts.timeoutMs ?? CALL_TIMEOUT_MS,
     maxBytes: MAX_JSON_BYTES,
     message: syncMessage,
   });
@@ -99,7 +121,8 @@ export function createSyncEngine(opts: SyncOptions): Engine {
     form.append('options', JSON.stringify({ sync_mode: 'cut_off' }));
     if (webhookUrl) form.append('webhookUrl', webhookUrl);
     // Our attempt id is the key: a resend of this attempt (its answer lost) is the same generation, never a second one.
-    const g = await call('POST', '/v2/generate', form, signal, { submit: true, headers: { 'idempotency-key': attemptId } });
+    const timeoutMs = opts.timeoutMs ?? uploadTimeoutMs(video.length + audio.bytes.length, CALL_TIMEOUT_MS);
+    const g = await call('POST', '/v2/generate', form, signal, { submit: true, timeoutMs, headers: { 'idempotency-key': attemptId } }).catch(idempotencyAnswer);
     if (typeof g?.id !== 'string') throw new UpstreamError('unsent_unknown', 'sync answered the submit without a generation id');
     return { providerJobId: g.id, handle: { id: g.id } };
   }
@@ -146,7 +169,7 @@ export function createSyncEngine(opts: SyncOptions): Engine {
 
     // sync's model names a route key may send work to: our lipsync model's, or every one we map.
     targets: (routeKey) => (routeKey === '*' || routeKey === 'talking-avatar' ? [...new Set(Object.values(SYNC_MODELS))] : SYNC_MODELS[routeKey] ? [SYNC_MODELS[routeKey]] : []),
-    check: createSyncCheck({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher }),
+    check: createSyncCheck({ baseUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher, timeoutMs: opts.timeoutMs ?? CALL_TIMEOUT_MS }),
 
     ...(opts.webhookSecret ? { verifyHook: verifier(opts.webhookSecret) } : {}),
   };
