@@ -5,10 +5,10 @@ import type { MatrixInputs } from './provider-matrix.ts';
 import { runFaultMatrix } from './runner.ts';
 
 /*
- * The operator's ComfyUI (its server.py and execution.py, stored in test/contracts/comfyui/): a
- * prompt queued is GPU time spent; its history says when it ended, its queue whether it waits or
- * runs. The prompt id is ours, so a resend is refused by ComfyUI rather than run twice; ComfyUI has
- * no "still in progress" answer (n/a). Its errors are its own {error, node_errors} or plain text.
+ * The operator's ComfyUI (its server.py, execution.py and jobs API, stored in
+ * test/contracts/comfyui/), a current build: a prompt queued is GPU time spent; its job read says
+ * whether it waits, runs or ended. The prompt id is ours, so a resend is refused by ComfyUI rather
+ * than run twice; ComfyUI has no "still in progress" answer (n/a).
  */
 const textToImage = (_: MatrixInputs) => ({ path: '/api/v1/images/text-to-image', body: { model: 'fast', prompt: 'a red mug', aspect_ratio: '1:1' } });
 
@@ -25,10 +25,12 @@ runFaultMatrix({
       close: () => comfy.close(),
     };
   },
+  freshWorkerPerCell: true,
   calls: [
     { name: 'POST /prompt (submit)', method: 'POST', path: /^\/prompt$/, create: textToImage },
-    { name: 'GET /history/{id} (read)', method: 'GET', path: /^\/history\/[^/]+$/, create: textToImage },
-    { name: 'GET /queue (read)', method: 'GET', path: /^\/queue$/, create: textToImage },
+    // The first read of a prompt is made before it is queued, on every server (the prompt id is ours: a lost submit is looked for, not sent again).
+    { name: 'GET /api/jobs/{id} (the look before the submit)', method: 'GET', path: /^\/api\/jobs\/[^/]+$/, create: textToImage },
+    { name: 'GET /api/jobs/{id} (read)', method: 'GET', path: /^\/api\/jobs\/[^/]+$/, skip: 1, create: textToImage },
   ],
   errorAnswer: (status) => ({ status, body: { error: { type: 'server_error', message: `the matrix answered ${status}`, details: '', extra_info: {} }, node_errors: {} } }),
 });

@@ -8,8 +8,8 @@ import { productFace, runFaultMatrix, voiceover } from './runner.ts';
  * avatars and translations are v3 mutations under our attempt id as Idempotency-Key, whose repeat
  * while the first runs HeyGen answers 409 request_in_progress (developers.heygen.com create-video,
  * the Idempotency-Key parameter); the face swap workflow takes no key (n/a). Each has its own read;
- * talking avatars are also read many at a time from the list of videos, which the cell makes
- * happen by having two waiting.
+ * waiting talking avatars are also read many at a time by id, which the cell makes happen by
+ * having two waiting.
  */
 const HEYGEN_KEY = 'heygen-matrix-key';
 // The team's voiceover and a product's picture as the face, made once before the cells: each talking avatar sends them as they are.
@@ -34,8 +34,7 @@ runFaultMatrix({
   calls: [
     { name: 'POST /v3/videos (talking avatar submit)', method: 'POST', path: /^\/v3\/videos$/, inProgress, create: talking },
     { name: 'GET /v3/videos/{id} (talking avatar read)', method: 'GET', path: /^\/v3\/videos\/(?!statuses$)[^/]+$/, create: talking },
-    // The account's list today; HeyGen's read of many videos by id (GET /v3/videos/statuses) is the same call's successor.
-    { name: 'GET /v3/videos (list: two talking avatars read at once)', method: 'GET', path: /^\/v3\/videos(\/statuses)?$/, generations: 2, create: talking },
+    { name: 'GET /v3/videos/statuses (two talking avatars read at once)', method: 'GET', path: /^\/v3\/videos\/statuses$/, generations: 2, create: talking },
     { name: 'POST /v3/video-translations (localize submit)', method: 'POST', path: /^\/v3\/video-translations$/, inProgress, create: localize },
     { name: 'GET /v3/video-translations/{id} (localize read)', method: 'GET', path: /^\/v3\/video-translations\/[^/]+$/, create: localize },
     { name: 'POST /v1/workflows/executions (face swap submit)', method: 'POST', path: /^\/v1\/workflows\/executions$/, create: swap },

@@ -57,6 +57,12 @@ export interface ProviderMatrix {
   provider: string;
   start(): Promise<ProviderFakes>;
   calls: MatrixCall[];
+  /**
+   * Each cell's worker runs on an app built for it: for an engine that remembers what it learnt of
+   * the provider in memory (ComfyUI: whether a server has its jobs API), so that what one cell's
+   * fault taught it does not change the next cell.
+   */
+  freshWorkerPerCell?: boolean;
   /** Made once before the cells, for their requests (ids by name, in `MatrixInputs.made`). */
   prepare?(i: MatrixInputs): Promise<Record<string, string>>;
   /** The provider's error answer for a status (its body, and where it names a wait in the body, that wait). */

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
+import { buildApp, type App } from '../../src/app.ts';
 import { startWorker, type WorkerRunner } from '../../src/worker.ts';
 import { startTestService, type TestService } from '../support/app.ts';
 import { spawnCli, type LongRunning } from '../support/cli-run.ts';
@@ -55,6 +56,8 @@ export function runFaultMatrix(m: ProviderMatrix): void {
   let proxy: FaultProxy;
   let host: Awaited<ReturnType<typeof startImageHost>>;
   let worker: WorkerRunner | undefined;
+  /** The app the in-process worker runs on: the service's own, or one built for the cell (freshWorkerPerCell). */
+  let workerApp: App;
   let env: Record<string, string>;
   let inputs: MatrixInputs;
   /** The worker process the next kill cell starts and kills, built ahead (see test/support/cued-worker.ts). */
@@ -80,7 +83,8 @@ export function runFaultMatrix(m: ProviderMatrix): void {
     proxy = await startFaultProxy(fakes.target);
     env = { ...MATRIX_ENV, ...fakes.env(proxy.url) };
     svc = await startTestService(env, { productionPolling: true });
-    worker = await startWorker(svc.app);
+    workerApp = svc.app;
+    worker = await startWorker(workerApp);
     nextChild = spawnCuedWorker();
     nextChild.catch(() => {});
     const avatar = await svc.app.db.selectFrom('avatars').select('id').where('avatar_type', '=', 'platform').orderBy('name').executeTakeFirstOrThrow();
@@ -95,6 +99,7 @@ export function runFaultMatrix(m: ProviderMatrix): void {
     spare?.child.kill('SIGKILL');
     await spare?.exited;
     await worker?.stop();
+    if (workerApp && workerApp !== svc.app) await workerApp.close();
     await svc?.close();
     await proxy?.close();
     await fakes?.close();
@@ -171,15 +176,23 @@ export function runFaultMatrix(m: ProviderMatrix): void {
       proxy.onHeld(undefined);
       nextChild = spawnCuedWorker();
       nextChild.catch(() => {});
-      worker = await startWorker(svc.app);
+      worker = await startWorker(workerApp);
       // The killed worker's heartbeat ages: its locks are released by the new worker's next beat.
       await advanceClock(svc.app.db, 10_000);
     }
   }
 
+  /** A worker on an app built for this cell: what an engine remembers in memory (ComfyUI: which server has which routes) starts afresh. */
+  async function freshWorker(): Promise<void> {
+    await worker?.stop();
+    if (workerApp !== svc.app) await workerApp.close();
+    workerApp = await buildApp(svc.app.config, svc.app.log, { seed: false });
+    worker = await startWorker(workerApp);
+  }
+
   /** After a cell that threw: every generation of the team still processing is driven to its end. */
   async function settleLeftovers(): Promise<void> {
-    if (!worker) worker = await startWorker(svc.app);
+    if (!worker) worker = await startWorker(workerApp);
     const open = await svc.app.db.selectFrom('generations').select('id').where('team_id', '=', inputs.teamId).where('status', '=', 'processing').execute();
     const ids = open.map((g) => g.id);
     if (ids.length) await drive(ids, settledFor(ids));
@@ -189,6 +202,7 @@ export function runFaultMatrix(m: ProviderMatrix): void {
     const fault = faultOf(faultId, { errorAnswer: (s, r) => m.errorAnswer(s, r), inProgress: call.inProgress });
     if (!fault) return { call: call.name, fault: faultId, outcome: 'n/a', broken: [] };
     const db = svc.app.db;
+    if (m.freshWorkerPerCell) await freshWorker();
     // Each cell meets the provider as the only thing happening: no breaker or budget left by the last one.
     await db.deleteFrom('engine_breakers').execute();
     await db.deleteFrom('upstream_poll_budgets').execute();

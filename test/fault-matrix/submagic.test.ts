@@ -5,8 +5,10 @@ import { runFaultMatrix } from './runner.ts';
 
 /*
  * Submagic (its API reference pages, stored in test/contracts/submagic/): a project made from a
- * video link or from our uploaded bytes is paid work; an export renders it; the project's read says
- * when it ended. Submagic documents no idempotency key (n/a).
+ * video link or from our uploaded bytes is paid work, rendered by Submagic itself (autoRender);
+ * adforge never exports, but an export would render again, so the fake's exports past a project's
+ * first count as jobs. The project's read says when it ended. Submagic documents no idempotency
+ * key (n/a).
  */
 const SUBMAGIC_KEY = 'submagic-matrix-key';
 const fromLink = (i: MatrixInputs) => ({ path: '/api/v1/videos/edit', body: { template_id: 'bold-pop', video_url: i.clipUrl } });
@@ -38,7 +40,6 @@ runFaultMatrix({
   calls: [
     { name: 'POST /v1/projects (submit, video link)', method: 'POST', path: /^\/v1\/projects$/, create: fromLink },
     { name: 'POST /v1/projects/upload (submit, our bytes)', method: 'POST', path: /^\/v1\/projects\/upload$/, create: fromGeneration },
-    { name: 'POST /v1/projects/{id}/export (render)', method: 'POST', path: /^\/v1\/projects\/[^/]+\/export$/, create: fromLink },
     { name: 'GET /v1/projects/{id} (read)', method: 'GET', path: /^\/v1\/projects\/[^/]+$/, create: fromLink },
   ],
   // Submagic's {error, message}; its 429 names the wait in the body, retryAfter in seconds (get-project's error responses).
