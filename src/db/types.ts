@@ -192,8 +192,6 @@ export interface GenerationsTable {
   progress: Generated<number | null>;
   stage: Generated<string | null>;
   progress_at: Generated<Date | null>;
-  /** When its script was sent to a speech provider that bills each request, unless that answer made nothing (migration 0028). */
-  speech_asked_at: Generated<Date | null>;
 }
 
 export interface GenerationProductsTable {

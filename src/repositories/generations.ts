@@ -77,11 +77,6 @@ export async function writeGenerationProgress(db: Db, id: string, p: { progress:
   return rows.length > 0;
 }
 
-/** That the generation's script is being sent to a speech provider that bills each request (set), or that its answer made nothing (cleared). */
-export async function setSpeechAsked(db: Db, id: string, asked: boolean): Promise<void> {
-  await db.updateTable('generations').set({ speech_asked_at: asked ? sql<Date>`now()` : null }).where('id', '=', id).execute();
-}
-
 export function overdueGenerationIds(db: Db, limit = 100): Promise<string[]> {
   return db
     .selectFrom('generations')

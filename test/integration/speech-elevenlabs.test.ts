@@ -164,18 +164,17 @@ describe('voice mapping', () => {
 });
 
 describe('failures', () => {
-  // An error status made nothing; a 200 made (and billed) the audio, whatever came of it.
-  const cases: [FakeFailure, boolean, RegExp, boolean][] = [
-    [500, true, /^the voice provider failed \(HTTP 500\)$/, false],
-    [503, true, /^the voice provider failed \(HTTP 503\)$/, false],
-    [429, true, /^the voice provider is rate-limiting requests \(HTTP 429: too_many_concurrent_requests\); try again later$/, false],
-    [401, false, /^the voice provider refused the request \(HTTP 401: invalid_api_key: Invalid API key: \[redacted\]\)$/, false],
-    [404, false, /^the voice provider refused the request \(HTTP 404: voice_not_found: A voice with the voice_id nope was not found\.\)$/, false],
-    [422, false, /^the voice provider refused the request \(HTTP 422: text: Field required\)$/, false],
-    ['not-audio', false, /^the voice provider answered with something that is not MP3 audio$/, true],
+  const cases: [FakeFailure, boolean, RegExp][] = [
+    [500, true, /^the voice provider failed \(HTTP 500\)$/],
+    [503, true, /^the voice provider failed \(HTTP 503\)$/],
+    [429, true, /^the voice provider is rate-limiting requests \(HTTP 429: too_many_concurrent_requests\); try again later$/],
+    [401, false, /^the voice provider refused the request \(HTTP 401: invalid_api_key: Invalid API key: \[redacted\]\)$/],
+    [404, false, /^the voice provider refused the request \(HTTP 404: voice_not_found: A voice with the voice_id nope was not found\.\)$/],
+    [422, false, /^the voice provider refused the request \(HTTP 422: text: Field required\)$/],
+    ['not-audio', false, /^the voice provider answered with something that is not MP3 audio$/],
   ];
-  for (const [kind, transient, message, maybeBilled] of cases) {
-    it(`${kind}: ${transient ? 'transient' : 'permanent'}${maybeBilled ? ', maybe billed' : ''}, with a message that never holds the key`, async () => {
+  for (const [kind, transient, message] of cases) {
+    it(`${kind}: ${transient ? 'transient' : 'permanent'}, with a message that never holds the key`, async () => {
       for (const call of ['tts', 'sts'] as const) {
         fake.control.fail = { with: kind, times: 1 };
         const engine = engineFor();
@@ -183,7 +182,6 @@ describe('failures', () => {
           call === 'tts' ? engine.textToSpeech({ text: 'Fail.', voice: emma }, signal()) : engine.speechToSpeech({ input: wavSeconds(1), voice: emma }, signal()),
         );
         expect(e.transient).toBe(transient);
-        expect(e.maybeBilled).toBe(maybeBilled);
         expect(e.message).toMatch(message);
         expect(e.message).not.toContain(KEY);
       }
@@ -201,15 +199,13 @@ describe('failures', () => {
     const port = await freePort();
     const e = await engineError(engineFor({ baseUrl: `http://127.0.0.1:${port}` }).textToSpeech({ text: 'Nobody.', voice: emma }, signal()));
     expect(e.transient).toBe(true);
-    expect(e.maybeBilled).toBe(false);
     expect(e.message).toBe('the voice provider could not be reached');
   });
 
-  it('a provider slower than timeoutMs is transient, and may have billed the request it got', async () => {
+  it('a provider slower than timeoutMs is transient', async () => {
     fake.control.delayMs = 2_000;
     const e = await engineError(engineFor({ timeoutMs: 300 }).textToSpeech({ text: 'Slow.', voice: emma }, signal()));
     expect(e.transient).toBe(true);
-    expect(e.maybeBilled).toBe(true);
     expect(e.message).toBe('the voice provider did not answer within 0.3 s');
   });
 

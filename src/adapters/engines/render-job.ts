@@ -78,15 +78,9 @@ export interface EngineResult {
  */
 export class EngineError extends Error {
   readonly transient: boolean;
-  /**
-   * A provider that bills each request may have done (and billed) this one: it was sent, and its
-   * answer was lost, cut short or unusable. Asking again could pay twice.
-   */
-  readonly maybeBilled: boolean;
-  constructor(message: string, opts: { transient: boolean; maybeBilled?: boolean; cause?: unknown }) {
+  constructor(message: string, opts: { transient: boolean; cause?: unknown }) {
     super(message, { cause: opts.cause });
     this.name = 'EngineError';
     this.transient = opts.transient;
-    this.maybeBilled = opts.maybeBilled ?? false;
   }
 }

@@ -215,14 +215,7 @@ export function createUpstreamCore(
         await submitTo(g, engine, await inputsOf(g), live, true);
         return undefined;
       }
-      const inputs = await inputsOf(g).catch(async (e: unknown) => {
-        // A paid request made for the inputs whose answer was lost (the script sent to a speech
-        // provider that bills each request): asking again could pay twice, so the generation ends.
-        if (!(e instanceof UpstreamError && e.failure === 'unsent_unknown')) throw e;
-        await lifecycle.fail(g.id, e.message);
-        return undefined;
-      });
-      if (!inputs) return undefined;
+      const inputs = await inputsOf(g);
       const params = g.params as Record<string, unknown>;
       const able = chain.filter((e) => !e.refuse(g.operation, params, attachedImages(inputs).length));
       const resting = await breakers.openAmong(able.filter(isUpstreamEngine).map((e) => e.name));

@@ -6,7 +6,6 @@ import { UpstreamError, type UpstreamFile, type UpstreamInputs } from '../../ada
 import { download, openDownload } from '../../adapters/net/download.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
 import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
-import { EngineError } from '../../adapters/engines/render-job.ts';
 import { findBrand } from '../../repositories/brands.ts';
 import { findProductsByIds } from '../../repositories/products.ts';
 import { findCaptionTemplate, findStyleTemplate } from '../../repositories/templates.ts';
@@ -17,7 +16,6 @@ import { uploadIdOf } from '../../domain/uploads.ts';
 import { uploadKeyOf } from '../uploads.ts';
 import { requireVoice } from '../voices.ts';
 import { avatarImageKey, sourceGenerationKey, speechCopyKey, voiceoverAudioKey } from './input-keys.ts';
-import { setSpeechAsked } from '../../repositories/generations.ts';
 
 // A provider's queue may hold a job for hours before it reads its inputs; a day covers that.
 const INPUT_LINK_TTL_SECONDS = 24 * 3600;
@@ -158,32 +156,11 @@ export function createInputResolver(deps: Pick<Deps, 'db' | 'config'> & { storag
     const key = speechCopyKey(g.id);
     if (!(await isStored(key))) {
       const voice = await requireVoice(db, String(p.voice_id));
-      const audio = await speakOnce(g, () => speech.textToSpeech({ text: String(p.script ?? ''), voice }, AbortSignal.timeout(300_000)));
+      const audio = await speech.textToSpeech({ text: String(p.script ?? ''), voice }, AbortSignal.timeout(300_000));
       await storage.put(key, audio.bytes, audio.mime);
       await setGenerationInputBytes(db, g.id, audio.bytes.length);
     }
     return fromStorage(key);
-  }
-
-  /**
-   * A speech engine that bills each request (ElevenLabs) is asked once per generation: that it was
-   * asked is recorded before the request goes, and cleared only by an answer that made nothing (an
-   * error status, a request that never left). A request whose answer was lost (a timeout, a reset,
-   * an answer cut short or unusable, a worker killed while it waited) is not sent again: the
-   * generation fails and is refunded, as a provider's unconfirmed job does.
-   */
-  async function speakOnce<T>(g: GenerationRow, speak: () => Promise<T>): Promise<T> {
-    if (!speech.billsEachRequest) return speak();
-    const lost = `the script was sent to ${speech.name} and its answer was lost; it was not sent again so that it is never paid twice`;
-    if (g.speech_asked_at) throw new UpstreamError('unsent_unknown', lost);
-    await setSpeechAsked(db, g.id, true);
-    try {
-      return await speak();
-    } catch (e) {
-      if (e instanceof EngineError && e.maybeBilled) throw new UpstreamError('unsent_unknown', lost, { cause: e });
-      await setSpeechAsked(db, g.id, false);
-      throw e;
-    }
   }
 
   /** Whether `key` holds a file, read from its first byte alone. */

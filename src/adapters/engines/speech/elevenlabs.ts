@@ -57,8 +57,6 @@ export interface ElevenLabsEngineOptions {
 }
 
 export const ELEVENLABS_OUTPUT_FORMAT = 'mp3_44100_128';
-// Errors from before a byte was sent: the request cannot have been made.
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 const MAX_AUDIO_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_BYTES = 64 * 1024;
 const MAX_QUOTE_CHARS = 300;
@@ -87,8 +85,6 @@ export function createElevenLabsSpeechEngine(opts: ElevenLabsEngineOptions): Spe
     const timer = AbortSignal.timeout(opts.timeoutMs);
     const both = AbortSignal.any([signal, timer]);
     const dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: Math.min(opts.timeoutMs, 10_000) });
-    // Once ElevenLabs answered 200 it made (and billed) the audio, whatever happens to it after.
-    let made = false;
     try {
       const res = await request(url, {
         method: 'POST',
@@ -101,16 +97,13 @@ export function createElevenLabsSpeechEngine(opts: ElevenLabsEngineOptions): Spe
         const said = await readAtMost(res.body, MAX_ERROR_BYTES, () => tooMuch(MAX_ERROR_BYTES)).then(parseJson, () => undefined);
         throw statusFailure(res.statusCode, said, redact);
       }
-      made = true;
       return await measure(await readAtMost(res.body, MAX_AUDIO_BYTES, () => tooMuch(MAX_AUDIO_BYTES)), both);
     } catch (e) {
       if (signal.aborted) throw signal.reason;
-      if (e instanceof EngineError) throw made ? new EngineError(e.message, { transient: e.transient, maybeBilled: true, cause: e }) : e;
-      // A request cut off after it left (a timeout, a reset, an answer cut short) may have been made and billed.
-      const sent = made || !NOT_SENT.has((e as { code?: string }).code ?? '');
-      if (timer.aborted) throw new EngineError(`${PROVIDER} did not answer within ${opts.timeoutMs / 1000} s`, { transient: true, maybeBilled: sent, cause: e });
+      if (e instanceof EngineError) throw e;
+      if (timer.aborted) throw new EngineError(`${PROVIDER} did not answer within ${opts.timeoutMs / 1000} s`, { transient: true, cause: e });
       if (isBlockedAddressError(e)) throw new EngineError(`${PROVIDER} is at a private or reserved address`, { transient: false, cause: e });
-      throw new EngineError(`${PROVIDER} could not be reached`, { transient: true, maybeBilled: sent, cause: e });
+      throw new EngineError(`${PROVIDER} could not be reached`, { transient: true, cause: e });
     } finally {
       await dispatcher.destroy().catch(() => {});
     }
@@ -118,7 +111,6 @@ export function createElevenLabsSpeechEngine(opts: ElevenLabsEngineOptions): Spe
 
   return {
     name: 'elevenlabs',
-    billsEachRequest: true,
 
     async textToSpeech(job, signal) {
       const voiceId = providerVoice(job.voice);

@@ -25,11 +25,6 @@ export interface SpeechToSpeechJob {
 /** What makes voiceovers; a failure is an EngineError (its message is shown to the caller). */
 export interface SpeechEngine {
   readonly name: string;
-  /**
-   * The provider bills every request it makes (ElevenLabs, by the character): a request whose
-   * answer was lost is not sent again (its failure says so: EngineError.maybeBilled).
-   */
-  readonly billsEachRequest?: boolean;
   textToSpeech(job: TextToSpeechJob, signal: AbortSignal): Promise<SpeechAudio>;
   speechToSpeech(job: SpeechToSpeechJob, signal: AbortSignal): Promise<SpeechAudio>;
 }
