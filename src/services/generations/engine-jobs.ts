@@ -140,7 +140,7 @@ export function createUpstreamCore(
       const made = await keptOutputs.forAttempt(g, attempt.id, (output, position) => copyResults(g, [output], position));
       submission = await engine.submit(
         { generationId: g.id, operation: g.operation, params: keptOutputs.paramsFor(params, g, made.kept), inputs },
-        { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}), keep: made.keep },
+        { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}), ...(made.keep ? { keep: made.keep } : {}) },
         untilDeadline(g),
       );
     } catch (e) {
