@@ -4,13 +4,11 @@ import { inSpan, SpanKind } from '../../observability/tracing.ts';
 import type { Readable } from 'node:stream';
 import { limitedStream } from '../net/byte-limit.ts';
 import { DownloadError } from '../net/download.ts';
+import { neverSent } from '../net/never-sent.ts';
 import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
 import { UpstreamError } from './engine-contract.ts';
-
-// Errors from before a byte was sent: a job cannot exist upstream.
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
  * A provider's HTTP error answer as an UpstreamError, the same way for every adapter: 401/403 the
@@ -62,8 +60,7 @@ export class ProviderAnswerError extends UpstreamError {
 
 /** A request that got no answer: before anything was sent it is simply retried; after, a submit's outcome is unknown. */
 function networkFailure(provider: string, e: unknown, submit: boolean): UpstreamError {
-  const code = (e as { code?: string }).code ?? '';
-  return new UpstreamError(submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', `${provider} could not be reached`, { cause: e });
+  return new UpstreamError(submit && !neverSent(e) ? 'unsent_unknown' : 'transient', `${provider} could not be reached`, { cause: e });
 }
 
 /** How a provider's error answers are read: one client's settings, passed on to each of its calls (see httpFailure). */
