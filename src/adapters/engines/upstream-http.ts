@@ -51,10 +51,13 @@ export class ProviderAnswerError extends UpstreamError {
   readonly status: number;
   /** The error body as JSON; undefined when it was not JSON. */
   readonly body: unknown;
-  constructor(read: UpstreamError, status: number, body: unknown) {
+  /** The answer's headers (who answered: fal's own server names its request id). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  constructor(read: UpstreamError, status: number, body: unknown, headers: Readonly<Record<string, string | string[] | undefined>> = {}) {
     super(read.failure, read.message, { ...(read.retryAfterMs !== undefined ? { retryAfterMs: read.retryAfterMs } : {}) });
     this.status = status;
     this.body = body;
+    this.headers = headers;
   }
 }
 
@@ -177,7 +180,7 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<Provider
     ...(c.idempotencyKey && c.inProgress?.(res.statusCode, json) ? { inProgress: true } : {}),
     bodyRetryAfterMs: c.retryAfterInBody?.(json),
   });
-  throw new ProviderAnswerError(read, res.statusCode, json);
+  throw new ProviderAnswerError(read, res.statusCode, json, res.headers);
 }
 
 /** A streamed answer: past maxBytes the provider's refusal, cut short a failed download (asked for again). */
