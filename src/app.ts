@@ -5,6 +5,7 @@ import { openDatabase, type Database } from './db/connect.ts';
 import { migrate } from './db/migrate.ts';
 import type { EngineRegistry } from './adapters/engines/registry.ts';
 import { buildEngines } from './adapters/engines/from-config.ts';
+import { lifecycleWords } from './adapters/engines/lifecycle.ts';
 import { createPgEventBus, type EventBus } from './events/pg-events.ts';
 import type { JobContext } from '../tasks/task-context.ts';
 import { createScrapeRunner } from './services/ad-library/scrape-runner.ts';
@@ -65,9 +66,14 @@ function buildRunners(deps: Deps, services: Services, engines: EngineRegistry, e
 }
 export type Runners = ReturnType<typeof buildRunners>;
 
-/** Opens the database, brings the schema up to date and builds everything once. */
-export async function buildApp(config: Readonly<Config>, log: Logger, opts: { seed?: boolean } = {}): Promise<App> {
-  const engines = await buildEngines(config);
+/**
+ * Opens the database, brings the schema up to date and builds everything once. A route to a model
+ * its provider retired stops here; `allowRetired` builds it anyway, routes as configured (tests of
+ * an adapter whose provider has since retired its model).
+ */
+export async function buildApp(config: Readonly<Config>, log: Logger, opts: { seed?: boolean; allowRetired?: boolean } = {}): Promise<App> {
+  const engines = await buildEngines(config, { log, ...(opts.allowRetired ? { allowRetired: true } : {}) });
+  warnOfLifecycle(engines, log);
   const tracing = await startTracing(config.tracing);
   const database = await openDatabase(config, (line) => log.info(line), 10, (line) => log.warn(line));
   try {
@@ -124,6 +130,16 @@ export async function buildApp(config: Readonly<Config>, log: Logger, opts: { se
   } catch (e) {
     await database.close().catch(() => {});
     throw e;
+  }
+}
+
+/** A deprecated model a route uses, and a retired one a route covers among live ones (refused at create), are said at every start. */
+function warnOfLifecycle(engines: EngineRegistry, log: Logger): void {
+  for (const f of engines.lifecycle()) {
+    if (f.status === 'live' || f.stops) continue;
+    const fields = { route: f.route, provider: f.provider, model: f.name, id: f.entry.id, status: f.status, date: f.date };
+    if (f.status === 'deprecated') log.warn(fields, `${lifecycleWords(f)}: plan another route for ${f.name}`);
+    else log.warn(fields, `${lifecycleWords(f)}: ${f.name} is left out of the route ${f.route}, and refused at create unless another provider of the route makes it`);
   }
 }
 

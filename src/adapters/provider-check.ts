@@ -2,7 +2,11 @@
  * What `adforge providers check` asks each provider: only reads that cost nothing (model lists,
  * account reads, template and language lists, a status read of a job that does not exist).
  */
-export type CheckOutcome = 'ok' | 'key_refused' | 'model_gone' | 'retired' | 'unreachable' | 'failed';
+/** `deprecated`: it still runs, but its provider announced its end (the route is ready; plan a new one). */
+export type CheckOutcome = 'ok' | 'deprecated' | 'key_refused' | 'model_gone' | 'retired' | 'unreachable' | 'failed';
+
+/** The outcomes a ready route may have. */
+export const isReady = (outcome: CheckOutcome): boolean => outcome === 'ok' || outcome === 'deprecated';
 
 export interface CheckResult {
   /** What was checked, in the provider's own names: `key`, a model, an endpoint, a template. */

@@ -81,11 +81,11 @@ async function spend(config: Readonly<Config>, report: ProvidersReport, o: Optio
   }
 }
 
-/** The report as an operator reads it: one line per route and provider, then each finding that is not ok. */
+/** The report as an operator reads it: one line per route and provider, then each finding that is not ok (a deprecated model among them) and each retired model the route leaves out. */
 function printReport(report: ProvidersReport): void {
   const rows = [
-    ...report.routes.map((r) => ({ provider: r.provider, route: r.route, outcome: r.outcome, detail: r.detail, targets: r.targets })),
-    ...report.others.map((r) => ({ provider: r.provider, route: '-', outcome: r.outcome, detail: r.detail, targets: r.targets })),
+    ...report.routes.map((r) => ({ provider: r.provider, route: r.route, outcome: r.outcome, detail: r.detail, targets: r.targets, lifecycle: r.lifecycle })),
+    ...report.others.map((r) => ({ provider: r.provider, route: '-', outcome: r.outcome, detail: r.detail, targets: r.targets, lifecycle: [] })),
   ];
   if (rows.length === 0) {
     process.stdout.write('no provider is configured: every route goes to the built-in local engine\n');
@@ -93,10 +93,15 @@ function printReport(report: ProvidersReport): void {
   }
   const w = (k: 'provider' | 'route' | 'outcome') => Math.max(k.length, ...rows.map((r) => r[k].length));
   const line = (p: string, r: string, o: string, d: string) => `${p.padEnd(w('provider'))}  ${r.padEnd(w('route'))}  ${o.padEnd(w('outcome'))}  ${d}\n`;
+  const indent = ' '.repeat(w('provider') + w('route') + 4);
   process.stdout.write(line('provider', 'route', 'outcome', 'detail'));
   for (const r of rows) {
     process.stdout.write(line(r.provider, r.route, r.outcome, r.detail));
-    for (const t of r.targets) if (t.outcome !== 'ok') process.stdout.write(`${' '.repeat(w('provider') + w('route') + 4)}${t.target}: ${t.outcome}: ${t.detail}\n`);
+    for (const t of r.targets) if (t.outcome !== 'ok') process.stdout.write(`${indent}${t.target}: ${t.outcome}: ${t.detail}\n`);
+    // A retired model the route covers among live ones: not a failure of the route (it is refused at create), but said.
+    for (const l of r.lifecycle) {
+      if (l.status === 'retired' && !l.stops) process.stdout.write(`${indent}${l.name} (${l.id}): retired on ${l.date}, refused at create unless another provider of the route makes it; ${l.instead}\n`);
+    }
   }
   process.stdout.write(report.ok ? '\nevery route is ready\n' : '\nsome routes are not ready: see above\n');
 }

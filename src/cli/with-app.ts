@@ -27,8 +27,10 @@ export function withApp(opts: OutputOptions, fn: (app: App) => Promise<void>): P
     opts,
     async () => {
       const [{ buildApp }, { loadConfig }, { createLogger }] = await Promise.all([import('../app.ts'), import('../config.ts'), import('../log.ts')]);
-      // Diagnostics go to stderr so that --json output stays one clean object on stdout.
-      return buildApp(loadConfig(), createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr), { seed: false });
+      // Diagnostics go to stderr so that --json output stays one clean object on stdout. An admin
+      // command runs even when a route names a model its provider has since retired (only the
+      // service's start refuses it): it reads, or ends work the providers already hold.
+      return buildApp(loadConfig(), createLogger(process.env.LOG_LEVEL ?? 'warn', process.stderr), { seed: false, allowRetired: true });
     },
     fn,
   );

@@ -381,8 +381,19 @@ export interface UpstreamJobsTable {
   error: string | null;
   polls: ColumnType<number, number | undefined, number>;
   refetches: ColumnType<number, number | undefined, number>;
+  refused_reads: ColumnType<number, number | undefined, number>;
   created_at: ColumnType<Date, Date | string | undefined, never>;
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** An output made and stored while its generation makes the rest (migration 0026). */
+export interface KeptOutputsTable {
+  generation_id: string;
+  position: number;
+  key: string;
+  bytes: ColumnType<number, number, number>;
+  upstream_job_id: string | null;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
 export interface UpstreamPollBudgetsTable {
@@ -469,6 +480,7 @@ export interface Database {
   campaigns: CampaignsTable;
   campaign_rows: CampaignRowsTable;
   upstream_jobs: UpstreamJobsTable;
+  kept_outputs: KeptOutputsTable;
   upstream_poll_budgets: UpstreamPollBudgetsTable;
   upstream_early_hooks: UpstreamEarlyHooksTable;
   engine_breakers: EngineBreakersTable;

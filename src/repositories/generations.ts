@@ -30,18 +30,23 @@ export function listGenerations(db: Db, teamId: string, filter: GenerationFilter
   return fetchPage(base, (q) => q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), page);
 }
 
+/** The generation while it is processing, locked until the transaction ends (nothing else ends it meanwhile). */
+export function lockProcessingGeneration(db: Db, id: string): Promise<GenerationRow | undefined> {
+  return db.selectFrom('generations').selectAll().where('id', '=', id).where('status', '=', 'processing').forUpdate().executeTakeFirst();
+}
+
 /** Moves a processing generation to its end state; returns undefined if it had already ended. */
 export function finishGeneration(
   db: Db,
   id: string,
   end:
-    | { status: 'completed'; result_keys: string[]; result_meta: Record<string, unknown>; output_bytes?: number }
+    | { status: 'completed'; result_keys: string[]; result_meta: Record<string, unknown>; output_bytes?: number; credits?: number }
     | { status: 'failed'; error: string },
 ): Promise<GenerationRow | undefined> {
   const set =
     end.status === 'completed'
-      ? // Done: its progress is whole and no stage is left; a failure keeps how far it got.
-        { status: end.status, result_keys: end.result_keys, result_meta: JSON.stringify(end.result_meta), output_bytes: end.output_bytes ?? 0, completed_at: sql<Date>`now()`, progress: 1, stage: null }
+      ? // Done: its progress is whole and no stage is left; a failure keeps how far it got. `credits`: what it cost when it made less than asked.
+        { status: end.status, result_keys: end.result_keys, result_meta: JSON.stringify(end.result_meta), output_bytes: end.output_bytes ?? 0, completed_at: sql<Date>`now()`, progress: 1, stage: null, ...(end.credits !== undefined ? { credits: end.credits } : {}) }
       : { status: end.status, error: end.error, completed_at: sql<Date>`now()` };
   return db
     .updateTable('generations')

@@ -82,9 +82,25 @@ export async function countRefetch(db: Db, id: string, detail: string): Promise<
   await logEvent(db, id, 'result_refetch', detail);
 }
 
-export async function countPoll(db: Db, id: string, detail: string): Promise<void> {
-  await db.updateTable('upstream_jobs').set((eb) => ({ polls: eb('polls', '+', 1), updated_at: sql`now()` })).where('id', '=', id).execute();
+export async function countPoll(db: Db, id: string, detail: string, o: { answered?: boolean } = {}): Promise<void> {
+  await db
+    .updateTable('upstream_jobs')
+    .set((eb) => ({ polls: eb('polls', '+', 1), ...(o.answered ? { refused_reads: 0 } : {}), updated_at: sql`now()` }))
+    .where('id', '=', id)
+    .execute();
   await logEvent(db, id, 'polled', detail);
+}
+
+/** A read the provider refused: counted, and the run of them so far answered. */
+export async function countRefusedRead(db: Db, id: string, detail: string): Promise<number> {
+  const row = await db
+    .updateTable('upstream_jobs')
+    .set((eb) => ({ polls: eb('polls', '+', 1), refused_reads: eb('refused_reads', '+', 1), updated_at: sql`now()` }))
+    .where('id', '=', id)
+    .returning('refused_reads')
+    .executeTakeFirst();
+  await logEvent(db, id, 'polled', detail);
+  return row?.refused_reads ?? 0;
 }
 
 /**

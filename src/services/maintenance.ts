@@ -9,14 +9,17 @@ import { purgeExpiredIdempotencyKeys } from './idempotency.ts';
 import { createAuditService } from './audit.ts';
 
 /** The housekeeping the worker's crontab runs. */
-export function createMaintenanceService({ db, config }: Pick<Deps, 'db' | 'config'>, lifecycle: Pick<GenerationLifecycle, 'fail'>) {
+export function createMaintenanceService({ db, config }: Pick<Deps, 'db' | 'config'>, lifecycle: Pick<GenerationLifecycle, 'endUnfinished'>) {
   const audit = createAuditService({ db, config });
   return {
-    /** Fails (and refunds) every generation past its deadline; the ids this call ended. */
+    /**
+     * Ends every generation past its deadline: failed and refunded, or, when it kept some of its
+     * images, completed with those and the rest refunded (lifecycle.endUnfinished); the ids this call ended.
+     */
     async sweepOverdueGenerations(): Promise<string[]> {
       const ended: string[] = [];
       for (const id of await overdueGenerationIds(db)) {
-        if (await lifecycle.fail(id, 'timed out: the generation did not finish in time')) ended.push(id);
+        if (await lifecycle.endUnfinished(id, 'timed out: the generation did not finish in time')) ended.push(id);
       }
       return ended;
     },

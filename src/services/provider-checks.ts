@@ -1,5 +1,6 @@
-import type { CheckOutcome, CheckResult, ProviderProbe } from '../adapters/provider-check.ts';
-import type { EngineRegistry } from '../adapters/engines/registry.ts';
+import { isReady, type CheckOutcome, type CheckResult, type ProviderProbe } from '../adapters/provider-check.ts';
+import type { EngineRegistry, RouteLifecycle } from '../adapters/engines/registry.ts';
+import { lifecycleWords, type LifecycleStatus } from '../adapters/engines/lifecycle.ts';
 import { isUpstreamEngine, type Engine } from '../adapters/engines/engine-contract.ts';
 
 export interface RouteCheck {
@@ -11,6 +12,24 @@ export interface RouteCheck {
   detail: string;
   /** What was checked for this route: the provider's models, endpoints, templates. */
   targets: CheckResult[];
+  /** Each of our names the route sends to this provider, with its lifecycle from the provider's table in adforge. */
+  lifecycle: LifecycleReport[];
+}
+
+export interface LifecycleReport {
+  /** Our model (or an operation that takes none). */
+  name: string;
+  /** The provider's model or endpoint it uses. */
+  id: string;
+  status: LifecycleStatus;
+  date: string;
+  shutdown?: string;
+  source: string;
+  successor?: string;
+  /** True when it stops the start; a retired model the route covers among live ones is refused at create instead. */
+  stops: boolean;
+  /** For a retired one: the live way to make it instead, or that there is none. */
+  instead?: string;
 }
 
 export interface ProvidersReport {
@@ -21,7 +40,7 @@ export interface ProvidersReport {
 }
 
 // Which finding a route reports when it has several: the one an operator must act on first.
-const SEVERITY: Record<CheckOutcome, number> = { ok: 0, failed: 1, unreachable: 2, model_gone: 3, key_refused: 4, retired: 5 };
+const SEVERITY: Record<CheckOutcome, number> = { ok: 0, deprecated: 1, failed: 2, unreachable: 3, model_gone: 4, key_refused: 5, retired: 6 };
 const worst = (results: readonly CheckResult[]): CheckResult | undefined =>
   results.reduce<CheckResult | undefined>((w, r) => (!w || SEVERITY[r.outcome] > SEVERITY[w.outcome] ? r : w), undefined);
 
@@ -39,7 +58,8 @@ async function safeCheck(probe: Pick<ProviderProbe, 'check'>, targets: readonly 
  * What `adforge providers check` reports: for every route of ENGINE_ROUTES and each provider it
  * names, whether the key is accepted and each model or endpoint the route may use still exists,
  * asked of the provider with reads that cost nothing (each provider once, for all its routes).
- * A route to a model its provider retired is reported as such without asking.
+ * Each routed model's lifecycle comes from its provider's table: a retired one that stops the
+ * start makes the route `retired`, a deprecated one `deprecated` (still ready), without asking.
  */
 export async function checkProviders(o: { engines: EngineRegistry; probes?: readonly ProviderProbe[]; timeoutMs?: number }): Promise<ProvidersReport> {
   const signal = AbortSignal.timeout(o.timeoutMs ?? 30_000);
@@ -64,21 +84,24 @@ export async function checkProviders(o: { engines: EngineRegistry; probes?: read
       ]),
     ),
   );
-  const retired = o.engines.retiredRoutes();
+  const lifecycle = o.engines.lifecycle();
   const routes = pairs.map(({ route, engine }): RouteCheck => {
     const all = answers.get(engine) ?? [];
     const key = all.find((r) => r.target === 'key');
     const mine = new Set(engine.targets?.(route) ?? []);
     const targets = all.filter((r) => r.target !== 'key' && mine.has(r.target));
-    const gone = retired.filter((r) => r.key === route && r.provider === engine.name);
+    const met = lifecycle.filter((f) => f.route === route && f.provider === engine.name);
+    // What the table says of a target replaces what the provider's read said, unless the read found worse (one finding per target).
+    const fromTable = met.flatMap(lifecycleFinding);
+    const worse = (a: CheckResult, b: CheckResult) => SEVERITY[a.outcome] > SEVERITY[b.outcome];
     const findings: CheckResult[] = [
       ...(key ? [key] : []),
-      ...targets,
-      ...gone.map((r): CheckResult => ({ target: r.model, outcome: 'retired', detail: `${engine.name} retired ${r.model} on ${r.since}; route it to ${r.instead} instead (${r.model}=${r.instead})` })),
+      ...targets.filter((t) => !fromTable.some((f) => f.target === t.target && !worse(t, f))),
+      ...fromTable.filter((f) => !targets.some((t) => t.target === f.target && worse(t, f))),
     ];
     const w = worst(findings);
     const outcome = w?.outcome ?? 'ok';
-    return { route, provider: engine.name, outcome, detail: outcome === 'ok' ? (key?.detail ?? 'ok') : w!.detail, targets: findings.filter((f) => f.target !== 'key') };
+    return { route, provider: engine.name, outcome, detail: outcome === 'ok' ? (key?.detail ?? 'ok') : w!.detail, targets: findings.filter((f) => f.target !== 'key'), lifecycle: met.map(report) };
   });
   const others = await Promise.all(
     (o.probes ?? []).map(async (probe) => {
@@ -87,5 +110,27 @@ export async function checkProviders(o: { engines: EngineRegistry; probes?: read
       return { provider: probe.name, outcome: w?.outcome ?? 'ok', detail: w?.detail ?? 'ok', targets: results.filter((r) => r.target !== 'key') };
     }),
   );
-  return { ok: [...routes, ...others].every((r) => r.outcome === 'ok'), routes, others };
+  return { ok: [...routes, ...others].every((r) => isReady(r.outcome)), routes, others };
+}
+
+/** A lifecycle finding as a check's finding: a retired one that stops the start, or a deprecated one. */
+function lifecycleFinding(f: RouteLifecycle): CheckResult[] {
+  if (f.stops) return [{ target: f.entry.id, outcome: 'retired', detail: `${lifecycleWords(f)}; ${f.instead}` }];
+  if (f.status === 'deprecated') return [{ target: f.entry.id, outcome: 'deprecated', detail: lifecycleWords(f) }];
+  return [];
+}
+
+function report(f: RouteLifecycle): LifecycleReport {
+  const { entry } = f;
+  return {
+    name: f.name,
+    id: entry.id,
+    status: f.status,
+    date: f.date,
+    ...(entry.shutdown ? { shutdown: entry.shutdown } : {}),
+    source: entry.source,
+    ...(entry.successor ? { successor: entry.successor } : {}),
+    stops: f.stops,
+    ...(f.instead ? { instead: f.instead } : {}),
+  };
 }

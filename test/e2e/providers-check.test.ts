@@ -63,7 +63,10 @@ describe('adforge providers check', () => {
       ['talking-avatar', 'heygen', 'ok'],
       ['localize', 'heygen', 'ok'],
     ]);
-    expect(report.routes[0].targets).toEqual([expect.objectContaining({ target: 'gpt-image-1.5', outcome: 'ok' })]);
+    expect(report.routes[0].targets).toEqual([expect.objectContaining({ target: 'gpt-image-2', outcome: 'ok' })]);
+    // Each routed model's lifecycle, from the provider's table.
+    expect(report.routes[0].lifecycle).toEqual([expect.objectContaining({ name: 'gpt-2', id: 'gpt-image-2', status: 'live', stops: false })]);
+    expect(report.routes[2].lifecycle).toEqual([expect.objectContaining({ name: 'heygen-avatar4', id: 'CreateVideoFromImage', status: 'live' })]);
     expect(report.routes[3].targets.length).toBeGreaterThan(1);
   });
 
@@ -79,13 +82,47 @@ describe('adforge providers check', () => {
     expect(stdoutJson(refused).routes[0]).toMatchObject({ route: 'localize', provider: 'heygen', outcome: 'key_refused' });
   });
 
-  it('a route to a model its provider retired is reported with the date and the route instead, and stops a start', async () => {
+  it('a route to a model its provider retired is reported with the date and no route that is itself retired, and stops a start', async () => {
     const r = await check({ ENGINE_ROUTES: 'sora-2=openai,*=local' });
     expect(r.code).toBe(1);
-    expect(stdoutJson(r).routes[0]).toMatchObject({ route: 'sora-2', provider: 'openai', outcome: 'retired', detail: 'openai retired sora-2 on 2026-09-24; route it to fal instead (sora-2=fal)' });
+    const [route] = stdoutJson(r).routes;
+    expect(route).toMatchObject({ route: 'sora-2', provider: 'openai', outcome: 'retired' });
+    expect(route.detail).toMatch(/^openai retired sora-2 on 2026-09-24 \(.*\); no provider adforge knows still makes sora-2: take it out of ENGINE_ROUTES$/);
+    expect(route.lifecycle).toEqual([expect.objectContaining({ name: 'sora-2', id: 'sora-2', status: 'retired', date: '2026-09-24', stops: true })]);
     const start = await runCli(['serve'], env({ ENGINE_ROUTES: 'sora-2=openai,*=local' }), { timeoutMs: 60_000 });
     expect(start.code).toBe(1);
-    expect(start.stderr).toMatch(/ENGINE_ROUTES sends sora-2 to openai, which retired it on 2026-09-24; route it to fal instead \(sora-2=fal\)/);
+    expect(start.stderr).toMatch(/ENGINE_ROUTES sends sora-2 to openai, which retired sora-2 on 2026-09-24 .*no provider adforge knows still makes sora-2/);
+    expect(start.stderr).not.toMatch(/sora-2=fal/);
+  });
+
+  it("each routed model's lifecycle: Veo on Gemini retired (fal named instead), a deprecated image model ready with its date, Sora left out of ai-video=fal", async () => {
+    const gemini = await startGeminiFake({ key: 'gm-check', video: await testVideo({ width: 64, height: 64, seconds: 1 }), png: await pngBytes(8, 8, '#123456') });
+    const fal = await startFalFake({ key: 'fal-check', video: await testVideo({ width: 64, height: 64, seconds: 1 }) });
+    try {
+      const r = await check({ GEMINI_API_KEY: 'gm-check', GEMINI_API_URL: gemini.url, FAL_KEY: 'fal-check', FAL_QUEUE_URL: fal.url, FAL_API_URL: `${fal.url}/v1`, ENGINE_ROUTES: 'veo-3.1=gemini,fast=gemini,ai-video=fal,*=local' });
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      const report = stdoutJson(r);
+      const at = (route: string) => report.routes.find((x: any) => x.route === route);
+      expect(at('veo-3.1')).toMatchObject({ provider: 'gemini', outcome: 'retired' });
+      expect(at('veo-3.1').detail).toMatch(/^gemini retired veo-3\.1-generate-preview on 2026-10-22 \(.*\); route it to fal instead \(veo-3\.1=fal\)$/);
+      expect(at('fast')).toMatchObject({ provider: 'gemini', outcome: 'deprecated' });
+      expect(at('fast').detail).toMatch(/^gemini deprecated gemini-3\.1-flash-image on 2026-10-06, with no shutdown date yet; its successor is gemini-nano-banana-2\.1/);
+      expect(at('fast').lifecycle).toEqual([expect.objectContaining({ name: 'fast', id: 'gemini-3.1-flash-image', status: 'deprecated', date: '2026-10-06', successor: 'gemini-nano-banana-2.1', stops: false })]);
+      const sora = at('ai-video').lifecycle.filter((l: any) => l.status === 'retired');
+      expect(sora.map((l: any) => [l.name, l.date, l.stops])).toEqual([
+        ['sora-2', '2026-08-02', false],
+        ['sora-2-pro', '2026-08-02', false],
+      ]);
+      expect(at('ai-video').lifecycle.filter((l: any) => l.status === 'live').map((l: any) => l.name)).toContain('veo-3.1');
+      // Read by an operator: the retired route, the deprecated model, and the models a route leaves out.
+      const text = await runCli(['providers', 'check'], env({ GEMINI_API_KEY: 'gm-check', GEMINI_API_URL: gemini.url, FAL_KEY: 'fal-check', FAL_QUEUE_URL: fal.url, FAL_API_URL: `${fal.url}/v1`, ENGINE_ROUTES: 'veo-3.1=gemini,fast=gemini,ai-video=fal,*=local' }), { timeoutMs: 120_000 });
+      expect(text.stdout).toMatch(/gemini +veo-3\.1 +retired +gemini retired veo-3\.1-generate-preview on 2026-10-22/);
+      expect(text.stdout).toMatch(/gemini-3\.1-flash-image: deprecated: gemini deprecated gemini-3\.1-flash-image on 2026-10-06/);
+      expect(text.stdout).toMatch(/sora-2 \(fal-ai\/sora-2\/text-to-video\): retired on 2026-08-02, refused at create unless another provider of the route makes it; no provider adforge knows still makes sora-2/);
+    } finally {
+      await gemini.close();
+      await fal.close();
+    }
   });
 
   it('--spend: the cheapest generation per ready route, made through the pipeline and its result checked', async () => {
@@ -95,7 +132,7 @@ describe('adforge providers check', () => {
     const { spend } = stdoutJson(r);
     expect(spend.plans).toEqual([expect.objectContaining({ route: 'gpt-2', providers: ['openai'], operation: 'text-to-image', credits: expect.any(Number) })]);
     expect(spend.outcomes).toEqual([expect.objectContaining({ route: 'gpt-2', provider: 'openai', status: 'completed', detail: expect.stringMatching(/^image\/png, \d+ KB$/) })]);
-    expect(openai.imageCreates.slice(before)).toEqual([expect.objectContaining({ model: 'gpt-image-1.5', n: 1, quality: 'low' })]);
+    expect(openai.imageCreates.slice(before)).toEqual([expect.objectContaining({ model: 'gpt-image-2', n: 1, quality: 'low' })]);
   });
 
   it('--spend: a video route is made and its result measured; a route that needs a public input is skipped, saying which', async () => {
@@ -141,7 +178,7 @@ describe('adforge providers check', () => {
     }
   });
 
-  it('every provider a route can name is checked by its own free reads: a route per provider, all ready', async () => {
+  it('every provider a route can name is checked by its own free reads: a route per provider, all ready (a deprecated model among them)', async () => {
     const video = await testVideo({ width: 64, height: 64, seconds: 1 });
     const png = await pngBytes(16, 16, '#118833');
     const fal = await startFalFake({ key: 'fal-check', video });
@@ -159,15 +196,15 @@ describe('adforge providers check', () => {
         SYNC_API_URL: sync.url,
         SUBMAGIC_API_KEY: 'sm-check',
         SUBMAGIC_API_URL: submagic.url,
-        ENGINE_ROUTES: 'kling-2.6=fal,veo-3.1=gemini|fal,fast=gemini,lipsync-2.0=sync,heygen-avatar4=heygen,video-edit=submagic,gpt-2=openai,*=local',
+        ENGINE_ROUTES: 'kling-2.6=fal,veo-3.1=fal,fast=gemini,pro=gemini,lipsync-2.0=sync,heygen-avatar4=heygen,video-edit=submagic,gpt-2=openai,*=local',
       });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const report = stdoutJson(r);
       expect(report.routes.map((x: any) => `${x.route} ${x.provider} ${x.outcome}`)).toEqual([
         'kling-2.6 fal ok',
-        'veo-3.1 gemini ok',
         'veo-3.1 fal ok',
-        'fast gemini ok',
+        'fast gemini deprecated',
+        'pro gemini ok',
         'lipsync-2.0 sync ok',
         'heygen-avatar4 heygen ok',
         'video-edit submagic ok',
@@ -176,7 +213,8 @@ describe('adforge providers check', () => {
       // Each route's targets are the provider's own names for what the route sends there.
       const targets = (route: string, provider: string) => report.routes.find((x: any) => x.route === route && x.provider === provider).targets.map((t: any) => t.target);
       expect(targets('kling-2.6', 'fal')).toEqual(['fal-ai/kling-video/v2.6/pro/text-to-video', 'fal-ai/kling-video/v2.6/pro/image-to-video']);
-      expect(targets('veo-3.1', 'gemini')).toEqual(['veo-3.1-generate-preview']);
+      expect(targets('pro', 'gemini')).toEqual(['gemini-3-pro-image']);
+      expect(targets('fast', 'gemini')).toEqual(['gemini-3.1-flash-image']);
       expect(targets('lipsync-2.0', 'sync')).toEqual(['lipsync-2']);
       expect(targets('video-edit', 'submagic')).toContain('Hormozi 2');
     } finally {

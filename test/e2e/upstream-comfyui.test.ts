@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphqlClient } from '../support/graphql-client.ts';
 import { pngBytes, sendBytes, startImageHost } from '../support/image-host.ts';
-import { testVideo } from '../support/media-probe.ts';
+import { imageInfo, testVideo } from '../support/media-probe.ts';
 import { startComfyFake, type ComfyFake } from '../support/comfyui-fake.ts';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
 import { waitUntil } from '../support/cli-run.ts';
@@ -58,7 +58,9 @@ describe('generations on ComfyUI', () => {
     const id = created.body.data.createImageEdit.data.generation_id as string;
     expect((await waitForGeneration(svc, t.key, id)).status).toBe('completed');
     const graph = comfy.jobs.get((await jobOf(id)).provider_job_id!)!.graph;
-    expect(comfy.uploads.get(String(graph['10']!.inputs!.image))?.equals(ref)).toBe(true);
+    // Re-encoded as PNG before it reaches the GPU server: the same picture, not the bytes the URL served.
+    const sent = comfy.received.find((u) => u.type === 'input' && u.path === graph['10']!.inputs!.image)!;
+    expect(await imageInfo(sent.bytes)).toMatchObject({ format: 'png', width: 40, height: 40 });
   });
 
   it("product shots: the product's image restaged by the style's prompt", async () => {
@@ -71,7 +73,7 @@ describe('generations on ComfyUI', () => {
     expect((await svc.fetchUrl(g.result_urls[0])).bytes.equals(png)).toBe(true);
     const graph = comfy.jobs.get((await jobOf(res.body.generation_id)).provider_job_id!)!.graph;
     expect(graph['11']!.inputs).toMatchObject({ width: 816, height: 1024 });
-    expect(comfy.uploads.get(String(graph['10']!.inputs!.image))?.length).toBeGreaterThan(0);
+    expect(comfy.received.find((u) => u.type === 'input' && u.path === graph['10']!.inputs!.image)?.bytes.length).toBeGreaterThan(0);
   });
 
   it('ai-video: the MP4 is stored as ours', async () => {
@@ -108,6 +110,30 @@ describe('generations on ComfyUI', () => {
     } finally {
       comfy.release();
     }
+  });
+
+  it('once a generation ends, ComfyUI keeps neither its prompt nor its pictures: the history entry is deleted, the input and output files emptied', async () => {
+    const res = await post('/images/edit', { model: 'fast', prompt: 'make it green', aspect_ratio: '1:1', reference_image_urls: [host.url('/ref.png')] });
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    const id = res.body.generation_id as string;
+    expect((await waitForGeneration(svc, t.key, id)).status).toBe('completed');
+    const { provider_job_id: promptId } = await jobOf(id);
+    const graph = comfy.jobs.get(promptId!)!.graph;
+    await waitUntil(async () => !comfy.history.has(promptId!), 20_000, 'the history entry deleted');
+    expect(comfy.uploads.get(String(graph['10']!.inputs!.image))?.length).toBe(0);
+    const outputs = [...comfy.files.entries()].filter(([name]) => name.startsWith('adforge/image-edit_'));
+    expect(outputs.length).toBeGreaterThan(0);
+    expect(outputs.every(([, bytes]) => bytes.length === 0)).toBe(true);
+    // The generation's own copy is untouched.
+    const g = await waitForGeneration(svc, t.key, id);
+    expect((await svc.fetchUrl(g.result_urls[0])).bytes.equals(png)).toBe(true);
+  });
+
+  it('a failed generation keeps the node and its first line, never the server\'s paths or its traceback', async () => {
+    comfy.failNext("[Errno 2] No such file or directory: '/opt/ComfyUI/models/checkpoints/sd_xl_base_1.0.safetensors'\n\nTIPS: check the file", 'CheckpointLoaderSimple', 'FileNotFoundError');
+    const res = await post('/images/text-to-image', { model: 'fast', prompt: 'no model', aspect_ratio: '1:1' });
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect([g.status, g.error]).toEqual(['failed', "ComfyUI node 4 (CheckpointLoaderSimple) failed: [Errno 2] No such file or directory: 'sd_xl_base_1.0.safetensors'"]);
   });
 
   it('nothing adforge sent broke the stored contract', () => {

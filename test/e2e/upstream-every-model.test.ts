@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMAGE_MODELS, VIDEO_MODELS } from '../../src/domain/generation-types.ts';
 import { startFalFake, type FalFake } from '../support/fal-fake.ts';
+import { FAL_LIFECYCLE } from '../../src/adapters/engines/fal/fal-lifecycle.ts';
 import { startGeminiFake } from '../support/gemini-fake.ts';
 import { graphqlClient } from '../support/graphql-client.ts';
 import { pngBytes } from '../support/image-host.ts';
@@ -9,9 +10,10 @@ import { startOpenAiFake } from '../support/openai-fake.ts';
 import { startTestService, waitForGeneration, type TestService } from '../support/app.ts';
 
 /*
- * The done line of the upstream engines: with every provider's fake, every ai-video model (on fal,
- * which serves them all) and every image model (GPT on OpenAI, fast and pro on Gemini) completes
- * through REST and through GraphQL, the provider's bytes served from our storage.
+ * The done line of the upstream engines: with every provider's fake, every ai-video model fal still
+ * serves and every image model (GPT on OpenAI, fast and pro on Gemini) completes through REST and
+ * through GraphQL, the provider's bytes served from our storage. Sora, retired at fal (its lifecycle
+ * table), is refused at create by both.
  */
 let fal: FalFake;
 let openai: Awaited<ReturnType<typeof startOpenAiFake>>;
@@ -78,8 +80,21 @@ async function expectServed(id: string, bytes: Buffer) {
   expect((await svc.fetchUrl(g.result_url)).bytes.equals(bytes)).toBe(true);
 }
 
+const RETIRED_AT_FAL = new Set(FAL_LIFECYCLE.entries.filter((e) => e.status === 'retired').flatMap((e) => e.serves));
+
 describe('every ai-video model on fal', () => {
-  it.each(VIDEO_MODELS)('%s completes through REST and GraphQL', async (model) => {
+  it('Sora 2 and Sora 2 Pro are retired at fal: a 400 at create through REST and GraphQL, nothing sent', async () => {
+    expect([...RETIRED_AT_FAL].sort()).toEqual(['sora-2', 'sora-2-pro']);
+    for (const model of RETIRED_AT_FAL) {
+      const rest = await svc.api('POST', '/api/v1/videos/ai-video', { key: t.key, body: videoBody(model, `${model} over rest`) });
+      expect(rest.status).toBe(400);
+      expect(rest.body.error.message).toBe(`model: ${model} is no longer made by fal, which retired it on 2026-08-02`);
+      await expect(viaGraphql('createAiVideo', videoBody(model, `${model} over graphql`))).rejects.toThrow(/no longer made by fal/);
+      expect(fal.submits.filter((s) => String(s.input.prompt).startsWith(model))).toEqual([]);
+    }
+  });
+
+  it.each(VIDEO_MODELS.filter((m) => !RETIRED_AT_FAL.has(m)))('%s completes through REST and GraphQL', async (model) => {
     const rest = await svc.api('POST', '/api/v1/videos/ai-video', { key: t.key, body: videoBody(model, `${model} over rest`) });
     expect(rest.status, JSON.stringify(rest.body)).toBe(202);
     const gql = await viaGraphql('createAiVideo', videoBody(model, `${model} over graphql`));

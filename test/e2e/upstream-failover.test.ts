@@ -31,7 +31,10 @@ beforeAll(async () => {
     ENGINE_BREAKER_COOLDOWN_SECONDS: '25',
     UPSTREAM_POLL_MS: '40',
   };
-  svc = await startTestService(env, { worker: true });
+  // Veo is what two providers of ours both make, and Gemini retired it on 2026-10-22: the start
+  // would refuse this route, so the fail-over mechanism is held here with it allowed (and
+  // `adforge engines`, an admin command, reads it anyway).
+  svc = await startTestService(env, { worker: true, allowRetired: true });
   t = await svc.team({ credits: 100_000 });
 });
 afterAll(async () => {

@@ -16,7 +16,7 @@ beforeAll(async () => {
   video = await testVideo({ width: 320, height: 180, seconds: 1 });
   fal = await startFalFake({ key: FAL_KEY, video, pollsUntilDone: 2 });
   svc = await startTestService(
-    { FAL_KEY, FAL_QUEUE_URL: fal.url, ENGINE_ROUTES: 'veo-3.1=fal,veo-3.1-fast=fal,sora-2=fal,sora-2-pro=fal,kling-2.6=fal,*=local', UPSTREAM_POLL_MS: '40' },
+    { FAL_KEY, FAL_QUEUE_URL: fal.url, ENGINE_ROUTES: 'veo-3.1=fal,veo-3.1-fast=fal,ai-video=fal,*=local', UPSTREAM_POLL_MS: '40' },
     { worker: true },
   );
   t = await svc.team({ credits: 100_000 });
@@ -94,16 +94,20 @@ describe('ai-video on fal (Veo 3.1)', () => {
     });
   });
 
-  it('Sora 2 on fal: the pro endpoint at 1080p for hd, image-to-video for a reference image, durations as numbers', async () => {
-    const pro = await create({ model: 'sora-2-pro', prompt: 'sora pro tall', aspect_ratio: '9:16', duration: 20, hd: true });
-    const ref = await create({ model: 'sora-2', prompt: 'sora with a picture', aspect_ratio: '16:9', duration: 4, reference_image_url: 'https://example.com/r.png' });
-    expect((await waitForGeneration(svc, t.key, pro.body.generation_id)).status).toBe('completed');
-    expect((await waitForGeneration(svc, t.key, ref.body.generation_id)).status).toBe('completed');
-    expect(submitsFor('sora pro tall')[0]).toMatchObject({ endpoint: 'fal-ai/sora-2/text-to-video/pro', input: { prompt: 'sora pro tall', aspect_ratio: '9:16', duration: 20, resolution: '1080p' } });
-    expect(submitsFor('sora with a picture')[0]).toMatchObject({ endpoint: 'fal-ai/sora-2/image-to-video', input: { image_url: 'https://example.com/r.png', duration: 4, resolution: '720p' } });
-    const hd = await create({ model: 'sora-2', prompt: 'sora hd', aspect_ratio: '16:9', duration: 4, hd: true });
-    expect(hd.status).toBe(400);
-    expect(hd.body.error.message).toBe('hd: sora-2 on fal makes 720p only; ask sora-2-pro for hd');
+  it('Sora 2 on fal is retired (its client dropped the endpoints on 2026-08-02): ai-video=fal refuses it at create, with the date, sending and charging nothing', async () => {
+    const before = await used();
+    const sent = fal.submits.length;
+    for (const model of ['sora-2', 'sora-2-pro']) {
+      const res = await create({ model, prompt: `sora ${model}`, aspect_ratio: '9:16', duration: 4 });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toBe(`model: ${model} is no longer made by fal, which retired it on 2026-08-02`);
+    }
+    expect(fal.submits.length).toBe(sent);
+    expect(await used()).toBe(before);
+    // The start said so, once per model the route leaves out.
+    const said = svc.logLines.filter((l) => l.includes('fal retired fal-ai/sora-2/'));
+    expect(said.map((l) => JSON.parse(l).model)).toEqual(['sora-2', 'sora-2-pro']);
+    expect(said[0]).toMatch(/sora-2 is left out of the route ai-video, and refused at create unless another provider of the route makes it/);
   });
 
   it('Kling 2.6 on fal: duration as fal\'s string enum, sound as asked, image-to-video for a reference image; a 4:3 ratio is a 400', async () => {

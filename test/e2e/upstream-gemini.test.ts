@@ -13,9 +13,11 @@ let t: Awaited<ReturnType<TestService['team']>>;
 beforeAll(async () => {
   png = await pngBytes(24, 24, '#33aa66');
   gemini = await startGeminiFake({ key: GEMINI_KEY, video: await testVideo({ width: 320, height: 180, seconds: 1, audio: true }), png, pollsUntilDone: 2 });
+  // Google shut its Veo 3.1 preview models down on 2026-10-22, so the start refuses these Veo routes
+  // (test/unit/model-lifecycle-start.test.ts); the adapter's Veo path is held to the fake here with them allowed.
   svc = await startTestService(
     { GEMINI_API_KEY: GEMINI_KEY, GEMINI_API_URL: gemini.url, ENGINE_ROUTES: 'veo-3.1=gemini,veo-3.1-fast=gemini,fast=gemini,pro=gemini,*=local', UPSTREAM_POLL_MS: '40' },
-    { worker: true },
+    { worker: true, allowRetired: true },
   );
   t = await svc.team({ credits: 100_000 });
 });

@@ -72,7 +72,7 @@ describe('OpenAI /images/edits', () => {
   it('an edit sends every image as an image[] file in order, with the brand and product woven into the prompt', async () => {
     await completed('/images/edit', { model: 'gpt-2', prompt: 'put it on the shelf', aspect_ratio: '1:1', quantity: 2, effort: 'high', reference_image_urls: [host.url('/ref.png')], brand_id: brandId, product_ids: [productId] });
     const edit = edits().find((e) => e.fields.prompt?.startsWith('put it on the shelf'))!;
-    expect(edit.fields).toMatchObject({ model: 'gpt-image-1.5', n: '2', size: '1024x1024', quality: 'high' });
+    expect(edit.fields).toMatchObject({ model: 'gpt-image-2', n: '2', size: '1024x1024', quality: 'high' });
     expect(edit.fields.prompt).toBe(
       'put it on the shelf\nBrand: Acme (Kitchenware). Brand colours: #112233.\nProduct: Vase (home, Blue glazed).\nAttached images, in order: a reference image; the brand logo; the brand reference image; the product image of Vase.',
     );

@@ -16,9 +16,9 @@ beforeAll(async () => {
   png = await pngBytes(32, 32, '#cc3366');
   openai = await startOpenAiFake({ key: OPENAI_KEY, video, png, pollsUntilDone: 2 });
   svc = await startTestService(
-    // Sora is not routed here: OpenAI retired its Videos API on 2026-09-24 and the start refuses such a route
+    // Sora is not routed here: OpenAI shut its Videos API down on 2026-09-24 and the start refuses such a route
     // (its code path is tested against the fake in test/integration/openai-engine.test.ts).
-    { OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: openai.url, OPENAI_IMAGE_MODELS: 'gpt-2=gpt-image-1', ENGINE_ROUTES: 'gpt-2=openai,gpt-2.5=openai,*=local', UPSTREAM_POLL_MS: '40' },
+    { OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: openai.url, OPENAI_IMAGE_MODELS: 'gpt-2=gpt-image-2-2026-04-21', ENGINE_ROUTES: 'gpt-2=openai,gpt-2.5=openai,*=local', UPSTREAM_POLL_MS: '40' },
     { worker: true },
   );
   t = await svc.team({ credits: 100_000 });
@@ -45,7 +45,7 @@ describe('GPT images on the OpenAI Images API', () => {
   it("gpt-2 at the default effort asks for medium quality, square, of the operator's OPENAI_IMAGE_MODELS choice", async () => {
     const res = await post('/images/text-to-image', { model: 'gpt-2', prompt: 'one square', aspect_ratio: '1:1' });
     expect((await waitForGeneration(svc, t.key, res.body.generation_id)).status).toBe('completed');
-    expect(openai.imageCreates.find((c) => c.prompt === 'one square')).toEqual({ model: 'gpt-image-1', prompt: 'one square', n: 1, size: '1024x1024', quality: 'medium' });
+    expect(openai.imageCreates.find((c) => c.prompt === 'one square')).toEqual({ model: 'gpt-image-2-2026-04-21', prompt: 'one square', n: 1, size: '1024x1024', quality: 'medium' });
   });
 
   it('gpt-2.5 at 2k asks gpt-image-2 for the ratio at 2048 on its long side; 4k is a 400 at create', async () => {
@@ -58,11 +58,12 @@ describe('GPT images on the OpenAI Images API', () => {
     expect(huge.body.error.message).toBe('resolution: gpt-2.5 on OpenAI makes 1k or 2k images, not 4k');
   });
 
-  it('a 2k image on a model that makes the standard sizes only is a 400 at create; a refusal fails and refunds', async () => {
+  // A model of the standard sizes only (1k) is no longer served by OpenAI; that 400 is held in test/unit/openai-limits.test.ts.
+  it('a 4k image is a 400 at create; a refusal fails and refunds', async () => {
     const before = await used();
-    const big = await post('/images/text-to-image', { model: 'gpt-2', prompt: 'big', aspect_ratio: '1:1', resolution: '2k' });
+    const big = await post('/images/text-to-image', { model: 'gpt-2', prompt: 'big', aspect_ratio: '1:1', resolution: '4k' });
     expect(big.status).toBe(400);
-    expect(big.body.error.message).toBe('resolution: gpt-2 on OpenAI makes 1k images only, not 2k');
+    expect(big.body.error.message).toBe('resolution: gpt-2 on OpenAI makes 1k or 2k images, not 4k');
     const res = await post('/images/text-to-image', { model: 'gpt-2', prompt: 'a forbidden thing', aspect_ratio: '1:1' });
     const g = await waitForGeneration(svc, t.key, res.body.generation_id);
     expect(g.status).toBe('failed');

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -42,6 +45,22 @@ const engine = (urls: string[]) => {
   return e;
 };
 const file = (bytes: Buffer, mime: string) => memoryFile(bytes, mime, 'https://example.com/x');
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'adforge-comfy-engine-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+/** A copy of the shipped workflows folder with the text-to-image graph changed by `edit` (an operator's own export). */
+function workflowsWith(edit: (g: Record<string, { class_type: string; inputs: Record<string, unknown> }>) => void): string {
+  const dir = fs.mkdtempSync(path.join(tmp, 'wf-'));
+  for (const f of fs.readdirSync(SHIPPED_WORKFLOWS)) fs.copyFileSync(path.join(SHIPPED_WORKFLOWS, f), path.join(dir, f));
+  const g = JSON.parse(fs.readFileSync(path.join(dir, 'text-to-image.json'), 'utf8'));
+  edit(g);
+  fs.writeFileSync(path.join(dir, 'text-to-image.json'), JSON.stringify(g));
+  return dir;
+}
+/** The log lines an engine wrote. */
+function memoryLog() {
+  const lines: Array<{ obj: object; msg: string }> = [];
+  return { lines, warn: (obj: object, msg: string) => void lines.push({ obj, msg }) };
+}
 const request = (operation: UpstreamRequest['operation'], params: Record<string, unknown>, extra: Partial<UpstreamRequest['inputs']> = {}): UpstreamRequest => ({
   generationId: randomUUID(),
   operation,
@@ -134,7 +153,8 @@ describe('comfyui engine against a fake ComfyUI', () => {
     expect(e.refuse('product-shots', { model: 'fast', product_id: 'p' }, 0)).toBeUndefined();
     const sub = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, { references: [file(png, 'image/png')] }), { id }, signal);
     const name = String(a.jobs.get(id)!.graph['10']!.inputs!.image);
-    expect(a.uploads.get(name)?.equals(png)).toBe(true);
+    expect(name).toBe(`adforge/${id}-1.png`);
+    expect(await imageInfo(a.uploads.get(name)!)).toMatchObject({ width: 64, height: 64 });
     expect((await until(e, sub.handle)).state).toBe('succeeded');
   });
 
@@ -157,16 +177,6 @@ describe('comfyui engine against a fake ComfyUI', () => {
     const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
     const s = await until(e, sub.handle);
     expect(s).toEqual({ state: 'failed', message: 'ComfyUI node 3 (KSampler) failed: CUDA out of memory. Tried to allocate 2.00 GiB' });
-  });
-
-  it('a prompt queued with node errors (an output dropped) is taken off the queue and refused with ComfyUI\'s words', async () => {
-    const e = engine([a.url]);
-    a.hold();
-    const id = randomUUID();
-    a.partlyInvalidNext('4', 'CheckpointLoaderSimple', "ckpt_name: 'sd_xl_base_1.0.safetensors' not in []");
-    const err = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id }, signal).catch((x: unknown) => x);
-    expect(err).toMatchObject({ failure: 'refused', message: "ComfyUI refused the workflow: node 4 (CheckpointLoaderSimple): Value not in list: ckpt_name: 'sd_xl_base_1.0.safetensors' not in []" });
-    expect(a.jobs.has(id)).toBe(false);
   });
 
   it('cancel deletes a queued prompt, and interrupts a running one', async () => {
@@ -253,7 +263,7 @@ describe('comfyui engine: adforge providers check', () => {
       const targets = e.targets!('ai-video');
       expect(targets).toEqual(['diffusion_models/wan2.1_t2v_1.3B_fp16.safetensors', 'text_encoders/umt5_xxl_fp8_e4m3fn_scaled.safetensors', 'vae/wan_2.1_vae.safetensors']);
       expect(await e.check!(targets, signal)).toEqual([
-        { target: 'key', outcome: 'ok', detail: '2 of 2 ComfyUI servers answer GET /queue' },
+        { target: 'key', outcome: 'ok', detail: '2 of 2 ComfyUI servers answer GET /prompt' },
         { target: targets[0], outcome: 'ok', detail: 'in models/diffusion_models on every server that answers' },
         { target: targets[1], outcome: 'ok', detail: 'in models/text_encoders on every server that answers' },
         { target: targets[2], outcome: 'model_gone', detail: `not in models/vae on ${partial.url} (GET /models/vae)` },
@@ -274,5 +284,172 @@ describe('comfyui provider module', () => {
     const e = await comfyuiProvider.create(settings, { allowPrivate: false });
     const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
     expect((await until(e, sub.handle)).state).toBe('succeeded');
+  });
+});
+
+describe('comfyui engine: reads that stay small whatever the queue holds (defect 12)', () => {
+  it("with eighty browser-queued prompts (300 KB of page workflow each, 24 MB of GET /queue), a job is placed and polled without reading the queue", async () => {
+    const busy = await startComfyFake({ png, mp4 });
+    try {
+      busy.hold();
+      busy.occupy(80, 300_000);
+      const e = engine([busy.url, a.url]);
+      a.hold();
+      a.occupy(100, 1_000);
+      const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+      expect(sub.handle.server).toBe(busy.url); // 80 queued there, 100 on the other
+      expect(await e.poll(sub.handle, signal)).toMatchObject({ state: 'pending', progress: { stage: 'queued at position 81' } });
+      const read = [...busy.served.values()].reduce((n, b) => n + b, 0);
+      expect(busy.served.get('GET /queue') ?? 0).toBe(0);
+      expect(read).toBeLessThan(64 * 1024);
+      expect(busy.problems).toEqual([]);
+    } finally {
+      a.release();
+      await busy.close();
+    }
+  });
+});
+
+describe('comfyui engine: a build without the jobs API (0.3.64)', () => {
+  it('a poll reads the history and the queue length, never the queue; a restarted server is seen as such', async () => {
+    const old = await startComfyFake({ png, mp4, build: '0.3.64' });
+    try {
+      old.hold();
+      old.occupy(3, 300_000);
+      const e = engine([old.url]);
+      const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+      const queueRead = old.served.get('GET /queue') ?? 0;
+      expect(await e.poll(sub.handle, signal)).toMatchObject({ state: 'pending', progress: { stage: 'waiting: 4 prompt(s) queued or running on the server' } });
+      expect(old.served.get('GET /queue') ?? 0).toBe(queueRead);
+      old.restart();
+      expect(await e.poll(sub.handle, signal)).toMatchObject({ state: 'failed', message: expect.stringMatching(/no longer knows the job \(it was restarted/) });
+      expect(old.problems).toEqual([]);
+    } finally {
+      await old.close();
+    }
+  });
+});
+
+describe('comfyui engine: a prompt ComfyUI queued with some outputs dropped (defect 11)', () => {
+  const image = () => request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 });
+
+  it('another output of the workflow fails validation: ComfyUI runs ours, and adforge takes it', async () => {
+    const dir = workflowsWith((g) => {
+      g['30'] = { class_type: 'LoadImage', inputs: { image: 'adforge/never-uploaded.png' } };
+      g['31'] = { class_type: 'PreviewImage', inputs: { images: ['30', 0] } };
+    });
+    const e = createComfyUiEngine({ urls: [a.url], workflowsDir: dir, routeKeys: ['text-to-image'], allowPrivate: true, watchProgress: false });
+    const id = randomUUID();
+    const sub = await e.submit(image(), { id }, signal);
+    expect(sub.providerJobId).toBe(id);
+    expect(a.jobs.get(id)!.outputs).toEqual(['9']);
+    expect((await until(e, sub.handle)).state).toBe('succeeded');
+  });
+
+  it("the workflow's own output fails while another passes: ComfyUI started the prompt; it is interrupted there and refused", async () => {
+    const dir = workflowsWith((g) => {
+      g['3']!.inputs.sampler_name = 'dpmpp_9m';
+      g['30'] = { class_type: 'LoadImage', inputs: { image: 'example.png' } };
+      g['31'] = { class_type: 'PreviewImage', inputs: { images: ['30', 0] } };
+    });
+    const e = createComfyUiEngine({ urls: [a.url], workflowsDir: dir, routeKeys: ['text-to-image'], allowPrivate: true, watchProgress: false });
+    a.pauseAtStart();
+    const id = randomUUID();
+    const err = await e.submit(image(), { id }, signal).catch((x: unknown) => x);
+    expect(err).toMatchObject({ failure: 'refused', message: 'ComfyUI refused the workflow: node 3 (KSampler): Value not in list (sampler_name)' });
+    a.release();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(a.interrupted).toContain(id);
+    expect(a.temp.size).toBe(0);
+    expect(a.history.has(id)).toBe(false);
+  });
+});
+
+describe('comfyui engine: cancel ends a running prompt on every build, and never another', () => {
+  for (const build of ['current', '0.3.64', '0.3.50'] as const) {
+    it(`ComfyUI ${build}`, async () => {
+      const f = await startComfyFake({ png, mp4, build });
+      try {
+        const e = engine([f.url]);
+        f.pauseAtStart();
+        const running = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+        const queued = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+        await e.cancel!(queued.handle, signal);
+        expect(f.jobs.has(String(queued.handle.promptId))).toBe(false);
+        expect(f.interrupted).toEqual([]);
+        await e.cancel!(running.handle, signal);
+        f.release();
+        expect(await until(e, running.handle)).toEqual({ state: 'failed', message: 'ComfyUI interrupted the workflow' });
+        expect(f.interrupted).toEqual([running.handle.promptId]);
+        expect(f.problems).toEqual([]);
+      } finally {
+        await f.close();
+      }
+    });
+  }
+});
+
+describe('comfyui engine: inputs checked and re-encoded, copies removed, words kept short (defect 13)', () => {
+  it("an input image is decoded and sent as PNG, whatever its host called it; bytes that are no image are refused before ComfyUI is asked", async () => {
+    const jpeg = await makeMedia(['-f', 'lavfi', '-i', 'testsrc=size=48x32:rate=1', '-frames:v', '1'], 'jpg');
+    const e = engine([a.url]);
+    const id = randomUUID();
+    const sub = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, { references: [file(jpeg, 'image/png')] }), { id }, signal);
+    expect((await until(e, sub.handle)).state).toBe('succeeded');
+    const sent = a.uploads.get(String(a.jobs.get(id)!.graph['10']!.inputs!.image))!;
+    expect(sent.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(await imageInfo(sent)).toMatchObject({ width: 48, height: 32 });
+    const before = a.posts.length;
+    const uploads = a.uploads.size;
+    const refused = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, { references: [file(Buffer.from('<html>not an image</html>'), 'image/png')] }), { id: randomUUID() }, signal).catch((x: unknown) => x);
+    expect(refused).toMatchObject({ failure: 'refused', message: 'an input image could not be read as an image' });
+    expect([a.posts.length, a.uploads.size]).toEqual([before, uploads]);
+  });
+
+  it("a node's failure reads as one short line; the traceback, the server's paths and its tips go to the log", async () => {
+    const log = memoryLog();
+    const e = createComfyUiEngine({ urls: [a.url], workflowsDir: SHIPPED_WORKFLOWS, routeKeys: ['text-to-image'], allowPrivate: true, watchProgress: false, log });
+    a.failNext("[Errno 2] No such file or directory: '/opt/ComfyUI/models/vae/sdxl_vae.safetensors'\n\nTIPS: If the workflow worked before you might have accidentally set the batch_size to a large number.", 'VAEDecode', 'FileNotFoundError');
+    const sub = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal);
+    expect(await until(e, sub.handle)).toEqual({ state: 'failed', message: "ComfyUI node 8 (VAEDecode) failed: [Errno 2] No such file or directory: 'sdxl_vae.safetensors'" });
+    expect(JSON.stringify(log.lines)).toContain('/opt/ComfyUI/nodes.py');
+    expect(JSON.stringify(log.lines)).toContain('TIPS');
+  });
+
+  it("a refused workflow names the node and the input, not the server's list of model files", async () => {
+    const log = memoryLog();
+    const dir = workflowsWith((g) => (g['4']!.inputs.ckpt_name = 'flux1-dev.safetensors'));
+    const e = createComfyUiEngine({ urls: [a.url], workflowsDir: dir, routeKeys: ['text-to-image'], allowPrivate: true, watchProgress: false, log });
+    const err = await e.submit(request('text-to-image', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }), { id: randomUUID() }, signal).catch((x: unknown) => x);
+    expect(err).toMatchObject({ failure: 'refused', message: 'ComfyUI refused the request: Prompt outputs failed validation; node 4 (CheckpointLoaderSimple): Value not in list (ckpt_name)' });
+    expect(JSON.stringify(log.lines)).toContain("sd_xl_base_1.0.safetensors");
+  });
+
+  it('release() empties the uploaded input and the output files on ComfyUI and deletes the prompt from its history', async () => {
+    const e = engine([a.url]);
+    const id = randomUUID();
+    const sub = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 2 }, { references: [file(png, 'image/png')] }), { id }, signal);
+    const input = String(a.jobs.get(id)!.graph['10']!.inputs!.image);
+    expect(input).toBe(`adforge/${id}-1.png`);
+    const done = await until(e, sub.handle);
+    expect(await bytesOf(done)).toHaveLength(2);
+    const outputs = ((a.history.get(id)!.outputs as Record<string, { images: Array<{ filename: string; subfolder: string }> }>)['9']!.images).map((f) => `${f.subfolder}/${f.filename}`);
+    expect(outputs).toEqual([expect.stringMatching(/^adforge\/image-edit_\d{5}_\.png$/), expect.stringMatching(/^adforge\/image-edit_\d{5}_\.png$/)]);
+    await e.release!(sub.handle, signal);
+    expect(a.uploads.get(input)?.length).toBe(0);
+    for (const f of outputs) expect(a.files.get(f)?.length, f).toBe(0);
+    expect(a.history.has(id)).toBe(false);
+    expect(a.problems).toEqual([]);
+  });
+
+  it('release() of a prompt still queued ends it first, then removes what it left', async () => {
+    const e = engine([a.url]);
+    a.hold();
+    const id = randomUUID();
+    const sub = await e.submit(request('image-edit', { model: 'fast', aspect_ratio: '1:1', resolution: '1k', quantity: 1 }, { references: [file(png, 'image/png')] }), { id }, signal);
+    await e.release!(sub.handle, signal);
+    expect(a.jobs.has(id)).toBe(false);
+    expect(a.uploads.get(`adforge/${id}-1.png`)?.length).toBe(0);
+    expect(a.problems).toEqual([]);
   });
 });

@@ -156,3 +156,58 @@ describe('the Gemini engine against the fake', () => {
     expect(ok.done).toMatchObject({ state: 'succeeded' });
   });
 });
+
+describe('Gemini fake: time, quotas and faults as Google gives them', () => {
+  let timed: Awaited<ReturnType<typeof startGeminiFake>>;
+  let clock = 0;
+  beforeAll(async () => {
+    timed = await startGeminiFake({ key: KEY, video: Buffer.from('mp4'), png: PNG, imageMs: 1_200, limits: { rpm: 2 }, now: () => clock });
+  });
+  afterAll(() => timed?.close());
+
+  const generate = async (text: string, headers: Record<string, string> = {}) => {
+    const res = await request(`${timed.url}/models/gemini-3.1-flash-image:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': KEY, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ ...picture, contents: [{ parts: [{ text }] }] }),
+    });
+    return { status: res.statusCode, headers: res.headers, json: (await res.body.json()) as any };
+  };
+
+  it('a call that outlasts the deadline it names is ended there with 504 DEADLINE_EXCEEDED and makes nothing; one within it makes its image', async () => {
+    const started = Date.now();
+    const late = await generate('too slow', { 'x-server-timeout': '1' });
+    expect(Date.now() - started).toBeLessThan(1_200);
+    expect(late.status).toBe(504);
+    expect(late.json.error).toMatchObject({ code: 504, status: 'DEADLINE_EXCEEDED' });
+    expect((await generate('in time', { 'x-server-timeout': '2' })).status).toBe(200);
+    expect(timed.billedImages.map((b) => b.prompt)).toEqual(['in time']);
+  });
+
+  it('past the per-minute quota: 429 RESOURCE_EXHAUSTED with its RetryInfo and no Retry-After; a minute later it answers again', async () => {
+    clock = 10_000_000;
+    expect((await generate('first')).status).toBe(200);
+    clock += 20_000;
+    expect((await generate('second')).status).toBe(200);
+    const third = await generate('third');
+    expect(third.status).toBe(429);
+    expect(third.headers['retry-after']).toBeUndefined();
+    expect(third.json.error.status).toBe('RESOURCE_EXHAUSTED');
+    expect(third.json.error.details).toContainEqual({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '40s' });
+    clock += 40_001;
+    expect((await generate('fourth')).status).toBe(200);
+    expect(timed.billedImages.map((b) => b.prompt)).not.toContain('third');
+  });
+
+  it('faults: an error in Google words (nothing made), a reset after the image was made (billed, no answer)', async () => {
+    clock += 120_000;
+    timed.failNext('generate-content', { status: 503 });
+    const busy = await generate('busy');
+    expect(busy.status).toBe(503);
+    expect(busy.json.error).toEqual({ code: 503, status: 'UNAVAILABLE', message: 'The model is overloaded. Please try again later.' });
+    timed.failNext('generate-content', { reset: true });
+    await expect(generate('cut')).rejects.toThrow();
+    expect(timed.billedImages.map((b) => b.prompt)).toContain('cut');
+    expect(timed.billedImages.map((b) => b.prompt)).not.toContain('busy');
+  });
+});

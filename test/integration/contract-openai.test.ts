@@ -126,12 +126,12 @@ describe('the free OpenAI check (providers check)', () => {
     expect(e.targets!('veo-3.1')).toEqual([]);
   });
 
-  it('ok: the key is accepted and each model is listed (a future shutdown is said)', async () => {
+  it('ok: the key is accepted and each model is listed (a future shutdown: deprecated, said with its date)', async () => {
     const before = fake.modelReads.length;
     expect(await engine().check!(['gpt-image-1.5', 'gpt-image-2'], AbortSignal.timeout(5000))).toEqual([
       { target: 'key', outcome: 'ok', detail: expect.stringMatching(/^the key is accepted \(\d+ models listed\)$/) },
       { target: 'gpt-image-1.5', outcome: 'ok', detail: 'listed' },
-      { target: 'gpt-image-2', outcome: 'ok', detail: 'listed; OpenAI shuts it down on 2027-06-01' },
+      { target: 'gpt-image-2', outcome: 'deprecated', detail: 'listed; OpenAI shuts it down on 2027-06-01' },
     ]);
     expect(fake.modelReads.slice(before).sort()).toEqual(['*', 'gpt-image-1.5', 'gpt-image-2']);
   });
@@ -169,5 +169,53 @@ describe('the OpenAI contracts carry their provenance', () => {
       // Every schema of the call cites where in the document it was read.
       for (const schema of [c.request.body, ...Object.values(c.responses)].filter(Boolean)) expect(JSON.stringify(schema), name).toContain('"x-source":"https://github.com/openai/');
     }
+  });
+});
+
+describe('OpenAI fake: time, limits and faults', () => {
+  let timed: Awaited<ReturnType<typeof startOpenAiFake>>;
+  let clock = 0;
+  beforeAll(async () => {
+    timed = await startOpenAiFake({ key: KEY, video: Buffer.from('mp4'), png, imageMs: 600, limits: { ipm: 3 }, now: () => clock });
+  });
+  afterAll(() => timed?.close());
+  const generate = (prompt: string, n = 1, signal?: AbortSignal) =>
+    fetch(`${timed.url}/images/generations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-image-1.5', prompt, n, size: '1024x1024', quality: 'low' }),
+      ...(signal ? { signal } : {}),
+    });
+
+  it('a client that gives up does not stop OpenAI: the images are made and billed all the same', async () => {
+    await expect(generate('left behind', 2, AbortSignal.timeout(100))).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 800));
+    expect(timed.billedImages.filter((b) => b.prompt === 'left behind')).toHaveLength(2);
+  });
+
+  it('past the images per minute: 429 rate_limit_exceeded in OpenAI words with x-ratelimit headers; a minute later it answers', async () => {
+    clock = 5_000_000;
+    expect((await generate('two', 2)).status).toBe(200);
+    const over = await generate('two more', 2);
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBeNull();
+    expect(over.headers.get('x-ratelimit-reset-requests')).toBe('60s');
+    const body = (await over.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('rate_limit_exceeded');
+    expect(body.error.message).toMatch(/^Rate limit reached for gpt-image-1\.5 in organization org-fake on images per min \(IPM\): Limit 3, Used 2, Requested 2\. Please try again in 60s\./);
+    clock += 60_001;
+    expect((await generate('two more', 2)).status).toBe(200);
+  });
+
+  it('faults: a 500 in OpenAI words (code server_error), a reset after the images were made (billed)', async () => {
+    clock += 120_000;
+    timed.failNext('images-generations', { status: 500 });
+    const failed = await generate('server error');
+    expect(failed.status).toBe(500);
+    expect(((await failed.json()) as { error: { code: string } }).error.code).toBe('server_error');
+    timed.failNext('images-generations', { reset: true });
+    await expect(generate('cut')).rejects.toThrow();
+    expect(timed.billedImages.map((b) => b.prompt)).toContain('cut');
+    expect(timed.billedImages.map((b) => b.prompt)).not.toContain('server error');
   });
 });

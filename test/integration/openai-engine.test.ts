@@ -76,19 +76,19 @@ describe('Sora on the OpenAI Videos API (kept for an account OpenAI still serves
     });
   });
 
-  it('once OpenAI has shut the API down, the refusal says it is retired and where to route instead', async () => {
+  it('once OpenAI has shut the API down, the refusal says so with the date (and suggests no route: fal retired Sora too)', async () => {
     const gone = createOpenAiEngine({ baseUrl: retiredFake.url, apiKey: KEY, allowPrivate: true });
     await expect(gone.submit(request('ai-video', { model: 'sora-2', prompt: 'too late', aspect_ratio: '16:9', duration: 4 }), { id: 'a-2' }, signal())).rejects.toMatchObject({
       failure: 'refused',
-      message: 'OpenAI refused the request: Invalid URL (POST /v1/videos) (OpenAI retired its Videos (Sora) API on 2026-09-24; route sora-2 to fal)',
+      message: 'OpenAI refused the request: Invalid URL (POST /v1/videos) (OpenAI shut its Videos (Sora) API down on 2026-09-24)',
     });
   });
 });
 
 describe('GPT images per model', () => {
-  it('gpt-2 asks gpt-image-1.5 for the standard size nearest the ratio (4:5: the portrait one)', async () => {
+  it('gpt-2 asks gpt-image-2 at 1k for the standard size nearest the ratio (4:5: the portrait one)', async () => {
     expect((await run(engine, request('text-to-image', { model: 'gpt-2', prompt: 'a portrait', aspect_ratio: '4:5', quantity: 1, resolution: '1k', effort: 'medium' }))).state).toBe('succeeded');
-    expect(fake.imageCreates.find((c) => c.prompt === 'a portrait')).toEqual({ model: 'gpt-image-1.5', prompt: 'a portrait', n: 1, size: '1024x1536', quality: 'medium' });
+    expect(fake.imageCreates.find((c) => c.prompt === 'a portrait')).toEqual({ model: 'gpt-image-2', prompt: 'a portrait', n: 1, size: '1024x1536', quality: 'medium' });
   });
 
   it('gpt-2.5 at 2k asks gpt-image-2 for the ratio itself, long side 2048, sides divisible by 16', async () => {
@@ -103,7 +103,7 @@ describe('GPT images per model', () => {
     const refs = [file(png, 'image/png'), file(jpeg, 'application/octet-stream'), file(gif, 'image/gif')];
     expect((await run(engine, request('image-edit', { model: 'gpt-2', prompt: 'three refs', aspect_ratio: '1:1', quantity: 1, resolution: '1k', effort: 'low' }, refs))).state).toBe('succeeded');
     const edit = fake.imageEdits.find((e) => e.fields.prompt === 'three refs')!;
-    expect(edit.fields).toEqual({ model: 'gpt-image-1.5', prompt: 'three refs', n: '1', size: '1024x1024', quality: 'low' });
+    expect(edit.fields).toEqual({ model: 'gpt-image-2', prompt: 'three refs', n: '1', size: '1024x1024', quality: 'low' });
     expect(edit.images.map((i) => [i.field, i.type])).toEqual([
       ['image[]', 'image/png'],
       ['image[]', 'image/jpeg'],

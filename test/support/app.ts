@@ -86,7 +86,7 @@ export async function waitForGeneration(svc: TestService, key: string, id: strin
   }
 }
 
-export async function startTestService(env: Record<string, string> = {}, opts: { worker?: boolean; databaseUrl?: (url: string) => Promise<string> } = {}): Promise<TestService> {
+export async function startTestService(env: Record<string, string> = {}, opts: { worker?: boolean; databaseUrl?: (url: string) => Promise<string>; allowRetired?: boolean } = {}): Promise<TestService> {
   const database = await cloneTemplateDatabase();
   // The service may reach its database another way (through a proxy a test can cut).
   const serviceDatabaseUrl = opts.databaseUrl ? await opts.databaseUrl(database.url) : database.url;
@@ -113,7 +113,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     },
   });
   const log = createLogger('info', sink);
-  const app = await buildApp(config, log);
+  const app = await buildApp(config, log, opts.allowRetired ? { allowRetired: true } : {});
   const http = await startHttpServer(app);
   const worker = opts.worker ? await startWorker(app) : undefined;
   const tls = await loadTls(config);

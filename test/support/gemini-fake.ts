@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { checkAnswer, loadContract, requestProblems, type Contract, type ContractProblem } from './contract.ts';
 import { readBody, sendJson, listenOnLoopback, closeServer } from './http-fake.ts';
+import { createFaults, hang, reset, sleep, type Fault } from './fake-faults.ts';
 
 /*
  * A local stand-in for the Gemini API (v1beta), held to the stored contracts in
@@ -15,6 +16,23 @@ import { readBody, sendJson, listenOnLoopback, closeServer } from './http-fake.t
  *   promptFeedback.blockReason;
  * - GET models (paged) and GET models/{model}, the free reads of `adforge providers check`.
  * A prompt with "forbidden" is filtered.
+ *
+ * Time, quotas and faults, as Google's pages describe them:
+ * - an image takes `imageMs` to make. A call that names its deadline in `X-Server-Timeout` (whole
+ *   seconds: googleapis/js-genai src/_api_client.ts at 6e9b35c sends it whenever a timeout is set)
+ *   and would outlast it is ended at the deadline with 504 DEADLINE_EXCEEDED "The service is unable
+ *   to finish processing within the deadline" (ai.google.dev/gemini-api/docs/troubleshooting); it
+ *   made nothing. A failed request (a 400- or 500-class answer) is not charged (Gemini API billing
+ *   FAQ, "Am I charged for failed requests?"): only images answered, or made and then lost on the
+ *   way (`hang`, `reset`), are counted in `billedImages`;
+ * - `limits`: the project's requests and images per minute for each image model (RPM, and IPM "only
+ *   calculated for models capable of generating images": ai.google.dev/gemini-api/docs/rate-limits;
+ *   limits are per project, not per key), over the last minute of `now()`. Past one, 429
+ *   RESOURCE_EXHAUSTED with QuotaFailure, Help and RetryInfo {retryDelay: "<n>s"} details and no
+ *   Retry-After header, as Google answers it (googleapis/python-genai#2044, google-gemini/gemini-cli#8437;
+ *   the paid tier's ids as in mscraftsman/generative-ai#131);
+ * - `failNext(call, fault)` (fake-faults.ts): the next valid call of that kind fails so. An error
+ *   status is answered in Google's shape with the google.rpc code that HTTP status stands for.
  *
  * Errors are Google's: {error: {code, message, status, details}}. Verbatim forms (from the issue
  * threads cited in the contracts' error schema): a missing key 403 PERMISSION_DENIED; a key Google
@@ -70,13 +88,55 @@ function modelProblems(c: Contract, schema: object | undefined, value: unknown, 
 
 const modelDefs = (c: Contract): Record<string, object> => ((c.request.body as { $defs: { models: { $defs: Record<string, object> } } }).$defs.models.$defs);
 
-export async function startGeminiFake(opts: { key: string; video: Buffer; png: Buffer; pollsUntilDone?: number }) {
+/** The google.rpc code name Google sends with each HTTP status (google/rpc/code.proto's mapping). */
+const RPC_STATUS: Readonly<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ABORTED',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL',
+  501: 'NOT_IMPLEMENTED',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+// The words of the troubleshooting page for the statuses it lists.
+const RPC_MESSAGE: Readonly<Record<number, string>> = {
+  500: 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting',
+  503: 'The model is overloaded. Please try again later.',
+  504: 'The service is unable to finish processing within the deadline.',
+};
+
+export type GeminiCall = 'generate-content' | 'predict-long-running';
+
+export async function startGeminiFake(opts: {
+  key: string;
+  video: Buffer;
+  png: Buffer;
+  pollsUntilDone?: number;
+  /** How long one image takes to make (default 0). */
+  imageMs?: number;
+  /** Per-minute quotas of the project for each image model: requests (RPM) and images (IPM). */
+  limits?: { rpm?: number; ipm?: number };
+  /** The clock of the quota windows (default Date.now). */
+  now?: () => number;
+}) {
   const videoSubmits: Array<{ model: string; body: Record<string, any> }> = [];
   const imageCalls: Array<{ model: string; body: Record<string, any> }> = [];
+  /** The deadline each image call named (X-Server-Timeout), in the order of imageCalls. */
+  const imageDeadlines: Array<string | undefined> = [];
   const storageReads: Array<{ path: string; headers: http.IncomingHttpHeaders }> = [];
   /** Every refusal the fake gave for a broken request, for tests to read. */
   const refusals: Array<{ call: string; status: number; body: unknown }> = [];
   const ops = new Map<string, { polls: number; forbidden: boolean }>();
+  /** Images Google made (and bills): answered, or made and then lost on the way. */
+  const billedImages: Array<{ model: string; prompt: string }> = [];
+  const faults = createFaults<GeminiCall>();
+  const now = opts.now ?? Date.now;
+  /** Accepted image requests, by model, for the per-minute quotas. */
+  const recent = new Map<string, number[]>();
   let counter = 0;
   let base = '';
   let storageBase = '';
@@ -100,6 +160,29 @@ export async function startGeminiFake(opts: { key: string; video: Buffer; png: B
       return false;
     }
     return true;
+  }
+
+  /** Past the model's quota for the last minute: Google's 429, with the wait until a slot frees. */
+  function quotaRefusal(model: string) {
+    const t = now();
+    const window = (recent.get(model) ?? []).filter((at) => at > t - 60_000);
+    recent.set(model, window);
+    const limit = Math.min(opts.limits?.rpm ?? Infinity, opts.limits?.ipm ?? Infinity);
+    if (window.length < limit) return undefined;
+    // One image per call: requests and images count alike. The ids are those of the request quota (no IPM id was found in the sources).
+    const metric = ['generate_content_paid_tier_requests', 'GenerateRequestsPerMinutePerProjectPerModel'];
+    const waitS = Math.max(1, Math.ceil((window[0]! + 60_000 - t) / 1000));
+    return googleError(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.', [
+      { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: `generativelanguage.googleapis.com/${metric[0]}`, quotaId: metric[1], quotaDimensions: { location: 'global', model }, quotaValue: String(limit) }] },
+      { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${waitS}s` },
+    ]);
+  }
+
+  /** A fault's error answer in Google's shape. */
+  function faultAnswer(res: http.ServerResponse, c: Contract, f: Extract<Fault, { status: number }>) {
+    const body = f.body ?? googleError(f.status, RPC_STATUS[f.status] ?? 'UNKNOWN', RPC_MESSAGE[f.status] ?? `it answered ${f.status}`);
+    answer(res, c, f.status, body, f.headers ?? {});
   }
 
   function modelNotFound(res: http.ServerResponse, c: Contract, model: string, method: string) {
@@ -139,8 +222,13 @@ export async function startGeminiFake(opts: { key: string; video: Buffer; png: B
       // instances[] and parameters are google.protobuf.Value: only the request's own top level is typed.
       if (problems.length) return answer(res, c, 400, invalidArgument(problems, (path) => path.length === 1));
       videoSubmits.push({ model, body });
+      const fault = faults.take('predict-long-running');
+      if (fault && 'status' in fault) return faultAnswer(res, c, fault);
+      if (fault && 'delayMs' in fault) await sleep(fault.delayMs);
       const name = `models/${model}/operations/op${++counter}`;
       ops.set(name, { polls: 0, forbidden: /forbidden/i.test(String(body.instances?.[0]?.prompt)) });
+      if (fault && 'hang' in fault) return hang(res);
+      if (fault && 'reset' in fault) return reset(res);
       return answer(res, c, 200, { name });
     }
 
@@ -157,7 +245,25 @@ export async function startGeminiFake(opts: { key: string; video: Buffer; png: B
       if (!problems.length && imageConfig) problems.push(...modelProblems(c, modelDefs(c)[model], imageConfig, ['generationConfig', 'imageConfig']));
       if (problems.length) return answer(res, c, 400, invalidArgument(problems, () => true));
       imageCalls.push({ model, body });
-      if (/forbidden/i.test(String(body.contents?.[0]?.parts?.[0]?.text))) return answer(res, c, 200, { promptFeedback: { blockReason: 'SAFETY' } });
+      imageDeadlines.push(req.headers['x-server-timeout'] as string | undefined);
+      const limited = quotaRefusal(model);
+      if (limited) return answer(res, c, 429, limited);
+      const fault = faults.take('generate-content');
+      if (fault && 'status' in fault) return faultAnswer(res, c, fault);
+      recent.get(model)!.push(now());
+      const takes = (opts.imageMs ?? 0) + (fault && 'delayMs' in fault ? fault.delayMs : 0);
+      const deadline = Number(req.headers['x-server-timeout']) * 1000;
+      if (deadline > 0 && takes > deadline) {
+        await sleep(deadline);
+        return faultAnswer(res, c, { status: 504 });
+      }
+      await sleep(takes);
+      const prompt = String(body.contents?.[0]?.parts?.[0]?.text);
+      if (/forbidden/i.test(prompt)) return answer(res, c, 200, { promptFeedback: { blockReason: 'SAFETY' } });
+      if (fault && 'answer' in fault) return sendJson(res, 200, fault.answer);
+      billedImages.push({ model, prompt });
+      if (fault && 'hang' in fault) return hang(res);
+      if (fault && 'reset' in fault) return reset(res);
       return answer(res, c, 200, { candidates: [{ content: { role: 'model', parts: [{ inlineData: { mimeType: 'image/png', data: opts.png.toString('base64') } }] }, finishReason: 'STOP' }], modelVersion: model });
     }
 
@@ -227,6 +333,9 @@ export async function startGeminiFake(opts: { key: string; video: Buffer; png: B
     base,
     videoSubmits,
     imageCalls,
+    imageDeadlines,
+    billedImages,
+    failNext: (call: GeminiCall, fault: Fault, after?: number) => faults.failNext(call, fault, after),
     storageReads,
     refusals,
     close: async () => {

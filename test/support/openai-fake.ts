@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { checkAnswer, formFields, loadContract, requestProblems, type Contract, type ContractProblem } from './contract.ts';
 import { readForm, readRaw, sendJson, listenOnLoopback, closeServer } from './http-fake.ts';
+import { createFaults, hang, reset, sleep, type Fault } from './fake-faults.ts';
 
 /*
  * A local stand-in for the OpenAI API, held to the stored contracts in test/contracts/openai/
@@ -21,6 +22,21 @@ import { readForm, readRaw, sendJson, listenOnLoopback, closeServer } from './ht
  * - 404 model_not_found "The model `x` does not exist or you do not have access to it.";
  * - 404 "Invalid URL (METHOD /v1/path)" for a route the API does not have (the Videos API once retired).
  * A prompt containing "forbidden" is refused the way each API refuses. It records what it received.
+ *
+ * Time, limits and faults:
+ * - an Images call takes `imageMs`, and OpenAI goes on when the client goes away: the images are
+ *   made (and billed) at the end whether or not anyone still waits for them, so `billedImages`
+ *   counts them all. The SDK waits 10 minutes for an answer (openai-node src/client.ts at 7b7d6ca,
+ *   DEFAULT_TIMEOUT) and resends a request that timed out or got 408, 409, 429 or a 5xx (shouldRetry);
+ * - `limits`: requests and images per minute for each model (RPM and IPM, the names the document's
+ *   ProjectRateLimit gives: max_requests_per_1_minute, max_images_per_1_minute), over the last minute
+ *   of `now()`. Past one: 429 `rate_limit_exceeded` "Rate limit reached for <model> in organization
+ *   ... on images per minute (IPM): Limit n, Used n, Requested n. Please try again in <s>s. ..." with
+ *   the x-ratelimit-* headers and no Retry-After (the wording as clients report it, e.g.
+ *   rotemweiss57/gpt-newspaper#10; chatboxai/chatbox#1361 for images);
+ * - `failNext(call, fault)` (fake-faults.ts): the next valid call of that kind fails so; an error
+ *   status is answered `{error: {message, type, param, code}}`, a 5xx with code `server_error` (the
+ *   document's error codes).
  */
 
 type Call = 'images-generations' | 'images-edits' | 'videos-create' | 'videos-retrieve' | 'videos-content' | 'models-list' | 'models-retrieve';
@@ -87,6 +103,12 @@ export async function startOpenAiFake(opts: {
   shutdowns?: Record<string, string>;
   /** The Videos API is gone: its routes answer as an unknown URL does. */
   videosRetired?: boolean;
+  /** How long one Images call takes (default 0). */
+  imageMs?: number;
+  /** Per-minute limits of the organization for each image model: requests (RPM) and images (IPM). */
+  limits?: { rpm?: number; ipm?: number };
+  /** The clock of the limit windows (default Date.now). */
+  now?: () => number;
 }) {
   const contracts = Object.fromEntries(
     (['images-generations', 'images-edits', 'videos-create', 'videos-retrieve', 'videos-content', 'models-list', 'models-retrieve'] as const).map((n) => [n, loadContract('openai', n)]),
@@ -104,6 +126,39 @@ export async function startOpenAiFake(opts: {
   const modelReads: string[] = [];
   const models = opts.models ?? FAKE_OPENAI_MODELS;
   let counter = 0;
+  /** Images OpenAI made (and bills), whether the client was still there to receive them or not. */
+  const billedImages: Array<{ model: string; prompt: string }> = [];
+  const faults = createFaults<Call>();
+  const clock = opts.now ?? Date.now;
+  /** Accepted image requests by model, each with its image count, for the per-minute limits. */
+  const recent = new Map<string, Array<{ at: number; images: number }>>();
+
+  /** Past a model's limit for the last minute: OpenAI's 429 and its headers; undefined within it. */
+  function overLimit(model: string, images: number): { body: unknown; headers: Record<string, string> } | undefined {
+    const t = clock();
+    const window = (recent.get(model) ?? []).filter((r) => r.at > t - 60_000);
+    recent.set(model, window);
+    const used = { requests: window.length, images: window.reduce((n, r) => n + r.images, 0) };
+    const rpm = opts.limits?.rpm ?? Infinity;
+    const ipm = opts.limits?.ipm ?? Infinity;
+    const over = used.requests + 1 > rpm ? { what: 'requests per min (RPM)', limit: rpm, used: used.requests, asked: 1 } : used.images + images > ipm ? { what: 'images per min (IPM)', limit: ipm, used: used.images, asked: images } : undefined;
+    if (!over) return undefined;
+    const waitS = Math.max(1, Math.ceil((window[0]!.at + 60_000 - t) / 1000));
+    return {
+      body: { error: { message: `Rate limit reached for ${model} in organization org-fake on ${over.what}: Limit ${over.limit}, Used ${over.used}, Requested ${over.asked}. Please try again in ${waitS}s. Visit https://platform.openai.com/account/rate-limits to learn more.`, type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+      headers: {
+        'x-ratelimit-limit-requests': String(Number.isFinite(rpm) ? rpm : 10_000),
+        'x-ratelimit-remaining-requests': String(Number.isFinite(rpm) ? Math.max(0, rpm - used.requests) : 10_000),
+        'x-ratelimit-reset-requests': `${waitS}s`,
+      },
+    };
+  }
+
+  const faultBody = (status: number) => ({
+    error: status >= 500
+      ? { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: 'server_error' }
+      : { message: `it answered ${status}`, type: 'invalid_request_error', param: null, code: null },
+  });
 
   const answer = (res: http.ServerResponse, call: Call, status: number, body: unknown, headers: Record<string, string> = {}) => {
     checkAnswer(contracts[call], status, body);
@@ -237,6 +292,19 @@ export async function startOpenAiFake(opts: {
           return answer(res, r.call, 400, { error: { message: 'Your request was rejected by the safety system.', type: 'image_generation_user_error', param: null, code: 'moderation_blocked' } });
         }
         const n = Number(b.n ?? 1);
+        const model = String(b.model ?? 'gpt-image-1');
+        const limited = overLimit(model, n);
+        if (limited) return answer(res, r.call, 429, limited.body, limited.headers);
+        const fault = faults.take(r.call);
+        if (fault && 'status' in fault) return answer(res, r.call, fault.status, fault.body ?? faultBody(fault.status), fault.headers ?? {});
+        recent.get(model)!.push({ at: clock(), images: n });
+        await sleep((opts.imageMs ?? 0) + (fault && 'delayMs' in fault ? fault.delayMs : 0));
+        for (let i = 0; i < n; i++) billedImages.push({ model, prompt: String(b.prompt) });
+        if (fault && 'answer' in fault) return sendJson(res, 200, fault.answer);
+        if (fault && 'hang' in fault) return hang(res);
+        if (fault && 'reset' in fault) return reset(res);
+        // Made whether or not the client stayed: nobody is left to answer.
+        if (res.destroyed) return;
         const quality = ['low', 'medium', 'high'].includes(String(b.quality)) ? { quality: b.quality } : {};
         return answer(res, r.call, 200, {
           created: now,
@@ -266,6 +334,8 @@ export async function startOpenAiFake(opts: {
     videos,
     refused,
     modelReads,
+    billedImages,
+    failNext: (call: Call, fault: Fault, after?: number) => faults.failNext(call, fault, after),
     close: () => closeServer(server),
   };
 }

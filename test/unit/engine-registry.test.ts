@@ -3,6 +3,7 @@ import { createFalEngine } from '../../src/adapters/engines/fal/fal-engine.ts';
 import { falInput } from '../../src/adapters/engines/fal/fal-models.ts';
 import { createLocalEngine } from '../../src/adapters/engines/local/local-engine.ts';
 import { createEngineRegistry } from '../../src/adapters/engines/registry.ts';
+import type { LifecycleEntry, LifecycleStatus } from '../../src/adapters/engines/lifecycle.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const local = createLocalEngine();
@@ -66,22 +67,54 @@ describe('engine routes', () => {
   });
 });
 
-describe('retired provider models', () => {
-  // A stand-in provider whose published API retired one of our models (as OpenAI did Sora's).
-  const retiring = { ...createFalEngine({ queueUrl: 'https://queue.example', apiKey: 'k', allowPrivate: false }), name: 'acme', retired: { 'sora-2': { operation: 'ai-video' as const, since: '2026-09-24', instead: 'fal' } } };
+describe('model lifecycle in the routes', () => {
+  // A stand-in provider (fal's adapter under another name) whose table has retired Veo 3.1 and still serves Kling 2.6.
+  const veoIds = ['fal-ai/veo3.1', 'fal-ai/veo3.1/image-to-video', 'fal-ai/veo3.1/first-last-frame-to-video'];
+  const entries = (status: LifecycleStatus, serves: string, ids: string[], extra: Partial<LifecycleEntry> = {}): LifecycleEntry[] =>
+    ids.map((id) => ({ id, serves: [serves], status, date: '2026-10-22', source: 'a stand-in deprecations page', ...extra }));
+  const standIn = (name: string, table: LifecycleEntry[]) => ({ ...createFalEngine({ queueUrl: 'https://queue.example', apiKey: 'k', allowPrivate: false }), name, lifecycle: { provider: name, read: '2026-12-07', entries: table } });
+  const acme = standIn('acme', [...entries('retired', 'veo-3.1', veoIds), ...entries('live', 'kling-2.6', ['fal-ai/kling-video/v2.6/pro/text-to-video', 'fal-ai/kling-video/v2.6/pro/image-to-video'])]);
+  const today = '2026-12-07';
 
-  it('a route that sends a retired model to its provider stops the start with the date and the alternative', () => {
-    expect(() => createEngineRegistry([local, fal, retiring], 'sora-2=acme|fal,*=local')).toThrow(
-      'invalid configuration: ENGINE_ROUTES sends sora-2 to acme, which retired it on 2026-09-24; route it to fal instead (sora-2=fal)',
+  it('a route that names a model its provider retired stops the start with the date and a live route instead', () => {
+    expect(() => createEngineRegistry([local, fal, acme], 'veo-3.1=acme|fal,*=local', { today })).toThrow(
+      'invalid configuration: ENGINE_ROUTES sends veo-3.1 to acme, which retired fal-ai/veo3.1 on 2026-10-22 (a stand-in deprecations page); route it to fal instead (veo-3.1=fal)',
     );
-    // Through an operation key or the catch-all too.
-    expect(() => createEngineRegistry([local, fal, retiring], 'ai-video=acme,*=local')).toThrow(/sends sora-2 to acme, which retired it on 2026-09-24/);
-    expect(() => createEngineRegistry([local, fal, retiring], '*=acme')).toThrow(/sends sora-2 to acme/);
   });
 
-  it('a route that sends the retired model elsewhere is fine, whatever else the provider serves', () => {
-    const r = createEngineRegistry([local, fal, retiring], 'ai-video=acme,sora-2=fal,*=local');
-    expect(r.engineFor({ model: 'sora-2', operation: 'ai-video' }).name).toBe('fal');
-    expect(r.retirements()).toEqual([{ provider: 'acme', model: 'sora-2', since: '2026-09-24', instead: 'fal' }]);
+  it('a route whose every model at that provider is retired stops the start too, naming the route', () => {
+    const veoOnly = standIn('veo-only', entries('retired', 'veo-3.1', veoIds));
+    expect(() => createEngineRegistry([local, fal, veoOnly], 'ai-video=veo-only,*=local', { today })).toThrow(/sends veo-3\.1 to veo-only \(its route ai-video\), which retired fal-ai\/veo3\.1 on 2026-10-22/);
+    expect(() => createEngineRegistry([local, fal, veoOnly], '*=veo-only', { today })).toThrow(/sends veo-3\.1 to veo-only \(its route \*\)/);
+  });
+
+  it('a retired model an operation route covers among live ones is left out of it: refused at create, the rest served', () => {
+    const r = createEngineRegistry([local, fal, acme], 'ai-video=acme,*=local', { today });
+    expect(r.chainFor({ model: 'veo-3.1', operation: 'ai-video' })).toEqual([]);
+    expect(r.refusal('ai-video', { model: 'veo-3.1', aspect_ratio: '16:9' })).toBe('model: veo-3.1 is no longer made by acme, which retired it on 2026-10-22');
+    expect(r.chainFor({ model: 'kling-2.6', operation: 'ai-video' }).map((e) => e.name)).toEqual(['acme']);
+    expect(r.refusal('ai-video', { model: 'kling-2.6', aspect_ratio: '16:9' })).toBeUndefined();
+    // Another provider of the route still makes it: that one is used.
+    expect(createEngineRegistry([local, fal, acme], 'ai-video=acme|fal', { today }).chainFor({ model: 'veo-3.1', operation: 'ai-video' }).map((e) => e.name)).toEqual(['fal']);
+    expect(r.lifecycle().filter((f) => f.status === 'retired').map((f) => [f.route, f.name, f.stops, f.instead])).toEqual([['ai-video', 'veo-3.1', false, 'route it to fal instead (veo-3.1=fal)']]);
+  });
+
+  it('a deprecated model starts, reported with its dates; past its announced shutdown it is retired', () => {
+    const fading = standIn('fading', entries('deprecated', 'veo-3.1', veoIds, { date: '2026-11-01', shutdown: '2027-01-15', successor: 'veo-4' }));
+    const before = createEngineRegistry([local, fal, fading], 'veo-3.1=fading', { today });
+    expect(before.lifecycle()).toEqual([expect.objectContaining({ route: 'veo-3.1', provider: 'fading', name: 'veo-3.1', status: 'deprecated', date: '2026-11-01', stops: false })]);
+    expect(() => createEngineRegistry([local, fal, fading], 'veo-3.1=fading', { today: '2027-01-15' })).toThrow(/which retired fal-ai\/veo3\.1 on 2027-01-15 .*\(veo-3\.1=fal\)/);
+  });
+
+  it('allowRetired builds the routes as configured and reports what would stop the start (adforge providers check)', () => {
+    const r = createEngineRegistry([local, fal, acme], 'veo-3.1=acme,*=local', { today, allowRetired: true });
+    expect(r.chainFor({ model: 'veo-3.1', operation: 'ai-video' }).map((e) => e.name)).toEqual(['acme']);
+    expect(r.lifecycle()).toEqual([expect.objectContaining({ route: 'veo-3.1', provider: 'acme', status: 'retired', stops: true, instead: 'route it to fal instead (veo-3.1=fal)' })]);
+  });
+
+  it("fal's Sora endpoints are retired: an operation route to fal refuses sora-2 at create, naming the date", () => {
+    const r = createEngineRegistry([local, fal], 'ai-video=fal', { today });
+    expect(r.refusal('ai-video', { model: 'sora-2', aspect_ratio: '16:9' })).toBe('model: sora-2 is no longer made by fal, which retired it on 2026-08-02');
+    expect(r.refusal('ai-video', { model: 'kling-2.6', aspect_ratio: '16:9' })).toBeUndefined();
   });
 });

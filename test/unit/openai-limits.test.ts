@@ -121,7 +121,9 @@ describe('GPT image limits equal the Images contracts', () => {
   });
 
   it('the 400 names the limit: the resolutions of the model, and the ratios a free size takes', () => {
-    expect(openaiRefusal('text-to-image', { model: 'gpt-2', aspect_ratio: '1:1', resolution: '2k' })).toBe('resolution: gpt-2 on OpenAI makes 1k images only, not 2k');
+    // A model of the standard sizes only, set in OPENAI_IMAGE_MODELS: 1k only.
+    expect(openaiRefusal('text-to-image', { model: 'gpt-2', aspect_ratio: '1:1', resolution: '2k' }, { 'gpt-2': 'gpt-image-1.5' })).toBe('resolution: gpt-2 on OpenAI makes 1k images only, not 2k');
+    expect(openaiRefusal('text-to-image', { model: 'gpt-2', aspect_ratio: '1:1', resolution: '2k' })).toBeUndefined();
     expect(openaiRefusal('text-to-image', { model: 'gpt-2.5', aspect_ratio: '1:1', resolution: '4k' })).toBe('resolution: gpt-2.5 on OpenAI makes 1k or 2k images, not 4k');
     expect(openaiRefusal('image-edit', { model: 'gpt-2.5', aspect_ratio: '7:2', resolution: '2k' })).toBe('aspect_ratio: gpt-2.5 on OpenAI makes 2k images from 1:3 to 3:1, not 7:2');
     // At 1k every ratio has its nearest standard size.

@@ -2,6 +2,7 @@ import type { GenerationOperation } from '../../domain/generation-types.ts';
 import type { Readable } from 'node:stream';
 import type { CheckResult } from '../provider-check.ts';
 import type { PollBudget } from '../../domain/poll-schedule.ts';
+import type { LifecycleTable } from './lifecycle.ts';
 
 /**
  * What every engine is given and answers: one submit, then polls until the engine says the job
@@ -11,7 +12,10 @@ import type { PollBudget } from '../../domain/poll-schedule.ts';
 export interface UpstreamRequest {
   generationId: string;
   operation: GenerationOperation;
-  /** The stored, validated request (defaults applied). */
+  /**
+   * The stored, validated request (defaults applied). Its `quantity` counts the outputs still to
+   * make: the request's own, less those an earlier attempt made and the core kept (`keep`).
+   */
   params: Record<string, unknown>;
   /** The images the request names or implies, resolved once by the core for every adapter. */
   inputs: UpstreamInputs;
@@ -127,8 +131,17 @@ export interface Engine {
   /**
    * `attempt.onProgress`: for an engine that works while the submit runs (the local renderer), how
    * it reports its steps as it goes; the core throttles them. Upstream engines report through poll.
+   * `attempt.keep`: for an engine that makes its outputs one call at a time (Gemini: one image per
+   * call), hands each over as soon as it is made; the core stores and records it at once, so a later
+   * call's failure loses none of them and the next attempt makes only the rest. It resolves once the
+   * output is kept and rejects (an UpstreamError) when it cannot be (the generation ended): the
+   * engine then stops. Outputs handed over are not answered again in `done`.
    */
-  submit(request: UpstreamRequest, attempt: { id: string; webhookUrl?: string; onProgress?: (progress: EngineProgress) => void }, signal: AbortSignal): Promise<UpstreamSubmission>;
+  submit(
+    request: UpstreamRequest,
+    attempt: { id: string; webhookUrl?: string; onProgress?: (progress: EngineProgress) => void; keep?: (output: UpstreamOutput) => Promise<void> },
+    signal: AbortSignal,
+  ): Promise<UpstreamSubmission>;
   poll(handle: Record<string, unknown>, signal: AbortSignal): Promise<UpstreamStatus>;
   cancel?(handle: Record<string, unknown>, signal: AbortSignal): Promise<void>;
   /**
@@ -167,10 +180,12 @@ export interface Engine {
    */
   callsBack?(operation: GenerationOperation): boolean;
   /**
-   * Models of ours this provider has retired (their date, and where to route them instead): a
-   * route that sends one here stops the start.
+   * The dated lifecycle of the provider's models and endpoints this engine sends work to (its
+   * folder's <name>-lifecycle.ts): a route that sends a model here after the provider retired it
+   * stops the start, and `targets` says which of them a route uses. Unset: the table of the
+   * provider module of the same name (providers.ts).
    */
-  readonly retired?: Readonly<Record<string, { operation: GenerationOperation; since: string; instead: string }>>;
+  readonly lifecycle?: LifecycleTable;
 }
 
 /** How an engine reads many of its jobs at once (Engine.batchRead). */

@@ -4,15 +4,16 @@ import { PROVIDERS } from './providers.ts';
 import { synthesize } from './speech/tts.ts';
 import { createEngineRegistry, type EngineRegistry } from './registry.ts';
 import type { Engine } from './engine-contract.ts';
+import type { ProviderShared } from './provider.ts';
 
 /**
  * Every engine the config turns on (the local one, and each provider module whose key is set), and
  * the routes between them. An unknown engine or a missing key stops the start. Only the engines
  * turned on are imported.
  */
-export async function buildEngines(config: Readonly<Config>, o: { allowRetired?: boolean } = {}): Promise<EngineRegistry> {
+export async function buildEngines(config: Readonly<Config>, o: { allowRetired?: boolean; log?: ProviderShared['log'] } = {}): Promise<EngineRegistry> {
   const engines: Engine[] = [createLocalEngine({ delayMs: config.localEngineDelayMs, speak: synthesize })];
-  const shared = { allowPrivate: config.allowPrivateNetworkUrls, ...(config.upstream.callTimeoutCapMs ? { callTimeoutCapMs: config.upstream.callTimeoutCapMs } : {}) };
+  const shared: ProviderShared = { allowPrivate: config.allowPrivateNetworkUrls, ...(config.upstream.callTimeoutCapMs ? { callTimeoutCapMs: config.upstream.callTimeoutCapMs } : {}), ...(o.log ? { log: o.log } : {}) };
   for (const provider of PROVIDERS) {
     const settings = config.upstream[provider.name];
     if (!settings) continue;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { GenerationOperation } from '../../domain/generation-types.ts';
 import type { Engine } from './engine-contract.ts';
 import type { PollBudget } from '../../domain/poll-schedule.ts';
+import type { LifecycleTable } from './lifecycle.ts';
 
 /**
  * What a provider can make, read from its adapter's contract: the operations it serves, our model
@@ -18,6 +19,8 @@ export interface ProviderMakes {
 export interface ProviderShared {
   /** ALLOW_PRIVATE_NETWORK_URLS: the provider's API may sit on a private address (a test fake, a gateway). */
   allowPrivate: boolean;
+  /** The service's log, for what a provider answers that the operator must see whole and a user must not (ComfyUI's tracebacks). */
+  log?: { warn(obj: object, msg: string): void };
   /** UPSTREAM_CALL_TIMEOUT_SECONDS: caps each provider call's own timeout (unset: each call's, from its provider's documents). */
   callTimeoutCapMs?: number;
 }
@@ -37,6 +40,8 @@ export interface ProviderModule<Name extends string = string, Shape extends z.Zo
   /** Its settings from its parsed variables, made only when `keyVariable` is set (Config.upstream[name]). */
   settings(env: z.output<z.ZodObject<Shape>>): Settings;
   readonly makes: ProviderMakes;
+  /** The dated lifecycle of its models and endpoints (pure data, shown in docs/providers.md), read without loading its engine. */
+  readonly lifecycle: LifecycleTable;
   /**
    * Its engine. The engine's module (with the HTTP client, media and tracing libraries it brings)
    * is imported here, on use: reading the configuration loads no engine (an admin command's start).

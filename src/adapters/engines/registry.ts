@@ -1,5 +1,17 @@
-import { providerNamed } from './providers.ts';
+import { PROVIDER_MODULES, providerNamed } from './providers.ts';
 import { isUpstreamEngine, type Engine } from './engine-contract.ts';
+import { insteadWords, type LifecycleFinding, type LifecycleTable } from './lifecycle.ts';
+import { routeLifecycle } from './route-lifecycle.ts';
+
+/** One route's finding at one provider, as `adforge providers check` and the start's warnings read it. */
+export type RouteLifecycle = LifecycleFinding & { stops: boolean; instead?: string };
+
+/** Every provider's lifecycle table: the configured engines' own, then the known providers' (for alternatives). */
+function tablesFor(engines: readonly Engine[]): Map<string, LifecycleTable> {
+  const tables = new Map<string, LifecycleTable>(PROVIDER_MODULES.map((p) => [p.name, p.lifecycle]));
+  for (const e of engines) if (e.lifecycle) tables.set(e.name, e.lifecycle);
+  return tables;
+}
 
 /** The model a route names for a request: `model`, or a talking avatar's `lipsync_model`. */
 export const routeModel = (params: Record<string, unknown>): unknown => params.model ?? params.lipsync_model;
@@ -11,7 +23,7 @@ export const routeModel = (params: Record<string, unknown>): unknown => params.m
  * tried (fail-over happens only before one accepts the job). A route naming a provider whose key
  * is not set, or no known engine at all, is a configuration error at start, not at run time.
  */
-export function createEngineRegistry(engines: Engine[], routes: string | undefined, o: { allowRetired?: boolean } = {}) {
+export function createEngineRegistry(engines: Engine[], routes: string | undefined, o: { allowRetired?: boolean; today?: string } = {}) {
   const byName = new Map<string, Engine>(engines.map((e) => [e.name, e]));
   const table = new Map<string, Engine[]>();
   for (const pair of (routes ?? '*=local').split(',').map((s) => s.trim()).filter(Boolean)) {
@@ -35,19 +47,21 @@ export function createEngineRegistry(engines: Engine[], routes: string | undefin
   const fallbackEngine = byName.get('local');
   const fallback = table.get('*') ?? (fallbackEngine ? [fallbackEngine] : undefined);
   if (!fallback) throw new Error('invalid configuration: ENGINE_ROUTES has no "*" route and no local engine exists');
-  const chainFor = (route: { model?: unknown; operation: string }): Engine[] =>
-    (typeof route.model === 'string' ? table.get(route.model) : undefined) ?? table.get(route.operation) ?? fallback;
-  // A model its provider retired fails every request sent there, after the customer was charged: it stops the start instead
-  // (`providers check` builds the routes anyway, to report them).
-  const retirements = engines.filter(isUpstreamEngine).flatMap((e) => Object.entries(e.retired ?? {}).map(([model, r]) => ({ provider: e.name, model, since: r.since, instead: r.instead, operation: r.operation })));
-  const keyOf = (model: string, operation: string) => (table.has(model) ? model : table.has(operation) ? operation : '*');
-  const retiredRoutes = retirements
-    .filter((r) => chainFor({ model: r.model, operation: r.operation }).some((e) => e.name === r.provider))
-    .map(({ provider, model, since, instead, operation }) => ({ key: keyOf(model, operation), provider, model, since, instead }));
-  const first = retiredRoutes[0];
+  const today = o.today ?? new Date().toISOString().slice(0, 10);
+  const lifecycle = routeLifecycle([...table.entries()].map(([key, chain]) => ({ key, chain })), tablesFor(engines), today);
+  const fatal = lifecycle.findings.filter((f) => lifecycle.stops(f));
+  const first = fatal[0];
   if (first && !o.allowRetired) {
-    throw new Error(`invalid configuration: ENGINE_ROUTES sends ${first.model} to ${first.provider}, which retired it on ${first.since}; route it to ${first.instead} instead (${first.model}=${first.instead})`);
+    const through = first.route === first.name ? '' : ` (its route ${first.route})`;
+    throw new Error(`invalid configuration: ENGINE_ROUTES sends ${first.name} to ${first.provider}${through}, which retired ${first.entry.id} on ${first.date} (${first.entry.source}); ${insteadWords(first, lifecycle.tables, today)}`);
   }
+  // A model a route covers through its operation (or `*`) at a provider that retired it is left out
+  // of that route: refused at create when no other provider of the route makes it.
+  const retiredAt = (engine: Engine, name: unknown): LifecycleFinding | undefined =>
+    o.allowRetired || typeof name !== 'string' ? undefined : lifecycle.retired(engine, name);
+  const routedChain = (route: { model?: unknown; operation: string }): Engine[] =>
+    (typeof route.model === 'string' ? table.get(route.model) : undefined) ?? table.get(route.operation) ?? fallback;
+  const chainFor = (route: { model?: unknown; operation: string }): Engine[] => routedChain(route).filter((e) => !retiredAt(e, route.model ?? route.operation));
   return {
     /** The providers of a request's route, in the order they are tried. */
     chainFor,
@@ -58,16 +72,27 @@ export function createEngineRegistry(engines: Engine[], routes: string | undefin
     /** Every route as operators read it: key and the engine names in order. */
     routes: (): Array<{ key: string; engines: string[] }> => [...table.entries()].map(([key, chain]) => ({ key, engines: chain.map((e) => e.name) })),
     providers: (): Engine[] => engines.filter(isUpstreamEngine),
-    /** Models the configured providers have retired (none of them is routed there: the start checked). */
-    retirements: () => retirements.map(({ provider, model, since, instead }) => ({ provider, model, since, instead })),
-    /** Routes that send a retired model to the provider that retired it: the route key that does it (empty unless allowRetired). */
-    retiredRoutes: () => retiredRoutes,
+    /**
+     * What each route meets at each of its providers, by the providers' lifecycle tables: every one
+     * of our names it sends there that the table knows, with `stops` true for those that stop the
+     * start (reported, not thrown, with allowRetired) and `instead` a live alternative for a retired one.
+     */
+    lifecycle: (): RouteLifecycle[] =>
+      lifecycle.findings.map((f) => ({ ...f, stops: lifecycle.stops(f), ...(f.status === 'retired' ? { instead: insteadWords(f, lifecycle.tables, today) } : {}) })),
     /**
      * Why the route cannot make this request (a 400 at create), or undefined: it is accepted when
      * some engine of the route can make it; otherwise the first engine's reason is given.
      */
     refusal(operation: string, params: Record<string, unknown>, attachedImages = 0): string | undefined {
-      const reasons = chainFor({ model: routeModel(params), operation }).map((e) => e.refuse(operation as never, params, attachedImages));
+      const route = { model: routeModel(params), operation };
+      const chain = chainFor(route);
+      if (chain.length === 0) {
+        // Every provider of the route retired it (the chain is never empty otherwise).
+        const gone = routedChain(route).map((e) => retiredAt(e, route.model ?? operation)).find((f) => f !== undefined)!;
+        const field = params.model !== undefined ? 'model: ' : params.lipsync_model !== undefined ? 'lipsync_model: ' : '';
+        return `${field}${gone.name} is no longer made by ${gone.provider}, which retired it on ${gone.date}`;
+      }
+      const reasons = chain.map((e) => e.refuse(operation as never, params, attachedImages));
       return reasons.includes(undefined) ? undefined : reasons[0];
     },
   };

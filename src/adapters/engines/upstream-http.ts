@@ -277,7 +277,8 @@ export function createProviderClient(o: ProviderClientOptions): {
   call: ProviderRequest;
   json: (...args: Parameters<ProviderRequest>) => Promise<Record<string, unknown> | undefined>;
 } {
-  const dispatcher = createSafeDispatcher({ allowPrivate: o.allowPrivate, connectTimeoutMs: 10_000 });
+  // undici gives up on headers after 5 minutes unless told otherwise: never before the client's own timeout.
+  const dispatcher = createSafeDispatcher({ allowPrivate: o.allowPrivate, connectTimeoutMs: 10_000, headersTimeoutMs: Math.max(o.timeoutMs, 300_000) });
   const base = (o.baseUrl ?? '').replace(/\/+$/, '');
   const call: ProviderRequest = (method, url, body, signal, x = {}) =>
     callProvider({

@@ -21,6 +21,11 @@ export function isBlockedAddressError(e: unknown): boolean {
 export interface SafeDispatcherOptions {
   allowPrivate: boolean;
   connectTimeoutMs: number;
+  /**
+   * How long an answer's headers may take (undici's default is 5 minutes): a provider that answers
+   * only when its work is done (an image API) needs as long as the caller waits.
+   */
+  headersTimeoutMs?: number;
   /** Overrides the rule derived from allowPrivate; tests use it to treat one loopback address as public. */
   policy?: AddressPolicy;
 }
@@ -61,6 +66,7 @@ export function createSafeDispatcher(options: SafeDispatcherOptions): Agent {
     lookup: createCheckedLookup(policy),
   });
   return new Agent({
+    ...(options.headersTimeoutMs ? { headersTimeout: options.headersTimeoutMs } : {}),
     connect: (connectOptions, callback) => {
       // undici passes IPv6 literals without brackets.
       const host = connectOptions.hostname;

@@ -10,7 +10,7 @@ import { DownloadError, openDownload } from '../../adapters/net/download.ts';
 import { queueJob } from '../../jobs/define.ts';
 import { runGenerationJob } from '../../jobs/run-generation.ts';
 import { findGenerationById } from '../../repositories/generations.ts';
-import { countPoll, countRefetch, endUpstreamJob, findLiveUpstreamJob, findByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
+import { countPoll, countRefetch, countRefusedRead, endUpstreamJob, findLiveUpstreamJob, findByProviderJob, findUpstreamJob, insertSubmitting, markSubmitted } from '../../repositories/upstream-jobs.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../deps.ts';
 import type { GenerationLifecycle } from './lifecycle.ts';
@@ -20,6 +20,7 @@ import { createInputResolver } from './inputs.ts';
 import { createScriptSpeech } from './script-speech.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
+import { createKeptOutputs } from './kept-outputs.ts';
 import { createPollScheduler, type PollLine } from './poll-budget.ts';
 import { createBatchPolls } from './batch-poll.ts';
 import { createCallbackTokens } from './provider-callbacks.ts';
@@ -29,6 +30,8 @@ import type { EventBus } from '../../events/pg-events.ts';
 
 // A result link that fails to download (expired, say) is asked of the provider again this often.
 const MAX_RESULT_REFETCHES = 3;
+// Reads of a job refused in a row before its generation fails (each after a growing wait).
+const MAX_REFUSED_READS = 5;
 // Removing what an ended job left on the provider's servers (a few deletes).
 const RELEASE_TIMEOUT_MS = 30_000;
 // One result's copy, every redirect and byte of it: 500 MB at 2 MB/s.
@@ -75,6 +78,7 @@ export function createUpstreamCore(
   const breakers = createEngineBreakers({ db, config, log });
   const progress = createProgressWriter({ db, log });
   const submitHere = createInProcessSubmit({ db, storage, config, log, lifecycle, events, progress });
+  const keptOutputs = createKeptOutputs({ db, storage, log });
 
   const polls = createPollScheduler({ db, config });
   // The next look at a job: when it wants it; its provider's budget is kept when the look runs.
@@ -92,7 +96,7 @@ export function createUpstreamCore(
   const batches = createBatchPolls({ db, log, polls, progress, hooked, finish: (g, job, engine, status) => finish(g, job, engine, status) });
 
   async function failBoth(g: Pick<GenerationRow, 'id'>, upstreamJobId: string, message: string, engine?: string): Promise<void> {
-    await lifecycle.fail(g.id, message, { within: (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }), ...(engine ? { engine } : {}) });
+    await lifecycle.endUnfinished(g.id, message, { within: (trx) => endUpstreamJob(trx, upstreamJobId, { state: 'failed', error: message }), ...(engine ? { engine } : {}) });
   }
 
   function authFailed(provider: string): string {
@@ -121,12 +125,13 @@ export function createUpstreamCore(
     return (await openDownload(output.url, { maxBytes: config.upstream.maxResultBytes, allowPrivate: config.allowPrivateNetworkUrls, timeoutMs: RESULT_COPY_TIMEOUT_MS })).body;
   }
 
-  async function copyResults(g: GenerationRow, outputs: UpstreamOutput[]): Promise<{ keys: string[]; meta: Record<string, unknown>; bytes: number }> {
+  async function copyResults(g: GenerationRow, outputs: UpstreamOutput[], first = 0): Promise<{ keys: string[]; meta: Record<string, unknown>; bytes: number }> {
     const tooLarge = () => new UpstreamError('refused', 'the provider result is too large');
     try {
       return await storeResultStreams(storage, g, outputs.map((output) => () => openResult(output)), {
         maxBytes: config.upstream.maxResultBytes,
         tooLarge,
+        first,
         // The bytes must be media of the kind the generation makes, whatever the provider says.
         refuse: (type) => (type?.mime.startsWith(`${g.kind}/`) ? undefined : new UpstreamError('refused', `the provider's result is not ${g.kind === 'video' ? 'a video' : 'an image'}`)),
       });
@@ -149,9 +154,10 @@ export function createUpstreamCore(
     let submission;
     try {
       const webhookUrl = await webhookUrlFor(engine, g.operation, attempt.id);
+      const made = await keptOutputs.forAttempt(g, attempt.id, (output, position) => copyResults(g, [output], position));
       submission = await engine.submit(
-        { generationId: g.id, operation: g.operation, params, inputs },
-        { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}) },
+        { generationId: g.id, operation: g.operation, params: keptOutputs.paramsFor(params, g, made.kept), inputs },
+        { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}), ...(made.keep ? { keep: made.keep } : {}) },
         untilDeadline(g),
       );
     } catch (e) {
@@ -321,7 +327,12 @@ export function createUpstreamCore(
         const err = e instanceof UpstreamError ? e : new UpstreamError('transient', 'the provider could not be asked', { cause: e });
         called(engine.name, 'poll', err.failure);
         if (err.failure === 'auth') return failBoth(g, job.id, authFailed(engine.name));
-        if (err.failure === 'refused') return failBoth(g, job.id, err.message);
+        // A refused read (a 4xx, a redirect, an answer too large) is asked again: the job may be
+        // made, and billed, whatever one read said. Only a run of them ends the generation.
+        if (err.failure === 'refused') {
+          if ((await countRefusedRead(db, job.id, `refused: ${err.message}`)) >= MAX_REFUSED_READS) return failBoth(g, job.id, err.message);
+          return schedulePoll(job.id, polls.retryDelay(job.polls, job.created_at));
+        }
         await countPoll(db, job.id, `${err.failure}: ${err.message}`);
         // A 429 holds back every read of this provider, not only this job's.
         if (err.failure === 'rate_limited') return schedulePoll(job.id, await polls.rateLimited(engine, err.retryAfterMs));
@@ -329,7 +340,7 @@ export function createUpstreamCore(
       }
       called(engine.name, 'poll', 'ok');
       if (status.state === 'pending') {
-        await countPoll(db, job.id, status.detail ?? 'pending');
+        await countPoll(db, job.id, status.detail ?? 'pending', { answered: true });
         if (status.progress) await progress.set(g.id, status.progress);
         return polls.next(job.id, engine, status.retryAfterMs ?? polls.pendingDelay(job.created_at, hooked(engine, g.operation)));
       }
@@ -371,9 +382,10 @@ export function createUpstreamCore(
   async function settle(g: GenerationRow, job: { id: string; refetches: number }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
     if (status.state === 'failed') return failBoth(g, job.id, status.message, engine.name);
     let copied;
+    const kept = await keptOutputs.list(g);
     try {
       await progress.set(g.id, COPYING, { force: true });
-      copied = await copyResults(g, status.outputs);
+      copied = await copyResults(g, status.outputs, kept.length);
     } catch (e) {
       if (e instanceof UpstreamError) return failBoth(g, job.id, e.message);
       // Provider links expire: ask the provider again for fresh ones, a few times.
@@ -382,7 +394,7 @@ export function createUpstreamCore(
       return schedulePoll(job.id, 0);
     }
     const cost = status.cost ?? null;
-    await lifecycle.complete(g.id, copied.keys, copied.meta, { within: (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }), engine: engine.name, outputBytes: copied.bytes });
+    await lifecycle.complete(g.id, copied.keys, copied.meta, { within: (trx) => endUpstreamJob(trx, job.id, { state: 'succeeded', cost }), engine: engine.name, outputBytes: copied.bytes, kept });
   }
 }
 export type UpstreamCore = ReturnType<typeof createUpstreamCore>;

@@ -12,6 +12,7 @@ import { storeResults, type ResultFile } from './results.ts';
 import { subscribeGenerationEvents } from '../../events/generation-events.ts';
 import type { EventBus } from '../../events/pg-events.ts';
 import { COPYING, type ProgressWriter } from './progress.ts';
+import { createKeptOutputs } from './kept-outputs.ts';
 
 export interface Attempt {
   number: number;
@@ -36,6 +37,7 @@ export function createInProcessSubmit(
   deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'> & { lifecycle: GenerationLifecycle; events?: EventBus | undefined; progress: ProgressWriter },
 ) {
   const { db, storage, config, log, lifecycle, events, progress } = deps;
+  const keptOutputs = createKeptOutputs({ db, storage, log });
 
   /**
    * Aborts `stop` when the generation ends while it renders, heard on the event bus from whichever
@@ -63,12 +65,14 @@ export function createInProcessSubmit(
   /** `shutdown` aborts when the worker stops: the render is dropped and the job goes back to the queue. */
   return async function submitHere(g: GenerationRow, engine: Engine, inputs: () => Promise<UpstreamInputs>, attempt: Attempt, shutdown?: AbortSignal): Promise<void> {
     const lastAttempt = attempt.number >= attempt.max;
+    // Outputs a provider made before this route fell back here: only the rest is rendered.
+    const kept = await keptOutputs.list(g);
     let files: ResultFile[];
     let tempDir: string | undefined;
     const ended = new AbortController();
     const unwatch = await watchEnd(g, ended);
     try {
-      const request = { generationId: g.id, operation: g.operation, params: g.params as Record<string, unknown>, inputs: await inputs() };
+      const request = { generationId: g.id, operation: g.operation, params: keptOutputs.paramsFor(g.params as Record<string, unknown>, g, kept), inputs: await inputs() };
       const signals = [AbortSignal.timeout(config.engineAttemptTimeoutSeconds * 1000), ended.signal];
       if (shutdown) signals.push(shutdown);
       const submission = await inSpan('engine.run', { 'adforge.engine': engine.name, 'adforge.generation_id': g.id, 'adforge.operation': g.operation }, () =>
@@ -100,9 +104,9 @@ export function createInProcessSubmit(
 
     try {
       await progress.set(g.id, COPYING, { force: true });
-      const limits = { maxBytes: config.upstream.maxResultBytes, tooLarge: () => new Error(`a rendered file is larger than UPSTREAM_MAX_RESULT_MB`) };
+      const limits = { maxBytes: config.upstream.maxResultBytes, tooLarge: () => new Error(`a rendered file is larger than UPSTREAM_MAX_RESULT_MB`), first: kept.length };
       const { keys, meta, bytes } = await inSpan('storage.put', { 'adforge.generation_id': g.id, 'adforge.files': files.length }, () => storeResults(storage, g, files, limits));
-      await lifecycle.complete(g.id, keys, meta, { engine: engine.name, outputBytes: bytes });
+      await lifecycle.complete(g.id, keys, meta, { engine: engine.name, outputBytes: bytes, kept });
     } finally {
       await removeDir(tempDir);
     }

@@ -29,6 +29,8 @@ export interface StoreLimits {
   /** The most one file may hold, counted as its bytes arrive; past it nothing more is stored. */
   maxBytes: number;
   tooLarge: () => Error;
+  /** The place of the first file among the generation's results (after those kept before it; 0 unless told). */
+  first?: number;
 }
 
 export interface ResultStreamOptions extends StoreLimits {
@@ -44,7 +46,7 @@ export interface ResultStreamOptions extends StoreLimits {
  */
 export async function storeResults(storage: ResultStorage, g: Pick<GenerationRow, 'id' | 'team_id'>, files: readonly ResultFile[], limits: StoreLimits): Promise<Stored> {
   const stored = await storeEach(storage, files, async (file, i) => {
-    const key = resultKey(g, i, file.ext);
+    const key = resultKey(g, (limits.first ?? 0) + i, file.ext);
     const { size } = await storage.putStream(key, file.open(), { contentType: file.mime, ...limits });
     return { key, size, mime: file.mime, path: file.path };
   });
@@ -58,7 +60,7 @@ export async function storeResults(storage: ResultStorage, g: Pick<GenerationRow
  */
 export async function storeResultStreams(storage: ResultStorage, g: Pick<GenerationRow, 'id' | 'team_id'>, opens: ReadonlyArray<() => Promise<Readable>>, o: ResultStreamOptions): Promise<Stored> {
   const stored = await storeEach(storage, opens, async (open, i) => {
-    const s = await storeSniffed(storage, await open(), { keyFor: (t) => resultKey(g, i, t.ext), refuse: o.refuse, maxBytes: o.maxBytes, tooLarge: o.tooLarge });
+    const s = await storeSniffed(storage, await open(), { keyFor: (t) => resultKey(g, (o.first ?? 0) + i, t.ext), refuse: o.refuse, maxBytes: o.maxBytes, tooLarge: o.tooLarge });
     return { key: s.key, size: s.size, mime: s.mime };
   });
   return withDuration(storage, stored);

@@ -5,8 +5,8 @@ import type { Graph } from './workflows.ts';
 
 /*
  * `adforge providers check` for ComfyUI, with reads that cost nothing (test/contracts/comfyui/):
- * GET /queue proves each server answers (ComfyUI has no key; the `key` line says which servers
- * answered), and GET /models/{folder} (server.py get_models; folder names from folder_paths.py)
+ * GET /prompt proves each server answers with a few bytes, whatever its queue holds (ComfyUI has no
+ * key; the `key` line says which servers answered), and GET /models/{folder} (server.py get_models; folder names from folder_paths.py)
  * that every model file a routed workflow's loaders name is in that folder on every server.
  */
 
@@ -40,12 +40,12 @@ export function createComfyUiCheck(o: { urls: readonly string[]; dispatcher: Dis
     const answering: string[] = [];
     const down: string[] = [];
     for (const url of o.urls) {
-      const r = await read(url, '/queue', signal);
+      const r = await read(url, '/prompt', signal);
       ('status' in r && r.status === 200 ? answering : down).push(url);
     }
     const servers: CheckResult = answering.length
-      ? { target: 'key', outcome: 'ok', detail: `${answering.length} of ${o.urls.length} ComfyUI servers answer GET /queue${down.length ? ` (not: ${down.join(', ')})` : ''}` }
-      : { target: 'key', outcome: 'unreachable', detail: `no ComfyUI server answers GET /queue (${o.urls.join(', ')})` };
+      ? { target: 'key', outcome: 'ok', detail: `${answering.length} of ${o.urls.length} ComfyUI servers answer GET /prompt${down.length ? ` (not: ${down.join(', ')})` : ''}` }
+      : { target: 'key', outcome: 'unreachable', detail: `no ComfyUI server answers GET /prompt (${o.urls.join(', ')})` };
     if (!answering.length) return [servers, ...targets.map((target): CheckResult => ({ target, outcome: 'unreachable', detail: 'not checked: no server answers' }))];
     // Each folder read once per server.
     const lists = new Map<string, string[] | undefined>();

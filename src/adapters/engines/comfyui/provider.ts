@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineProvider, budgetVariable } from '../provider.ts';
 import { COMFYUI_OPERATIONS, SHIPPED_WORKFLOWS } from './workflows.ts';
+import { COMFYUI_LIFECYCLE } from './comfyui-lifecycle.ts';
 
 /** `host[:port]` or a URL, into a server root: no scheme means http, no port 8188 (ComfyUI's own default). */
 function serverRoot(entry: string): string | undefined {
@@ -57,5 +58,6 @@ export const comfyuiProvider = defineProvider({
   makes: { operations: COMFYUI_OPERATIONS, models: [], limits: {} },
   // A GPU server sits on the operator's own network: its addresses come from COMFYUI_URL alone (no
   // request names one), so they are reached without opening ALLOW_PRIVATE_NETWORK_URLS to every user URL.
+  lifecycle: COMFYUI_LIFECYCLE,
   create: async (s, shared) => (await import('./comfyui-engine.ts')).createComfyUiEngine({ ...s, ...shared, allowPrivate: true }),
 });

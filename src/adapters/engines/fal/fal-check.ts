@@ -12,7 +12,7 @@ import { FAL_DEFAULT_ENDPOINTS, FAL_MODELS } from './fal-models.ts';
  *   past authentication and fal merely knows no such request.
  * - each endpoint: the Platform API's model search in find mode (models-find.json,
  *   GET https://api.fal.ai/v1/models?endpoint_id=...&endpoint_id=..., up to 50 ids, no key
- *   needed): an endpoint it does not list is gone; one it lists as deprecated still runs.
+ *   needed): an endpoint it does not list is gone; one it lists as deprecated still runs (reported deprecated).
  */
 
 /** fal's endpoint ids a route key of ours may send work to: one model, the ai-video operation, or `*`. */
@@ -70,7 +70,7 @@ export function createFalCheck(o: { queueUrl: string; apiUrl: string; apiKey: st
       for (const target of batch) {
         const status = listed.get(target);
         if (status === undefined) out.push({ target, outcome: 'model_gone', detail: `fal's model search does not list ${target}` });
-        else out.push({ target, outcome: 'ok', detail: status === 'deprecated' ? 'listed, but fal marks it deprecated: plan a new route' : `listed (${status})` });
+        else out.push(status === 'deprecated' ? { target, outcome: 'deprecated', detail: 'listed, but fal marks it deprecated: plan a new route' } : { target, outcome: 'ok', detail: `listed (${status})` });
       }
     }
     return out;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineProvider, pairsVariable, budgetVariable } from '../provider.ts';
 import { FAL_MODELS, SEEDANCE_MAX_IMAGES } from './fal-models.ts';
+import { FAL_LIFECYCLE } from './fal-lifecycle.ts';
 
 /** fal.ai: every ai-video model of the spec, through its queue API. */
 export const falProvider = defineProvider({
@@ -18,5 +19,6 @@ export const falProvider = defineProvider({
   },
   settings: (e) => ({ pollBudget: e.FAL_POLL_BUDGET, apiKey: e.FAL_KEY!, queueUrl: e.FAL_QUEUE_URL, apiUrl: e.FAL_API_URL, jwksUrl: e.FAL_JWKS_URL, endpoints: Object.freeze(e.FAL_MODEL_ENDPOINTS) }),
   makes: { operations: ['ai-video'], models: FAL_MODELS, limits: { seedance_max_images: SEEDANCE_MAX_IMAGES } },
+  lifecycle: FAL_LIFECYCLE,
   create: async (s, shared) => (await import('./fal-engine.ts')).createFalEngine({ ...s, ...shared }),
 });

@@ -15,8 +15,9 @@ import { GEMINI_DEFAULT_IMAGE_MODELS, GEMINI_VIDEO_MODELS, geminiRefusal, imageL
  * (read with the key, following Google's redirect to the bytes: video-file.ts; kept about two days)
  * or filtered with raiMediaFilteredReasons; images
  * through models/{model}:generateContent, answered with inlineData. Errors {error: {code, message,
- * status}} (a bad key is 400 API_KEY_INVALID). No idempotency key: a Veo submit whose answer is
- * lost is not sent again. Contracts: test/contracts/gemini/.
+ * status}} (a bad key is 400 API_KEY_INVALID). No idempotency key: a Veo submit or an image call
+ * whose answer is lost is not sent again (an image call answers with the image it made, and bills
+ * it). Contracts: test/contracts/gemini/.
  */
 export interface GeminiOptions {
   apiUrl: string;
@@ -26,12 +27,29 @@ export interface GeminiOptions {
   /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
   callTimeoutCapMs?: number;
   timeoutMs?: number;
+  /**
+   * How long we wait for one image call (GEMINI_IMAGE_TIMEOUT_SECONDS); Google is told a deadline a
+   * little shorter, so that its own answer past it comes first.
+   */
+  imageTimeoutMs?: number;
 }
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
 // The Gemini API takes a request of up to 20 MB; one image must leave room for the rest.
 const MAX_INLINE_BYTES = 15 * 1024 * 1024;
+/*
+ * One image call's deadline. Google publishes no latency for its image models, and its SDK sets no
+ * client timeout, leaving the end to the server; given one, it tells the server as X-Server-Timeout
+ * (googleapis/js-genai src/_api_client.ts). We name ours the same way: past it Google ends the call
+ * with 504 DEADLINE_EXCEEDED (its troubleshooting page), a failed request it does not charge (its
+ * billing FAQ), so a slow image is a known failure that may be made again, not an unknown outcome.
+ * Five minutes for Google, 30 s more for its answer: a Pro image at 4K with references is the
+ * slowest we send.
+ */
+const IMAGE_TIMEOUT_MS = 330_000;
+// Google's deadline: our wait less the time its 504 takes to reach us (a sixth, at least 1 s, at most 30 s); only a call still unanswered then is an unknown outcome.
+const serverDeadlineS = (waitMs: number) => Math.max(1, Math.floor((waitMs - Math.min(30_000, Math.max(1_000, Math.ceil(waitMs / 6)))) / 1000));
 
 export function createGeminiEngine(opts: GeminiOptions): Engine {
   const origin = new URL(opts.apiUrl).origin;
@@ -50,6 +68,22 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
     keyRefused: isKeyRefused,
     // A 429 gives its wait in RetryInfo.retryDelay: it pauses every read of Gemini that long.
     retryAfterInBody: googleRetryDelayMs,
+  });
+
+  const imageWaitMs = Math.min(opts.imageTimeoutMs ?? IMAGE_TIMEOUT_MS, opts.callTimeoutCapMs ?? Infinity);
+  // Image calls: synchronous, one image each, billed once Google made it (a submit in all but name).
+  const imageApi = createProviderClient({
+    provider: 'Gemini',
+    baseUrl: opts.apiUrl,
+    allowPrivate: opts.allowPrivate,
+    headers: { 'x-goog-api-key': opts.apiKey, 'x-server-timeout': String(serverDeadlineS(imageWaitMs)) },
+    timeoutMs: imageWaitMs,
+    maxBytes: MAX_JSON_BYTES,
+    message: errorMessage,
+    keyRefused: isKeyRefused,
+    retryAfterInBody: googleRetryDelayMs,
+    // Google's 5xx is a failed request, not charged (its billing FAQ): no image exists to pay twice for.
+    safeToResend: new Set([500, 502, 503, 504]),
   });
 
   /** An input image as inline bytes (the Gemini API takes no URLs). */
@@ -77,24 +111,29 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
     return { providerJobId: name, handle: { kind: 'video', operation: name, sound: Boolean(p.generate_audio) } };
   }
 
-  async function makeImages({ params: p, inputs }: UpstreamRequest, signal: AbortSignal): Promise<UpstreamStatus> {
+  /**
+   * One call per image, `quantity` (what is still to make) of them. Each image is handed to `keep`
+   * as soon as it arrives (Google billed it): a later call's failure then loses none.
+   */
+  async function makeImages({ params: p, inputs }: UpstreamRequest, signal: AbortSignal, keep?: (output: UpstreamOutput) => Promise<void>): Promise<UpstreamStatus> {
     const model = imageModels[String(p.model)]!;
     const outputs: UpstreamOutput[] = [];
     // An edit, product shot or branded image sends its images inline after the prompt that names them.
     const images = await Promise.all(attachedImages(inputs).map(async (image) => ({ inlineData: await inline(image, signal) })));
-    // One image per call: quantity makes that many calls.
     for (let i = 0; i < Number(p.quantity ?? 1); i++) {
       const body = {
         contents: [{ parts: [{ text: inputs.prompt }, ...images] }],
         // A model that takes no imageSize (gemini-2.5-flash-image) makes 1K images and is sent none.
         generationConfig: { responseModalities: ['IMAGE'], imageConfig: { aspectRatio: p.aspect_ratio, ...(imageLimitsOf(model).sizes ? { imageSize: imageSizeOf(p.resolution) } : {}) } },
       };
-      const { json } = await call('POST', `/models/${model}:generateContent`, body, signal);
+      const { json } = await imageApi.call('POST', `/models/${model}:generateContent`, body, signal, { submit: true });
       const r = json as { promptFeedback?: { blockReason?: unknown }; candidates?: Array<{ finishReason?: unknown; content?: { parts?: Array<{ inlineData?: { data?: unknown } }> } }> } | undefined;
       if (r?.promptFeedback?.blockReason) return { state: 'failed', message: `Gemini refused the request: blocked (${String(r.promptFeedback.blockReason)})` };
       const data = r?.candidates?.[0]?.content?.parts?.find((part) => typeof part.inlineData?.data === 'string')?.inlineData?.data;
       if (typeof data !== 'string') return { state: 'failed', message: `Gemini made no image (${String(r?.candidates?.[0]?.finishReason ?? 'no candidate')})` };
-      outputs.push({ bytes: Buffer.from(data, 'base64') });
+      const image = { bytes: Buffer.from(data, 'base64') };
+      if (keep) await keep(image);
+      else outputs.push(image);
     }
     return { state: 'succeeded', outputs };
   }
@@ -107,9 +146,9 @@ export function createGeminiEngine(opts: GeminiOptions): Engine {
     targets: (routeKey: string) => geminiTargets(routeKey, imageModels),
     check: (targets, signal) => checkGemini({ apiUrl: opts.apiUrl, apiKey: opts.apiKey, dispatcher }, targets, signal),
 
-    async submit(req: UpstreamRequest, _attempt, signal) {
+    async submit(req: UpstreamRequest, attempt, signal) {
       if (req.operation === 'ai-video') return submitVideo(req, signal);
-      const done = await makeImages(req, signal);
+      const done = await makeImages(req, signal, attempt.keep);
       return { providerJobId: `images-${req.generationId}`, handle: { kind: 'image' }, done };
     },
 

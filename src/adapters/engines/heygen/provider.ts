@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineProvider, pairsVariable, budgetVariable } from '../provider.ts';
 import { HEYGEN_ASSET_MAX_BYTES, HEYGEN_OPERATIONS } from './heygen-map.ts';
+import { HEYGEN_LIFECYCLE } from './heygen-lifecycle.ts';
 
 /** HeyGen: talking avatars, video translation (localize) and face swaps. */
 export const heygenProvider = defineProvider({
@@ -16,5 +17,6 @@ export const heygenProvider = defineProvider({
   },
   settings: (e) => ({ pollBudget: e.HEYGEN_POLL_BUDGET, apiKey: e.HEYGEN_API_KEY!, apiUrl: e.HEYGEN_API_URL, languages: Object.freeze(e.HEYGEN_LANGUAGES) }),
   makes: { operations: HEYGEN_OPERATIONS, models: [], limits: { asset_max_bytes: HEYGEN_ASSET_MAX_BYTES } },
+  lifecycle: HEYGEN_LIFECYCLE,
   create: async (s, shared) => (await import('./heygen-engine.ts')).createHeyGenEngine({ ...s, ...shared }),
 });

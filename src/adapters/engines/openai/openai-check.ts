@@ -39,7 +39,7 @@ export function createOpenAiCheck(o: { baseUrl: string; apiKey: string; dispatch
     if (r.status === 200) {
       const shutdown = (r.json as { shutdown_date?: unknown } | undefined)?.shutdown_date;
       if (typeof shutdown === 'string' && shutdown <= today()) return { target: model, outcome: 'retired', detail: `OpenAI lists ${model} with shutdown_date ${shutdown}` };
-      return { target: model, outcome: 'ok', detail: typeof shutdown === 'string' ? `listed; OpenAI shuts it down on ${shutdown}` : 'listed' };
+      return typeof shutdown === 'string' ? { target: model, outcome: 'deprecated', detail: `listed; OpenAI shuts it down on ${shutdown}` } : { target: model, outcome: 'ok', detail: 'listed' };
     }
     if (r.status === 404) return { target: model, outcome: 'model_gone', detail: words(r) };
     if (r.status === 401 || r.status === 403) return { target: model, outcome: 'key_refused', detail: words(r) };

@@ -5,19 +5,19 @@ import { UpstreamError, attachedImages, type Engine, type UpstreamFile, type Ups
 import { fractionOf, queued, running } from '../progress.ts';
 import { createOpenAiCheck, openaiTargets } from './openai-check.ts';
 import { editImage } from './openai-images.ts';
-import { OPENAI_DEFAULT_IMAGE_MODELS, OPENAI_RETIRED, imageFields, openaiRefusal, soraSize, videosRetiredNote } from './openai-map.ts';
+import { OPENAI_DEFAULT_IMAGE_MODELS, imageFields, openaiRefusal, soraSize, videosRetiredNote } from './openai-map.ts';
 
 /*
  * The OpenAI API as its OpenAPI document (openai/openai-openapi) and SDK (openai/openai-node
  * src/resources/videos.ts, images.ts) describe it; the stored contracts are test/contracts/openai/.
  * Videos: create as multipart with `input_reference` as an image file, retrieve with status
  * queued | in_progress | completed | failed and `error {code, message}`, content at
- * GET /videos/{id}/content. OpenAI shut the Videos (Sora) API down on 2026-09-24: the engine
- * declares sora-2 and sora-2-pro retired (the start refuses a route to them) and keeps the code
- * path for an account OpenAI still serves. Images: generations (JSON) and edits (multipart, the
+ * GET /videos/{id}/content. OpenAI shut the Videos (Sora) API down on 2026-09-24: its lifecycle
+ * table (openai-lifecycle.ts) marks sora-2 and sora-2-pro retired (the start refuses a route to
+ * them); the engine keeps the code path for an account OpenAI still serves. Images: generations (JSON) and edits (multipart, the
  * images as `image[]` files), answered with b64_json. Auth `Authorization: Bearer <key>`; errors
- * `{error: {message, type, param, code}}`; 429 with retry-after. No idempotency key: a video submit
- * whose answer is lost is not sent again.
+ * `{error: {message, type, param, code}}`; 429 with retry-after. No idempotency key: a video submit,
+ * or an image call, whose answer is lost is not sent again (the SDK resends both: see IMAGE_TIMEOUT_MS).
  */
 export interface OpenAiOptions {
   baseUrl: string;
@@ -28,10 +28,20 @@ export interface OpenAiOptions {
   /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
   callTimeoutCapMs?: number;
   timeoutMs?: number;
+  /** How long one Images call may take (OPENAI_IMAGE_TIMEOUT_SECONDS). */
+  imageTimeoutMs?: number;
 }
 
 const MAX_JSON_BYTES = 64 * 1024 * 1024; // image answers carry base64 images
 const MAX_VIDEO_BYTES = 500 * 1024 * 1024;
+/*
+ * An Images call answers with the images once they are made, and OpenAI goes on making (and
+ * billing) them when the client goes away: a short timeout only pays for images nobody receives.
+ * Ten minutes, the SDK's own wait for one request (openai-node src/client.ts, DEFAULT_TIMEOUT). The
+ * SDK then resends a request that timed out, lost its connection or got a 5xx (shouldRetry), with no
+ * idempotency key: each resend may make and bill the images again, so we do not follow it there.
+ */
+const IMAGE_TIMEOUT_MS = 600_000;
 
 export function createOpenAiEngine(opts: OpenAiOptions): Engine {
   const imageModels = { ...OPENAI_DEFAULT_IMAGE_MODELS, ...(opts.imageModels ?? {}) };
@@ -44,6 +54,17 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
     timeoutMs: opts.timeoutMs ?? 300_000,
     maxBytes: MAX_JSON_BYTES,
     maxBinaryBytes: MAX_VIDEO_BYTES,
+    message: errorMessage,
+  });
+
+  const imageApi = createProviderClient({
+    provider: 'OpenAI',
+    baseUrl: opts.baseUrl,
+    allowPrivate: opts.allowPrivate,
+    callTimeoutCapMs: opts.callTimeoutCapMs,
+    headers: { authorization: `Bearer ${opts.apiKey}` },
+    timeoutMs: opts.imageTimeoutMs ?? IMAGE_TIMEOUT_MS,
+    maxBytes: MAX_JSON_BYTES,
     message: errorMessage,
   });
 
@@ -77,7 +98,6 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
     name: 'openai',
     kind: 'upstream',
     dedupesSubmit: () => false,
-    retired: OPENAI_RETIRED,
 
     refuse: (operation: GenerationOperation, params: Record<string, unknown>) => openaiRefusal(operation, params, imageModels),
     targets: (routeKey: string) => openaiTargets(routeKey, imageModels),
@@ -88,18 +108,19 @@ export function createOpenAiEngine(opts: OpenAiOptions): Engine {
       if (req.operation === 'ai-video') {
         const { json } = await call('POST', '/videos', await videoForm(req, signal), signal, { submit: true }).catch((e: unknown) => {
           // A refusal of the create is most likely the shutdown itself: say so beside OpenAI's words.
-          throw e instanceof UpstreamError && e.failure === 'refused' ? new UpstreamError('refused', `${e.message} (${videosRetiredNote(String(p.model))})`, { cause: e }) : e;
+          throw e instanceof UpstreamError && e.failure === 'refused' ? new UpstreamError('refused', `${e.message} (${videosRetiredNote()})`, { cause: e }) : e;
         });
         const id = (json as { id?: unknown } | undefined)?.id;
         if (typeof id !== 'string' || !id) throw new UpstreamError('unsent_unknown', 'OpenAI answered the submit without a video id');
         return { providerJobId: id, handle: { kind: 'video', id } };
       }
-      // Images answer at once. A 5xx there made nothing and bills nothing: it is simply tried again.
+      // Images answer with the images once made: a lost answer (a timeout, a reset, a 5xx) may have
+      // made and billed them, and nothing can tell; it is an unknown outcome, never sent again.
       const fields = imageFields(p, req.inputs.prompt, imageModels);
       const inputImages = attachedImages(req.inputs);
       const { json } = inputImages.length
-        ? await call('POST', '/images/edits', await editForm(fields, inputImages, signal), signal)
-        : await call('POST', '/images/generations', fields, signal);
+        ? await imageApi.call('POST', '/images/edits', await editForm(fields, inputImages, signal), signal, { submit: true })
+        : await imageApi.call('POST', '/images/generations', fields, signal, { submit: true });
       const data = (json as { data?: Array<{ b64_json?: unknown }>; created?: unknown } | undefined)?.data ?? [];
       const images: Buffer[] = [];
       for (const d of data) if (typeof d.b64_json === 'string') images.push(Buffer.from(d.b64_json, 'base64'));

@@ -1,5 +1,6 @@
 import { parseAspectRatio } from '../../../domain/aspect-ratio.ts';
-import { isImageOperation, type GenerationOperation, type ImageResolution } from '../../../domain/generation-types.ts';
+import { isImageOperation, type ImageResolution } from '../../../domain/generation-types.ts';
+import { OPENAI_LIFECYCLE } from './openai-lifecycle.ts';
 
 /*
  * Our requests in the OpenAI API's terms, as its OpenAPI document (openai/openai-openapi) and its
@@ -18,25 +19,24 @@ export const OPENAI_IMAGE_MODELS = ['gpt-2', 'gpt-2.5'] as const;
  * Our image models to OpenAI's, chosen from its current list: the SDK's `ImageModel`
  * (openai-node 7b7d6ca, src/resources/images.ts) and the document's CreateImageRequest.model
  * (openai-openapi f85dbe2, 2026-08-21) name gpt-image-1, gpt-image-1-mini, gpt-image-1.5 and
- * gpt-image-2 (snapshot gpt-image-2-2026-04-21, the newest). gpt-image-1 is the generation both
- * newer models replace, so neither of ours stays on it. gpt-2.5, our newer tier (more efforts, 2k
- * prices), gets gpt-image-2, the only one that makes sizes beyond the three standard ones; gpt-2
- * gets gpt-image-1.5, the model /images/edits defaults to. OPENAI_IMAGE_MODELS overrides either.
+ * gpt-image-2 (snapshot gpt-image-2-2026-04-21, the newest). OpenAI's deprecations page shut down
+ * gpt-image-1 on 2026-10-23 and gpt-image-1.5, gpt-image-1-mini and chatgpt-image-latest on
+ * 2026-12-01 (openai-lifecycle.ts), so gpt-image-2 is the one model of that list still served, and
+ * both our tiers get it: gpt-2.5 keeps its own efforts and prices. OPENAI_IMAGE_MODELS overrides
+ * either (OpenAI's successors, gpt-image-2.6-sunburst and -flare, are not in the stored contract yet).
  */
-export const OPENAI_DEFAULT_IMAGE_MODELS: Readonly<Record<string, string>> = { 'gpt-2': 'gpt-image-1.5', 'gpt-2.5': 'gpt-image-2' };
+export const OPENAI_DEFAULT_IMAGE_MODELS: Readonly<Record<string, string>> = { 'gpt-2': 'gpt-image-2', 'gpt-2.5': 'gpt-image-2' };
 
 /**
  * Sora on OpenAI: every method of the SDK's Videos is `@deprecated` with "The Sora API is
  * scheduled to permanently shut down on September 24, 2026" (openai-node src/resources/videos.ts,
- * since 4424b404 of 2026-08-13). fal's Sora 2 pages list both models (whether fal still serves them: `adforge providers check`).
+ * since 4424b404 of 2026-08-13), and OpenAI's sora-2 model page says it did, with no replacement.
+ * fal's Sora endpoints are gone too (fal-lifecycle.ts): no route is suggested.
  */
-export const OPENAI_RETIRED = {
-  'sora-2': { operation: 'ai-video', since: '2026-09-24', instead: 'fal' },
-  'sora-2-pro': { operation: 'ai-video', since: '2026-09-24', instead: 'fal' },
-} as const satisfies Record<string, { operation: GenerationOperation; since: string; instead: string }>;
+const SORA_SHUTDOWN = OPENAI_LIFECYCLE.entries.find((e) => e.id === 'sora-2')!.date;
 
 /** Said with every video refusal: the code path stays for an account OpenAI still serves, but nobody should plan on it. */
-export const videosRetiredNote = (route: string): string => `OpenAI retired its Videos (Sora) API on ${OPENAI_RETIRED['sora-2'].since}; route ${route} to ${OPENAI_RETIRED['sora-2'].instead}`;
+export const videosRetiredNote = (): string => `OpenAI shut its Videos (Sora) API down on ${SORA_SHUTDOWN}`;
 
 export const SORA_SECONDS = ['4', '8', '12'] as const;
 export const SORA_SIZES: Readonly<Record<(typeof OPENAI_VIDEO_MODELS)[number], readonly string[]>> = {
@@ -72,10 +72,10 @@ const LONG_SIDE: Readonly<Record<string, number>> = { '2k': 2048 };
 export function openaiRefusal(operation: string, params: Record<string, unknown>, imageModels: Readonly<Record<string, string>> = OPENAI_DEFAULT_IMAGE_MODELS): string | undefined {
   const model = String(params.model);
   if (operation === 'ai-video') {
-    if (!(OPENAI_VIDEO_MODELS as readonly string[]).includes(model)) return `${model} (ai-video) is not served by the OpenAI engine: ${videosRetiredNote('ai-video')}`;
+    if (!(OPENAI_VIDEO_MODELS as readonly string[]).includes(model)) return `${model} (ai-video) is not served by the OpenAI engine: ${videosRetiredNote()}`;
     const seconds = String(params.duration);
-    if (!(SORA_SECONDS as readonly string[]).includes(seconds)) return `duration: ${model} on OpenAI makes ${SORA_SECONDS.join(', ')} second videos, not ${seconds} (${videosRetiredNote(model)})`;
-    if (!SORA_SIZES[model as keyof typeof SORA_SIZES].includes(soraSize(params))) return `hd: ${model} on OpenAI makes 720p only; ask sora-2-pro for hd (${videosRetiredNote(model)})`;
+    if (!(SORA_SECONDS as readonly string[]).includes(seconds)) return `duration: ${model} on OpenAI makes ${SORA_SECONDS.join(', ')} second videos, not ${seconds} (${videosRetiredNote()})`;
+    if (!SORA_SIZES[model as keyof typeof SORA_SIZES].includes(soraSize(params))) return `hd: ${model} on OpenAI makes 720p only; ask sora-2-pro for hd (${videosRetiredNote()})`;
     return undefined;
   }
   if (isImageOperation(operation) && (OPENAI_IMAGE_MODELS as readonly string[]).includes(model)) {
@@ -90,7 +90,7 @@ export function openaiRefusal(operation: string, params: Record<string, unknown>
     }
     return undefined;
   }
-  return `${model} (${operation}) is not served by the OpenAI engine of this version (it serves ${OPENAI_IMAGE_MODELS.join(', ')} images, and ${OPENAI_VIDEO_MODELS.join(', ')} videos where OpenAI still runs its retired Videos API)`;
+  return `${model} (${operation}) is not served by the OpenAI engine of this version (it serves ${OPENAI_IMAGE_MODELS.join(', ')} images, and ${OPENAI_VIDEO_MODELS.join(', ')} videos for an account OpenAI still serves; ${videosRetiredNote()})`;
 }
 
 /** The Videos API size: the ratio's orientation, the larger frame for hd or 1080p (sora-2-pro). */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineProvider, pairsVariable, budgetVariable } from '../provider.ts';
 import { SUBMAGIC_MAX_UPLOAD_BYTES } from './submagic-limits.ts';
+import { SUBMAGIC_LIFECYCLE } from './submagic-lifecycle.ts';
 
 /** Submagic: captions on a video (video edit), by caption template. */
 export const submagicProvider = defineProvider({
@@ -15,5 +16,6 @@ export const submagicProvider = defineProvider({
   },
   settings: (e) => ({ apiKey: e.SUBMAGIC_API_KEY!, apiUrl: e.SUBMAGIC_API_URL, templates: Object.freeze(e.SUBMAGIC_TEMPLATES), pollBudget: e.SUBMAGIC_POLL_BUDGET }),
   makes: { operations: ['video-edit'], models: [], limits: { upload_max_bytes: SUBMAGIC_MAX_UPLOAD_BYTES } },
+  lifecycle: SUBMAGIC_LIFECYCLE,
   create: async (s, shared) => (await import('./submagic-engine.ts')).createSubmagicEngine({ ...s, ...shared }),
 });

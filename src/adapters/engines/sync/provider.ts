@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineProvider, budgetVariable } from '../provider.ts';
 import { SYNC_MAX_UPLOAD_BYTES, SYNC_MODELS } from './sync-limits.ts';
+import { SYNC_LIFECYCLE } from './sync-lifecycle.ts';
 
 /** sync.so: talking avatars lip-synced by lipsync-2.0. */
 export const syncProvider = defineProvider({
@@ -15,5 +16,6 @@ export const syncProvider = defineProvider({
   },
   settings: (e) => ({ pollBudget: e.SYNC_POLL_BUDGET, apiKey: e.SYNC_API_KEY!, apiUrl: e.SYNC_API_URL, webhookSecret: e.SYNC_WEBHOOK_SECRET }),
   makes: { operations: ['talking-avatar'], models: Object.keys(SYNC_MODELS), limits: { upload_max_bytes: SYNC_MAX_UPLOAD_BYTES } },
+  lifecycle: SYNC_LIFECYCLE,
   create: async ({ webhookSecret, ...s }, shared) => (await import('./sync-engine.ts')).createSyncEngine({ ...s, ...(webhookSecret ? { webhookSecret } : {}), ...shared }),
 });
