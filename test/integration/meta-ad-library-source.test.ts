@@ -403,6 +403,16 @@ describe('meta ad source: throttling and failures', () => {
     expect(waits).toEqual([]);
   });
 
+  it('fails at once, without retrying, when the key has no credits left (402)', async () => {
+    fake.control.credits = 0;
+    const e = await failure(readAll(source()));
+    expect(e.kind).toBe('failed');
+    expect(e.status).toBe(402);
+    expect(e.message).toBe('the Ad Library source rejected the request (HTTP 402: No credits remaining)');
+    expect(fake.adsRequests()).toHaveLength(1);
+    expect(fake.billed).toHaveLength(0);
+  });
+
   it('does not ask again for a page whose answer was cut off', async () => {
     fake.control.cutAnswers = 1;
     const e = await failure(readAll(source({ maxAttempts: 3 })));
