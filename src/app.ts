@@ -54,6 +54,7 @@ function buildRunners(deps: Deps, services: Services, engines: EngineRegistry, e
     allowPrivate: config.allowPrivateNetworkUrls,
     backoffMs: adLibrary.sourceBackoffMs,
     maxAttempts: adLibrary.sourceMaxAttempts,
+    ...(config.upstream.callTimeoutCapMs ? { callTimeoutCapMs: config.upstream.callTimeoutCapMs } : {}),
   });
   const upstream = createUpstreamCore({ ...deps, engines, lifecycle: services.lifecycle, speech: services.speech, events });
   return {

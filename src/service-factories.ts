@@ -111,7 +111,7 @@ function made<K extends keyof Parts, M, T>(needs: readonly K[], load: () => Prom
  * CLI loads no engine, storage, speech or event-bus module).
  */
 export const SERVICE_FACTORIES: { readonly [K in keyof Services]: Factory<Services[K]> } = {
-  speech: made(['config'], () => import('./adapters/engines/speech/select.ts'), (m, { config }) => m.createSpeechEngine({ timeoutMs: config.speechTimeoutSeconds * 1000, allowPrivate: config.allowPrivateNetworkUrls, elevenlabs: config.speech.elevenlabs })),
+  speech: made(['config'], () => import('./adapters/engines/speech/select.ts'), (m, { config }) => m.createSpeechEngine({ timeoutMs: config.speechTimeoutSeconds * 1000, callTimeoutCapMs: config.upstream.callTimeoutCapMs, allowPrivate: config.allowPrivateNetworkUrls, elevenlabs: config.speech.elevenlabs })),
   voices: made(['deps', 'speech'], () => import('./services/voices.ts'), (m, { deps, speech }) => m.createVoiceService(deps, speech)),
   voiceovers: made(['deps', 'voices', 'speech'], () => import('./services/voiceovers.ts'), (m, { deps, voices, speech }) => m.createVoiceoverService(deps, voices, speech)),
   adLibrary: made(['deps'], () => import('./services/ad-library/read.ts'), (m, { deps }) => m.createAdLibraryReader(deps)),

@@ -41,10 +41,12 @@ export interface SourceAd {
 }
 
 export interface AdSource {
-  /** The brand page's profile. */
-  brand(pageId: string, signal: AbortSignal): Promise<SourceBrand>;
-  /** Every ad of the page (active and inactive), one page of results at a time. */
-  ads(pageId: string, signal: AbortSignal): AsyncIterable<SourceAd[]>;
+  /**
+   * One scrape of a page: its brand profile, read from the first page of results, and every ad
+   * (active and inactive) one page of results at a time, starting with that same first page. Each
+   * page of results is asked of the source once: a paid source bills every call.
+   */
+  scrape(pageId: string, signal: AbortSignal): Promise<{ brand: SourceBrand; ads: AsyncIterable<SourceAd[]> }>;
 }
 
 /**

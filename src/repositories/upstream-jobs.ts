@@ -44,6 +44,22 @@ export async function markSubmitted(db: Db, id: string, providerJobId: string, h
   await logEvent(db, id, 'submitted', providerJobId);
 }
 
+/**
+ * An attempt its provider answered in the same call (a synchronous one: speech made and handed
+ * back): its id and its end in one step, so no live attempt waits to be polled.
+ */
+export async function endAnsweredUpstreamJob(db: Db, id: string, providerJobId: string): Promise<boolean> {
+  const row = await db
+    .updateTable('upstream_jobs')
+    .set({ state: 'succeeded', provider_job_id: providerJobId, updated_at: sql`now()` })
+    .where('id', '=', id)
+    .where('state', '=', 'submitting')
+    .returning('id')
+    .executeTakeFirst();
+  if (row) await logEvent(db, id, 'succeeded', providerJobId);
+  return row !== undefined;
+}
+
 /** Ends a live attempt; false when it had already ended (a second poll, a late hint). */
 export async function endUpstreamJob(
   db: Db,

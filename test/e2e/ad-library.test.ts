@@ -538,6 +538,29 @@ describe('reading the library', () => {
   });
 });
 
+describe('what the source is paid', () => {
+  it('a scrape pays the source once per result page: the brand is read from the first page the ads start with', async () => {
+    const pageId = newPage();
+    const t = await svc.team({ credits: 100 });
+    const res = await scrape(t.key, pageUrl(pageId));
+    expect((await waitForJob(t.key, res.body.job_id)).status).toBe('completed');
+    expect(fake.billed.filter((b) => b.pageId === pageId).map((b) => b.page)).toEqual([0, 1, 2]);
+  });
+
+  it('a page whose answer is lost after the source made it is not asked again: the scrape fails and is refunded', async () => {
+    const pageId = newPage();
+    const t = await svc.team({ credits: 100 });
+    fake.control.cutAnswers = 1;
+    const res = await scrape(t.key, pageUrl(pageId));
+    const job = await waitForJob(t.key, res.body.job_id);
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/was cut off; the page was not asked again, since the source bills every call$/);
+    expect(fake.billed.filter((b) => b.pageId === pageId)).toHaveLength(1);
+    expect(await creditsUsed(t.teamId)).toBe(0);
+    expect((await ledgerOf(t.teamId)).map((l) => l.kind)).toEqual(['debit', 'refund']);
+  });
+});
+
 describe('when the source misbehaves', () => {
   it('waits out the source’s throttling and completes', async () => {
     const pageId = newPage();

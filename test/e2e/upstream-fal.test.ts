@@ -160,6 +160,17 @@ describe('ai-video on fal (Veo 3.1)', () => {
     expect(await used()).toBe(before);
   });
 
+  it("a 503 from fal's own server (x-fal-request-id: the job may be queued; fal's Python client does not resend it) is not sent again: one job, failed and refunded", async () => {
+    const before = await used();
+    fal.failNextSubmitQueued({ status: 503, error_type: 'runner_scheduling_failure', detail: 'No runner could be allocated' });
+    const res = await create({ model: 'veo-3.1', prompt: 'after a server 503', aspect_ratio: '16:9', duration: 4 });
+    const g = await waitForGeneration(svc, t.key, res.body.generation_id);
+    expect(g.status).toBe('failed');
+    expect(g.error).toBe('fal did not confirm the job; it was not sent again so that it is never paid twice');
+    expect(submitsFor('after a server 503')).toHaveLength(1);
+    expect(await used()).toBe(before);
+  });
+
   it('a 408 or 409 to a submit (fal may have queued it; its client resends only 429, 502, 503, 504) is not sent again: failed and refunded', async () => {
     for (const status of [408, 409]) {
       const before = await used();

@@ -156,6 +156,17 @@ describe('a failing provider', () => {
     expect(await footprint(t.teamId)).toEqual(NOTHING);
   });
 
+  it('audio cut off once ElevenLabs made it: 502 saying it was not asked again, nothing charged, one bill at ElevenLabs', async () => {
+    const t = await svc.team({ credits: 10 });
+    fake.control.fail = { with: 'cut', times: 1 };
+    const res = await tts(t.key, { text: 'Cut short.', voice_id: emma.id });
+    expect(res.status).toBe(502);
+    expect(res.body.error.message).toBe('The voice engine failed: the voice provider lost its answer; it was not asked again, since it bills the speech it makes; nothing was charged');
+    expect(fake.billed).toHaveLength(1);
+    expect(fake.requests).toHaveLength(1);
+    expect(await footprint(t.teamId)).toEqual(NOTHING);
+  });
+
   it('audio that is not audio: 502, nothing charged', async () => {
     const t = await svc.team({ credits: 10 });
     fake.control.fail = { with: 'not-audio', times: 'always' };

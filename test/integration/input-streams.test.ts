@@ -7,6 +7,7 @@ import type { GenerationRow } from '../../src/db/types.ts';
 import { UpstreamError } from '../../src/adapters/engines/engine-contract.ts';
 import type { SpeechEngine } from '../../src/adapters/engines/speech/engine.ts';
 import { createLocalStorage } from '../../src/adapters/storage/local.ts';
+import { createScriptSpeech } from '../../src/services/generations/script-speech.ts';
 import { createInputResolver } from '../../src/services/generations/inputs.ts';
 import { cloneTemplateDatabase } from '../support/database.ts';
 
@@ -43,7 +44,7 @@ afterAll(async () => {
 function resolver() {
   const config = loadConfig({ DATABASE_URL: 'postgres://unused/adforge', DATA_DIR: os.tmpdir(), ALLOW_PRIVATE_NETWORK_URLS: 'true', MAX_INPUT_VIDEO_MB: '1', PUBLIC_BASE_URL: 'https://127.0.0.1' });
   const storage = createLocalStorage({ root: os.tmpdir(), publicBaseUrl: 'https://127.0.0.1', signingSecret: 'inputs-test' });
-  return createInputResolver({ db, config, storage, speech: {} as SpeechEngine });
+  return createInputResolver({ db, config, storage, script: createScriptSpeech({ db, storage, speech: {} as SpeechEngine }) });
 }
 const edit = (videoUrl: string) =>
   ({ id: '00000000-0000-4000-8000-000000000001', team_id: '00000000-0000-4000-8000-000000000002', operation: 'video-edit', kind: 'video', params: { video_url: videoUrl } }) as unknown as GenerationRow;

@@ -35,9 +35,11 @@ function source(over: Partial<MetaAdSourceOptions> = {}): AdSource {
 
 async function readAll(src: AdSource, pageId = FIXTURE_PAGE_ID, signal = AbortSignal.timeout(10_000)): Promise<SourceAd[][]> {
   const pages: SourceAd[][] = [];
-  for await (const page of src.ads(pageId, signal)) pages.push(page);
+  for await (const page of (await src.scrape(pageId, signal)).ads) pages.push(page);
   return pages;
 }
+
+const brandOf = async (src: AdSource, pageId: string) => (await src.scrape(pageId, AbortSignal.timeout(5_000))).brand;
 
 async function failure(p: Promise<unknown>): Promise<AdSourceError> {
   const e = await p.then(
@@ -171,7 +173,7 @@ describe('meta ad source: reading', () => {
   });
 
   it('reads the brand profile from the page', async () => {
-    const brand = await source().brand(FIXTURE_PAGE_ID, AbortSignal.timeout(5_000));
+    const brand = await brandOf(source(), FIXTURE_PAGE_ID);
     expect(brand).toEqual({
       metaPageId: FIXTURE_PAGE_ID,
       name: 'Acme Outfitters',
@@ -218,7 +220,7 @@ describe('meta ad source: reading', () => {
         },
       ],
     ]);
-    expect(await source().brand('367152833370567', AbortSignal.timeout(5_000))).toEqual({
+    expect(await brandOf(source(), '367152833370567')).toEqual({
       metaPageId: '367152833370567',
       name: 'Instagram',
       pageUrl: 'https://www.facebook.com/instagram/',
@@ -230,16 +232,15 @@ describe('meta ad source: reading', () => {
   });
 
   it('reports an unknown page, and a page without ads, as not_found', async () => {
-    const unknown = await failure(source().brand('999', AbortSignal.timeout(5_000)));
+    const unknown = await failure(brandOf(source(), '999'));
     expect(unknown.kind).toBe('not_found');
     expect(unknown.message).toBe('the Ad Library source knows no page 999 (HTTP 404: Company not found)');
     await expect(readAll(source(), '999')).rejects.toMatchObject({ kind: 'not_found' });
 
     fake.control.pages.set('777', []);
-    const empty = await failure(source().brand('777', AbortSignal.timeout(5_000)));
+    const empty = await failure(brandOf(source(), '777'));
     expect(empty.kind).toBe('not_found');
     expect(empty.message).toMatch(/no ads for page 777/);
-    expect(await readAll(source(), '777')).toEqual([]);
   });
 
   it('stops when the source hands out a cursor it already gave', async () => {
@@ -371,7 +372,7 @@ describe('meta ad source: throttling and failures', () => {
   });
 
   it('says so when the source needs a token and none is configured', async () => {
-    const e = await failure(source({ accessToken: undefined }).brand(FIXTURE_PAGE_ID, AbortSignal.timeout(5_000)));
+    const e = await failure(brandOf(source({ accessToken: undefined }), FIXTURE_PAGE_ID));
     expect(e.kind).toBe('unauthorized');
     expect(e.message).toBe('the Ad Library source requires an access token, and none is configured (HTTP 401: Invalid API key)');
     expect(fake.adsRequests()[0]?.apiKey).toBeUndefined();
@@ -391,12 +392,33 @@ describe('meta ad source: throttling and failures', () => {
     expect(fake.adsRequests()).toHaveLength(1);
   });
 
-  it('retries a source that does not answer in time, then names the timeout', async () => {
+  it('does not ask again for a page whose answer did not come in time: the source made it and bills it', async () => {
     fake.control.delayMs = 2_000;
     const e = await failure(readAll(source({ timeoutMs: 100, maxAttempts: 2 })));
     expect(e.kind).toBe('failed');
-    expect(e.message).toBe('the Ad Library source did not answer within 0.1 s (2 attempts)');
+    expect(e.message).toBe('the Ad Library source did not answer within 0.1 s; the page was not asked again, since the source bills every call');
     expect(e.status).toBeUndefined();
+    expect(fake.adsRequests()).toHaveLength(1);
+    expect(fake.billed).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('fails at once, without retrying, when the key has no credits left (402)', async () => {
+    fake.control.credits = 0;
+    const e = await failure(readAll(source()));
+    expect(e.kind).toBe('failed');
+    expect(e.status).toBe(402);
+    expect(e.message).toBe('the Ad Library source rejected the request (HTTP 402: No credits remaining)');
+    expect(fake.adsRequests()).toHaveLength(1);
+    expect(fake.billed).toHaveLength(0);
+  });
+
+  it('does not ask again for a page whose answer was cut off', async () => {
+    fake.control.cutAnswers = 1;
+    const e = await failure(readAll(source({ maxAttempts: 3 })));
+    expect(e.kind).toBe('failed');
+    expect(e.message).toBe('the answer of the Ad Library source was cut off; the page was not asked again, since the source bills every call');
+    expect(fake.billed).toHaveLength(1);
   });
 
   it('retries an unreachable source, then says it could not be reached', async () => {
@@ -440,7 +462,7 @@ describe('meta ad source: throttling and failures', () => {
   });
 
   it('reads no further than the caller consumes', async () => {
-    for await (const page of source().ads(FIXTURE_PAGE_ID, AbortSignal.timeout(5_000))) {
+    for await (const page of (await source().scrape(FIXTURE_PAGE_ID, AbortSignal.timeout(5_000))).ads) {
       expect(page).toHaveLength(2);
       break;
     }

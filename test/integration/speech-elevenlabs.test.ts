@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VOICES } from '../../src/domain/catalogue/voices.ts';
 import { EngineError } from '../../src/adapters/engines/render-job.ts';
 import { createElevenLabsSpeechEngine, type ElevenLabsEngineOptions } from '../../src/adapters/engines/speech/elevenlabs.ts';
+import { SpeechSentError } from '../../src/adapters/engines/speech/engine.ts';
 import { createElevenLabsProbe, elevenLabsTargets, type ElevenLabsProbeOptions } from '../../src/adapters/engines/speech/elevenlabs-probe.ts';
 import { freePort } from '../support/net.ts';
 import { STS_SECONDS, TTS_SECONDS, startElevenLabsFake, type ElevenLabsFake, type FakeFailure } from '../support/elevenlabs-fake.ts';
@@ -202,11 +203,55 @@ describe('failures', () => {
     expect(e.message).toBe('the voice provider could not be reached');
   });
 
-  it('a provider slower than timeoutMs is transient', async () => {
+  it('an answer that does not come in time is not transient: ElevenLabs made and billed the speech, and is not asked again', async () => {
     fake.control.delayMs = 2_000;
     const e = await engineError(engineFor({ timeoutMs: 300 }).textToSpeech({ text: 'Slow.', voice: emma }, signal()));
+    expect(e).toBeInstanceOf(SpeechSentError);
+    expect((e as SpeechSentError).answered).toBe(false);
+    expect(e.transient).toBe(false);
+    expect(e.message).toBe('the voice provider did not answer within 0.3 s; it was not asked again, since it bills the speech it makes');
+    expect(fake.billed).toHaveLength(1);
+  });
+
+  it("each call's limit is capped by UPSTREAM_CALL_TIMEOUT_SECONDS (callTimeoutCapMs)", async () => {
+    fake.control.delayMs = 2_000;
+    const e = await engineError(engineFor({ callTimeoutCapMs: 300 }).textToSpeech({ text: 'Capped.', voice: emma }, signal()));
+    expect(e.message).toBe('the voice provider did not answer within 0.3 s; it was not asked again, since it bills the speech it makes');
+  });
+
+  it('audio cut off half-way was made and billed: not transient, not asked again', async () => {
+    fake.control.fail = { with: 'cut', times: 1 };
+    const e = await engineError(engineFor().textToSpeech({ text: 'Cut.', voice: emma }, signal()));
+    expect(e).toBeInstanceOf(SpeechSentError);
+    expect((e as SpeechSentError).answered).toBe(false);
+    expect(e.message).toBe('the voice provider lost its answer; it was not asked again, since it bills the speech it makes');
+    expect(fake.billed).toHaveLength(1);
+  });
+
+  it('an answer that is not MP3 was billed all the same: a SpeechSentError that answered', async () => {
+    fake.control.fail = { with: 'not-audio', times: 1 };
+    const e = await engineError(engineFor().textToSpeech({ text: 'Not audio.', voice: emma }, signal()));
+    expect(e).toBeInstanceOf(SpeechSentError);
+    expect((e as SpeechSentError).answered).toBe(true);
+  });
+
+  it('system_busy made nothing: transient, in the provider\'s word', async () => {
+    fake.control.fail = { with: 'system-busy', times: 1 };
+    const e = await engineError(engineFor().textToSpeech({ text: 'Busy.', voice: emma }, signal()));
     expect(e.transient).toBe(true);
-    expect(e.message).toBe('the voice provider did not answer within 0.3 s');
+    expect(e.message).toBe('the voice provider is rate-limiting requests (HTTP 429: system_busy); try again later');
+    expect(fake.billed).toHaveLength(0);
+  });
+
+  it("past the plan's concurrency a request waits in ElevenLabs' queue; one more is refused 429 too_many_concurrent_requests", async () => {
+    fake.control.concurrency = 1;
+    fake.control.queue = 1;
+    fake.control.delayMs = 300;
+    const engine = engineFor();
+    const said = await Promise.all(['One.', 'Two.', 'Three.'].map((text) => engine.textToSpeech({ text, voice: emma }, signal()).then(() => 'made', (e: EngineError) => e.message)));
+    expect(said.filter((x) => x === 'made')).toHaveLength(2);
+    expect(said).toContain('the voice provider is rate-limiting requests (HTTP 429: too_many_concurrent_requests); try again later');
+    expect(fake.billed).toHaveLength(2);
   });
 
   it('refuses a provider on a private address unless allowed', async () => {
@@ -216,12 +261,23 @@ describe('failures', () => {
     expect(fake.requests).toHaveLength(0);
   });
 
-  it("rejects with the caller's own abort reason", async () => {
+  it("rejects with the caller's own abort reason before anything is sent", async () => {
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    controller.abort(reason);
+    await expect(engineFor().textToSpeech({ text: 'Abort.', voice: emma }, controller.signal)).rejects.toBe(reason);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('a caller that stops waiting once the request was sent gets a SpeechSentError carrying its reason: the speech may be made', async () => {
     fake.control.delayMs = 2_000;
     const controller = new AbortController();
     const reason = new Error('caller gave up');
     setTimeout(() => controller.abort(reason), 100);
-    await expect(engineFor().textToSpeech({ text: 'Abort.', voice: emma }, controller.signal)).rejects.toBe(reason);
+    const e = await engineError(engineFor().textToSpeech({ text: 'Abort.', voice: emma }, controller.signal));
+    expect(e).toBeInstanceOf(SpeechSentError);
+    expect(e.message).toBe('the voice provider was not waited for any longer; it was not asked again, since it bills the speech it makes');
+    expect(fake.billed).toHaveLength(1);
   });
 });
 

@@ -28,6 +28,21 @@ import { closeServer, listenOnLoopback } from './http-fake.ts';
  *   is relied on).
  * Its own answers are checked against the contract too (checkAnswer); the failure hooks
  * (`control.fail`) send what a broken provider or its front server would, on purpose.
+ *
+ * What it costs and how it holds up under load, as ElevenLabs documents it:
+ * - Speech is billed when it is made (text to speech by its characters): every speech answer of
+ *   200 is listed in `billed`, counted when the audio is made, so a caller that gave up before a
+ *   held answer (`control.delayMs`) or whose answer was cut off (`fail: 'cut'`) was billed all the
+ *   same. ElevenLabs offers no idempotency key: a request sent twice is made and billed twice.
+ * - The plan's concurrency limit (`control.concurrency`; Free 2 ... Scale 15, help.elevenlabs.io
+ *   "API Error Code 429"): requests past it wait in ElevenLabs' queue (`control.queue` of them;
+ *   elevenlabs.io/docs models, "Concurrency and priority": queued, ~50 ms more) and past that
+ *   are refused 429 too_many_concurrent_requests (the help article's word, as the legacy
+ *   `status`; the errors page names the code concurrent_limit_exceeded without an example body,
+ *   so the fake keeps the article's). Answers then carry current-concurrent-requests
+ *   and maximum-concurrent-requests (ElevenLabs' blog "AI rate limiting for voice").
+ * - system_busy (`fail: 'system-busy'`): 429 when ElevenLabs is overloaded; "if you retry the
+ *   request, it will succeed" (the same help article). Nothing is made or billed.
  */
 
 export interface FakePart {
@@ -51,7 +66,8 @@ export interface FakeRequest {
   status: number;
 }
 
-export type FakeFailure = 500 | 503 | 429 | 401 | 404 | 422 | 'not-audio';
+/** 429: the plan's concurrency; 'system-busy': ElevenLabs overloaded; 'cut': the audio made and billed, its answer cut off half-way. */
+export type FakeFailure = 500 | 503 | 429 | 401 | 404 | 422 | 'not-audio' | 'system-busy' | 'cut';
 
 export interface FakeControl {
   /** The key requests must carry; another one gets 401 invalid_api_key (echoing it, as a careless server might). */
@@ -60,8 +76,12 @@ export interface FakeControl {
   voices: Set<string>;
   /** Answer this failure `times` times (or always) instead of audio. */
   fail: { with: FakeFailure; times: number | 'always' } | undefined;
-  /** Hold every answer this long (timeouts). */
+  /** Hold every answer this long (timeouts); speech is made and billed at once all the same. */
   delayMs: number;
+  /** Speech requests made at once (the plan's concurrency limit); undefined: no limit. */
+  concurrency: number | undefined;
+  /** Requests past the concurrency limit that wait their turn; one more is refused 429. */
+  queue: number;
   /** What GET /v1/models lists. */
   models: Array<Record<string, unknown>>;
   /** Free reads the key may not make: 401 missing_permissions, as for a key limited to speech. */
@@ -141,12 +161,16 @@ function failure(kind: FakeFailure, key: string): Answer {
       return { status: 503, type: 'text/html', body: '<html><body>Service Unavailable</body></html>' };
     case 429:
       return json(429, { detail: { status: 'too_many_concurrent_requests', message: 'Too many concurrent requests.' } });
+    case 'system-busy':
+      return json(429, { detail: { status: 'system_busy', message: 'Our services are experiencing high levels of traffic and your request could not be processed.' } });
     case 401:
       return json(401, { detail: { type: 'authentication_error', code: 'invalid_api_key', status: 'invalid_api_key', message: `Invalid API key: ${key}` } });
     case 404:
       return notFound('nope');
     case 422:
       return json(422, { detail: [{ type: 'missing', loc: ['body', 'text'], msg: 'Field required', input: null }] });
+    case 'cut':
+      throw new Error('a cut answer is audio sent half-way, not an answer of its own');
     case 'not-audio':
       // 200 with the declared type of audio, but a JSON body: only the bytes can tell.
       return { status: 200, type: 'audio/mpeg', body: JSON.stringify({ ok: true, note: 'this is not audio' }) };
@@ -182,15 +206,22 @@ export async function startElevenLabsFake(opts: { apiKey?: string; voices?: stri
     voices: new Set(opts.voices ?? ['EXAVITQu4vr4xnSDxMaL', 'pNInz6obpgDQGcFmaJgB']),
     fail: undefined,
     delayMs: 0,
+    concurrency: undefined,
+    queue: 0,
     models: structuredClone(FAKE_MODELS),
     deniedReads: new Set(),
     charactersUsed: 1_234,
   };
   const requests: FakeRequest[] = [];
+  /** Speech ElevenLabs made and billed, in order (text to speech by its characters). */
+  const billed: Array<{ path: string; characters: number | undefined }> = [];
   const initialKey = control.apiKey;
+  /** Speech requests being made now, and those waiting for a concurrency slot. */
+  let making = 0;
+  const waiting: Array<() => void> = [];
 
   /** The answer to one request, its contract checked. */
-  function answer(req: http.IncomingMessage, url: URL, key: string, body: { json: unknown; form: FormData | undefined; fields: Record<string, unknown> | undefined }): { contract?: Contract; a: Answer } {
+  function answer(req: http.IncomingMessage, url: URL, key: string, body: { json: unknown; form: FormData | undefined; fields: Record<string, unknown> | undefined }): { contract?: Contract; a: Answer; cut?: boolean } {
     const query = Object.fromEntries(url.searchParams);
     const speech = SPEECH.exec(url.pathname);
     const voice = VOICE.exec(url.pathname);
@@ -218,14 +249,37 @@ export async function startElevenLabsFake(opts: { apiKey?: string; voices?: stri
     const contract = contracts[speech[1] as 'text-to-speech' | 'speech-to-speech'];
     if (key !== control.apiKey) return { contract, a: failure(401, key) };
     const { fail } = control;
+    let cut = false;
     if (fail && (fail.times === 'always' || fail.times > 0)) {
       if (fail.times !== 'always') fail.times -= 1;
-      return { a: failure(fail.with, key) }; // on purpose, whatever its contract says
+      if (fail.with === 'cut') cut = true;
+      else return { a: failure(fail.with, key) }; // on purpose, whatever its contract says
     }
     const refused = contractRefusal(contract, { headers: req.headers, query, body: speech[1] === 'text-to-speech' ? body.json : body.fields });
     if (refused) return { contract, a: refused };
     if (!control.voices.has(decodeURIComponent(speech[2]!))) return { contract, a: notFound(decodeURIComponent(speech[2]!)) };
-    return { contract, a: { status: 200, type: 'audio/mpeg', body: speech[1] === 'text-to-speech' ? mp3.tts : mp3.sts } };
+    const text = (body.json as { text?: unknown } | undefined)?.text;
+    billed.push({ path: url.pathname, characters: speech[1] === 'text-to-speech' && typeof text === 'string' ? [...text].length : undefined });
+    return { contract, a: { status: 200, type: 'audio/mpeg', body: speech[1] === 'text-to-speech' ? mp3.tts : mp3.sts }, ...(cut ? { cut } : {}) };
+  }
+
+  /** A concurrency slot for a speech request: at once, after a wait in ElevenLabs' queue, or none (429). */
+  async function slot(): Promise<boolean> {
+    if (control.concurrency === undefined) return true;
+    if (making < control.concurrency) {
+      making++;
+      return true;
+    }
+    if (waiting.length >= control.queue) return false;
+    await new Promise<void>((resolve) => waiting.push(resolve));
+    return true;
+  }
+  /** The slot passes to the next request waiting, if any. */
+  function release(): void {
+    if (control.concurrency === undefined) return;
+    const next = waiting.shift();
+    if (next) next();
+    else making--;
   }
 
   const server = http.createServer((req, res) => {
@@ -254,18 +308,40 @@ export async function startElevenLabsFake(opts: { apiKey?: string; voices?: stri
     const fields = multipart ? await formFields(multipart.form) : undefined;
     const key = String(req.headers['xi-api-key'] ?? '');
 
-    const { contract, a } = answer(req, url, key, { json: parsed, form: multipart?.form, fields });
+    const isSpeech = req.method === 'POST' && SPEECH.test(url.pathname);
+    const slotted = isSpeech ? await slot() : true;
+    const record = (status: number) =>
+      requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, raw, json: parsed, parts: multipart?.parts, status });
+    if (!slotted) {
+      const busy = failure(429, key);
+      record(busy.status);
+      res.writeHead(busy.status, { 'content-type': busy.type, ...limitHeaders() }).end(busy.body);
+      return;
+    }
+    const { contract, a, cut } = answer(req, url, key, { json: parsed, form: multipart?.form, fields });
     if (contract && a.type === 'application/json') checkAnswer(contract, a.status, JSON.parse(a.body.toString()));
     if (contract && a.type === 'audio/mpeg') checkAnswer(contract, a.status, Buffer.from(a.body).toString('base64'));
-
-    requests.push({ method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, raw, json: parsed, parts: multipart?.parts, status: a.status });
+    record(a.status);
     const send = () => {
+      if (isSpeech) release();
       if (res.destroyed) return;
-      res.writeHead(a.status, { 'content-type': a.type, 'content-length': Buffer.byteLength(a.body) });
-      res.end(a.body);
+      res.writeHead(a.status, { 'content-type': a.type, 'content-length': Buffer.byteLength(a.body), ...(isSpeech ? limitHeaders() : {}) });
+      if (!cut) {
+        res.end(a.body);
+        return;
+      }
+      // Half the audio, then the connection goes: the speech was made (and billed) all the same.
+      const bytes = Buffer.from(a.body);
+      res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => setTimeout(() => res.destroy(), 20));
     };
     if (control.delayMs > 0) setTimeout(send, control.delayMs).unref();
     else send();
+  }
+
+  /** Where the account stands against its concurrency limit, as ElevenLabs' answers say it. */
+  function limitHeaders(): Record<string, string> {
+    if (control.concurrency === undefined) return {};
+    return { 'current-concurrent-requests': String(making), 'maximum-concurrent-requests': String(control.concurrency) };
   }
   const baseUrl = await listenOnLoopback(server);
 
@@ -274,12 +350,16 @@ export async function startElevenLabsFake(opts: { apiKey?: string; voices?: stri
     port: Number(new URL(baseUrl).port),
     control,
     requests,
+    billed,
     audio: mp3,
     /** Back to answering audio to everyone, with the recorded requests forgotten. */
     reset() {
       control.apiKey = initialKey;
       control.fail = undefined;
       control.delayMs = 0;
+      control.concurrency = undefined;
+      control.queue = 0;
+      billed.length = 0;
       control.models = structuredClone(FAKE_MODELS);
       control.deniedReads = new Set();
       requests.length = 0;

@@ -26,6 +26,24 @@ import { closeServer, listenOnLoopback, readBody, sendJson } from './http-fake.t
  * describes them: POSTed to the `fal_webhook` URL when a job ends, body {request_id,
  * gateway_request_id, status, payload}, signed with Ed25519 over request id, user id, timestamp and
  * the body's SHA-256 (X-Fal-Webhook-* headers), the key served as a JWKS at /.well-known/jwks.json.
+ *
+ * Under load, as fal documents it:
+ * - Every job the queue accepts is billable work (`submits`): it runs whether or not its submitter
+ *   heard the answer (https://docs.fal.ai/documentation/model-apis/inference/queue, "Requests in
+ *   the queue are never dropped"). `delaySubmitAnswers` holds the answer to later submits: the job
+ *   is queued at once, the answer comes late or never reaches a caller that gave up.
+ * - The account's concurrency limit (`concurrency`) never refuses a submit: jobs past it wait
+ *   IN_QUEUE, `queue_position` counting those ahead, until a running one ends
+ *   (https://docs.fal.ai/documentation/model-apis/concurrency-limits: "Requests are never
+ *   rejected due to concurrency limits").
+ * - Answers from fal's own server carry `x-fal-request-id` (fal-ai/fal-js libs/client/src/
+ *   response.ts REQUEST_ID_HEADER); a request error is {detail, error_type} with the same type in
+ *   X-Fal-Error-Type (https://docs.fal.ai/documentation/model-apis/request-errors).
+ *   `failNextSubmit` is a refusal by the front server before the queue saw anything (no request
+ *   id: fal's clients resend it, fal-js retry.ts, fal_client _is_ingress_error);
+ *   `failNextSubmitQueued` an error answered by fal's own server after it had queued the job,
+ *   which its Python client does not resend (fal-ai/fal projects/fal_client client.py
+ *   _should_retry_response).
  */
 export interface FalSubmit {
   endpoint: string;
@@ -40,6 +58,8 @@ export interface FalFakeOptions {
   video: Buffer | { size: number; open: () => Readable };
   /** Status polls answered IN_QUEUE / IN_PROGRESS before COMPLETED. */
   pollsUntilDone?: number;
+  /** The account's concurrency limit: jobs past it wait IN_QUEUE (their polls do not count) until an earlier one ends. */
+  concurrency?: number;
   /** Of those, the first ones answered IN_QUEUE (default 1), queue_position counting down to 0 (the next to run). */
   queuedPolls?: number;
   /** IN_PROGRESS polls asked with logs=1 carry one more log line each ("step k of n", as a sampler logs). */
@@ -58,6 +78,8 @@ interface Req {
   done?: boolean;
   polls: number;
   refused: boolean;
+  /** When it was queued: the order in which jobs take the account's concurrency slots. */
+  seq: number;
   /** fal's words for a job that failed on its side (COMPLETED with error). */
   failed?: { error: string; error_type: string };
   downloads: number;
@@ -97,6 +119,11 @@ export async function startFalFake(opts: FalFakeOptions) {
   const unlisted = new Set<string>();
   /** Queued answers for the next submits (e.g. a 429 with Retry-After) before the normal path. */
   const submitFailures: Array<{ status: number; headers?: Record<string, string>; body?: unknown }> = [];
+  /** Errors fal's own server answers to the next submits once it has queued their jobs. */
+  const queuedFailures: Array<{ status: number; error_type: string; detail: string }> = [];
+  /** How long the answer to each later submit is held (its job queued at once). */
+  let submitAnswerDelayMs = 0;
+  let seq = 0;
   /** Jobs that fail on fal's side: COMPLETED with `error`, the result a 5xx request error. */
   const jobFailures: Array<{ error: string; error_type: string }> = [];
   /** Result links that answer 410 this many times first (an expired provider link). */
@@ -172,6 +199,16 @@ export async function startFalFake(opts: FalFakeOptions) {
     return { video };
   };
 
+  /**
+   * How many jobs wait ahead of this one for a concurrency slot, or undefined when it holds one:
+   * the earliest jobs not yet ended hold the account's slots.
+   */
+  const waitingAhead = (r: Req): number | undefined => {
+    if (opts.concurrency === undefined || r.done) return undefined;
+    const ahead = [...requests.values()].filter((o) => !o.done && o.seq < r.seq).length;
+    return ahead < opts.concurrency ? undefined : ahead - opts.concurrency;
+  };
+
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', baseUrl);
     const raw = await readBody(req);
@@ -222,12 +259,18 @@ export async function startFalFake(opts: FalFakeOptions) {
       if (problems.length) return refuse(res, c, problems);
       const r = requests.get(status[3]!);
       if (!r) return answer(res, c, 404, { detail: 'Request not found' });
+      const root = `${baseUrl}/${status[1]}/${status[2]}/requests/${status[3]}`;
+      const urls = { request_id: status[3], response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel` };
+      const waiting = waitingAhead(r);
+      if (waiting !== undefined) {
+        readLog.push({ at: Date.now(), status: 202 });
+        return answer(res, c, 202, { status: 'IN_QUEUE', ...urls, queue_position: waiting, logs: query.logs === '1' ? [] : null });
+      }
       r.polls++;
       const ended = r.finishAt !== undefined ? Date.now() >= r.finishAt : r.polls > (opts.pollsUntilDone ?? 2);
       const done = r.done || (!holdCompletion && ended);
       readLog.push({ at: Date.now(), status: done ? 200 : 202 });
-      const root = `${baseUrl}/${status[1]}/${status[2]}/requests/${status[3]}`;
-      const urls = { request_id: status[3], response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel` };
+      if (done) r.done = true;
       const queuedPolls = opts.queuedPolls ?? 1;
       const ran = Math.max(0, r.polls - queuedPolls);
       const steps = Math.max(1, (opts.pollsUntilDone ?? 2) - queuedPolls);
@@ -283,8 +326,16 @@ export async function startFalFake(opts: FalFakeOptions) {
       submits.push({ endpoint, input: body, query: Object.fromEntries(url.searchParams), requestId });
       const failed = jobFailures.shift();
       const finishAt = opts.finishAfterMs ? Date.now() + opts.finishAfterMs() : undefined;
-      requests.set(requestId, { endpoint, polls: 0, refused: /forbidden/i.test(String(body.prompt ?? '')), downloads: 0, ...(failed ? { failed } : {}), ...(finishAt !== undefined ? { finishAt } : {}) });
+      requests.set(requestId, { endpoint, seq: ++seq, polls: 0, refused: /forbidden/i.test(String(body.prompt ?? '')), downloads: 0, ...(failed ? { failed } : {}), ...(finishAt !== undefined ? { finishAt } : {}) });
       if (holdSubmits) return; // the connection stays open until the caller goes away
+      const serverError = queuedFailures.shift();
+      if (serverError) {
+        const { status: code, ...words } = serverError;
+        return answer(res, c, code, words, { 'x-fal-request-id': requestId, 'x-fal-error-type': words.error_type });
+      }
+      // The job is queued and runs; only its answer is late (and lost to a caller that gave up).
+      if (submitAnswerDelayMs > 0) await new Promise((r) => setTimeout(r, submitAnswerDelayMs));
+      if (res.destroyed) return;
       const hook = url.searchParams.get('fal_webhook');
       const hookAfter = finishAt !== undefined ? finishAt - Date.now() : opts.webhookAfterMs;
       // A job held IN_PROGRESS does not end, so it sends no webhook either.
@@ -297,7 +348,7 @@ export async function startFalFake(opts: FalFakeOptions) {
       }
       const [owner, app] = endpoint.split('/');
       const root = `${baseUrl}/${owner}/${app}/requests/${requestId}`;
-      return answer(res, c, 200, { status: 'IN_QUEUE', request_id: requestId, response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel`, queue_position: 0 });
+      return answer(res, c, 200, { status: 'IN_QUEUE', request_id: requestId, response_url: root, status_url: `${root}/status`, cancel_url: `${root}/cancel`, queue_position: 0 }, { 'x-fal-request-id': requestId });
     }
     return sendJson(res, 404, { detail: 'Not found' });
   });
@@ -312,7 +363,12 @@ export async function startFalFake(opts: FalFakeOptions) {
     cancels,
     seenAuth,
     modelSearches,
+    /** The front server refuses the next submit before the queue sees it: nothing is queued. */
     failNextSubmit: (f: { status: number; headers?: Record<string, string>; body?: unknown }) => submitFailures.push(f),
+    /** fal's own server queues the next submit's job, then answers this request error (with its request id). */
+    failNextSubmitQueued: (f: { status: number; error_type: string; detail: string }) => queuedFailures.push(f),
+    /** Later submits are queued at once and answered this long after (0: at once). */
+    delaySubmitAnswers: (ms: number) => (submitAnswerDelayMs = ms),
     /** The next job accepted fails on fal's side: COMPLETED with this error. */
     failNextJob: (f: { error: string; error_type: string }) => jobFailures.push(f),
     /** The model search stops listing this endpoint (fal retired it). */

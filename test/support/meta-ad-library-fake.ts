@@ -20,6 +20,14 @@ import { closeServer, listenOnLoopback, readBody } from './http-fake.ts';
  * Search Posts' cursor), the message naming the field. Every JSON answer is checked against the
  * contract (checkAnswer).
  *
+ * What it costs, as ScrapeCreators bills it (scrapecreators-cli @ f9d093e): every call to a data
+ * endpoint is paid in credits (apis.js: each sample answer reports `credits_remaining`, a few
+ * `credits_charged: 1`; the credit balance is read for free). The fake bills one credit per
+ * company-ads answer of 200, counted when the answer is decided: the work is done and paid even
+ * when the caller has gone before it arrives (a held answer, `delayMs`). Refusals (4xx, 5xx) are
+ * not billed. With no credits left the call is refused 402 (src/output.js: "No credits
+ * remaining"), and 429 is the rate limit ("Rate limited. Wait a moment and retry.").
+ *
  * A GET whose request line is longer than `control.maxGetTarget` is refused before it reaches the
  * API, as the server in front of it would: 414 URI Too Long with an HTML page (RFC 9110
  * 15.5.15; nginx's default request-line buffer is 8 KiB). ScrapeCreators publishes no number for
@@ -49,8 +57,10 @@ export interface FakeControl {
   throttle: { times: number; retryAfter?: string; onPage?: number };
   /** Answer `status` (default 500) this many times, or on every request. */
   fail: { times: number | 'always'; status?: number; onPage?: number };
-  /** Hold every ads answer this long before sending it (timeouts). */
+  /** Hold every ads answer this long before sending it (timeouts); the call is billed all the same. */
   delayMs: number;
+  /** Cut this many billed answers off half-way (the connection reset once the work was done and paid). */
+  cutAnswers: number;
   /** Hand out the current page's own cursor again instead of the next one (a looping source). */
   repeatCursor: boolean;
   /** Answer 200 with an HTML page, as a misconfigured proxy in front of the source would. */
@@ -61,7 +71,7 @@ export interface FakeControl {
   cursorPadding: number;
   /** The longest GET request line (path and query) let through; a longer one is answered 414. */
   maxGetTarget: number;
-  /** What the credit-balance read answers. */
+  /** Credits left: what the credit-balance read answers, one less per billed call; at 0 every call is refused 402. */
   credits: number;
 }
 
@@ -116,6 +126,7 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
     throttle: { times: 0 },
     fail: { times: 0 },
     delayMs: 0,
+    cutAnswers: 0,
     repeatCursor: false,
     htmlAnswer: false,
     pages: new Map([[fixture.pageId, fixture.pages]]),
@@ -142,9 +153,13 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
     return undefined;
   }
 
+  /** Billed calls (one credit each), in order: what ScrapeCreators was paid. */
+  const billed: Array<{ pageId: unknown; page: number | undefined }> = [];
+
   function answerAds(params: Record<string, unknown>): Answer {
     const page = pageOf(params.cursor);
     const { throttle, fail } = control;
+    if (control.credits <= 0) return refusal(402, 'payment_required', 'No credits remaining');
     if (throttle.times > 0 && applies(throttle, page)) {
       throttle.times -= 1;
       const headers: Record<string, string> = throttle.retryAfter ? { 'retry-after': throttle.retryAfter } : {};
@@ -159,7 +174,9 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
     if (page === undefined || (page > 0 && page >= pages.length)) return refusal(400, 'bad_request', 'invalid cursor');
     const next = control.repeatCursor ? page : page + 1;
     const results = JSON.parse(JSON.stringify(pages[page] ?? []).replaceAll('{{BASE}}', base)) as unknown[];
-    return { status: 200, body: { success: true, results, cursor: next < pages.length ? cursorFor(next, control.cursorPadding) : null } };
+    control.credits -= 1;
+    billed.push({ pageId: params.pageId, page });
+    return { status: 200, body: { success: true, credits_remaining: control.credits, results, cursor: next < pages.length ? cursorFor(next, control.cursorPadding) : null } };
   }
 
   const server = http.createServer((req, res) => {
@@ -188,9 +205,17 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
     const sendJson = (contract: Contract, a: Answer, page?: number) => {
       checkAnswer(contract, a.status, a.body);
       record(a.status, page);
+      const text = JSON.stringify(a.body);
+      const cut = a.status === 200 && contract !== contracts.balance && control.cutAnswers > 0;
+      if (cut) control.cutAnswers -= 1;
       const send = () => {
-        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
-        res.end(JSON.stringify(a.body));
+        if (res.destroyed) return;
+        res.writeHead(a.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...a.headers });
+        if (!cut) {
+          res.end(text);
+          return;
+        }
+        res.write(text.slice(0, Math.floor(text.length / 2)), () => setTimeout(() => res.destroy(), 20));
       };
       if (control.delayMs > 0 && contract !== contracts.balance) setTimeout(send, control.delayMs).unref();
       else send();
@@ -239,6 +264,8 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
     requests,
     /** The requests for result pages, in order. */
     adsRequests: () => requests.filter((r) => r.path === ADS_ROUTE),
+    /** The calls ScrapeCreators billed (one credit each), with the page id and result page each asked for. */
+    billed,
     mediaUrl: (name: string) => `${base}/media/${name}`,
     close: () => closeServer(server),
   };

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
+import { neverSent } from '../net/never-sent.ts';
 import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
@@ -13,14 +14,16 @@ export interface MetaAdSourceOptions {
   accessToken?: string;
   /** Lets the source live on a private/loopback address: local setups and tests only. */
   allowPrivate?: boolean;
-  /** Tries per page for server errors and network failures; rate limiting has its own count of the same size. */
+  /** Tries per page for server errors and a source that could not be reached; rate limiting has its own count of the same size. */
   maxAttempts?: number;
   /** First backoff wait; each further one doubles, up to maxWaitMs. */
   backoffMs?: number;
   /** The longest single wait. A Retry-After beyond it fails the read as throttled instead of blocking a worker. */
   maxWaitMs?: number;
-  /** Per HTTP request, body included. */
+  /** Per HTTP request, body included; ScrapeCreators' own client waits 60 s (scrapecreators-cli src/api-client.js). */
   timeoutMs?: number;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on the timeout of every call. */
+  callTimeoutCapMs?: number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
@@ -29,12 +32,17 @@ type Outcome = { ok: Page } | { throttled: number | null } | { retry: string; st
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
 const SOURCE = 'the Ad Library source';
+// ScrapeCreators' own client gives a call 60 s (scrapecreators-cli @ f9d093e, src/api-client.js) and never retries it.
+const DEFAULT_TIMEOUT_MS = 60_000;
+// ScrapeCreators bills every call it answers (apis.js: credits_remaining in each answer): a page
+// whose answer was lost after it was sent may have been made and paid, and is not asked again.
+const NOT_ASKED_AGAIN = 'the page was not asked again, since the source bills every call';
 
 export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
   const maxAttempts = Math.max(1, opts.maxAttempts ?? 4);
   const backoffMs = opts.backoffMs ?? 1_000;
   const maxWaitMs = opts.maxWaitMs ?? 60_000;
-  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const timeoutMs = Math.min(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, opts.callTimeoutCapMs ?? Infinity);
   const sleep = opts.sleep ?? abortableSleep;
   const base = new URL(opts.baseUrl.endsWith('/') ? opts.baseUrl : `${opts.baseUrl}/`);
   const token = opts.accessToken || undefined;
@@ -52,6 +60,7 @@ export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
   async function attempt(req: AdsRequest, pageId: string, signal: AbortSignal, dispatcher: Dispatcher): Promise<Outcome> {
     const timeout = AbortSignal.timeout(timeoutMs);
     let status: number, body: unknown, retryAfter: string | undefined;
+    let answered = false;
     try {
       const res = await request(req.url, {
         method: req.method,
@@ -60,6 +69,7 @@ export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
         dispatcher,
         signal: AbortSignal.any([signal, timeout]),
       });
+      answered = true;
       status = res.statusCode;
       retryAfter = [res.headers['retry-after']].flat()[0];
       body = parseJson(await readAtMost(res.body, MAX_BODY_BYTES, () => new AdSourceError('failed', `${SOURCE} answered with more than ${MAX_BODY_BYTES / 1024 / 1024} MB`)));
@@ -67,7 +77,9 @@ export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
       if (signal.aborted) throw signal.reason;
       if (e instanceof AdSourceError) throw e;
       if (isBlockedAddressError(e)) throw new AdSourceError('failed', `${SOURCE} is at a private or reserved address`, { cause: e });
-      return { retry: timeout.aborted ? `did not answer within ${timeoutMs / 1000} s` : 'could not be reached' };
+      if (neverSent(e)) return { retry: 'could not be reached' };
+      const lost = timeout.aborted ? `${SOURCE} did not answer within ${timeoutMs / 1000} s` : answered ? `the answer of ${SOURCE} was cut off` : `${SOURCE} dropped the connection`;
+      throw new AdSourceError('failed', `${lost}; ${NOT_ASKED_AGAIN}`, { cause: e });
     }
     if (status >= 200 && status < 300) {
       const page = readAdsPage(body);
@@ -120,24 +132,25 @@ export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
     }
   }
 
-  return {
-    async brand(pageId, signal) {
-      const brand = mapBrand(pageId, (await fetchPage(pageId, null, signal)).records);
-      if (!brand) throw new AdSourceError('not_found', `the Ad Library shows no ads for page ${pageId}, so no profile to read`);
-      return brand;
-    },
+  /** The ads of the first page of results, then of each page after it, each page read once. */
+  async function* adsFrom(pageId: string, first: Page, signal: AbortSignal): AsyncGenerator<SourceAd[]> {
+    const seen = new Set<string>();
+    for (let page = first; ; ) {
+      const ads = page.records.map(mapAd).filter((ad): ad is SourceAd => ad !== null);
+      if (ads.length > 0) yield ads;
+      // A repeated cursor would loop forever; the source has nothing further to give.
+      if (page.records.length === 0 || !page.cursor || seen.has(page.cursor)) return;
+      seen.add(page.cursor);
+      page = await fetchPage(pageId, page.cursor, signal);
+    }
+  }
 
-    async *ads(pageId, signal) {
-      const seen = new Set<string>();
-      for (let cursor: string | null = null; ; ) {
-        const page: Page = await fetchPage(pageId, cursor, signal);
-        const ads = page.records.map(mapAd).filter((ad): ad is SourceAd => ad !== null);
-        if (ads.length > 0) yield ads;
-        // A repeated cursor would loop forever; the source has nothing further to give.
-        if (page.records.length === 0 || !page.cursor || seen.has(page.cursor)) return;
-        seen.add(page.cursor);
-        cursor = page.cursor;
-      }
+  return {
+    async scrape(pageId, signal) {
+      const first = await fetchPage(pageId, null, signal);
+      const brand = mapBrand(pageId, first.records);
+      if (!brand) throw new AdSourceError('not_found', `the Ad Library shows no ads for page ${pageId}, so no profile to read`);
+      return { brand, ads: adsFrom(pageId, first, signal) };
     },
   };
 }

@@ -4,13 +4,11 @@ import { inSpan, SpanKind } from '../../observability/tracing.ts';
 import type { Readable } from 'node:stream';
 import { limitedStream } from '../net/byte-limit.ts';
 import { DownloadError } from '../net/download.ts';
+import { neverSent } from '../net/never-sent.ts';
 import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
 import { UpstreamError } from './engine-contract.ts';
-
-// Errors from before a byte was sent: a job cannot exist upstream.
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
  * A provider's HTTP error answer as an UpstreamError, the same way for every adapter: 401/403 the
@@ -53,17 +51,19 @@ export class ProviderAnswerError extends UpstreamError {
   readonly status: number;
   /** The error body as JSON; undefined when it was not JSON. */
   readonly body: unknown;
-  constructor(read: UpstreamError, status: number, body: unknown) {
+  /** The answer's headers (who answered: fal's own server names its request id). */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  constructor(read: UpstreamError, status: number, body: unknown, headers: Readonly<Record<string, string | string[] | undefined>> = {}) {
     super(read.failure, read.message, { ...(read.retryAfterMs !== undefined ? { retryAfterMs: read.retryAfterMs } : {}) });
     this.status = status;
     this.body = body;
+    this.headers = headers;
   }
 }
 
 /** A request that got no answer: before anything was sent it is simply retried; after, a submit's outcome is unknown. */
 function networkFailure(provider: string, e: unknown, submit: boolean): UpstreamError {
-  const code = (e as { code?: string }).code ?? '';
-  return new UpstreamError(submit && !NOT_SENT.has(code) ? 'unsent_unknown' : 'transient', `${provider} could not be reached`, { cause: e });
+  return new UpstreamError(submit && !neverSent(e) ? 'unsent_unknown' : 'transient', `${provider} could not be reached`, { cause: e });
 }
 
 /** How a provider's error answers are read: one client's settings, passed on to each of its calls (see httpFailure). */
@@ -180,7 +180,7 @@ async function callProviderTraced(c: ProviderCall, span: Span): Promise<Provider
     ...(c.idempotencyKey && c.inProgress?.(res.statusCode, json) ? { inProgress: true } : {}),
     bodyRetryAfterMs: c.retryAfterInBody?.(json),
   });
-  throw new ProviderAnswerError(read, res.statusCode, json);
+  throw new ProviderAnswerError(read, res.statusCode, json, res.headers);
 }
 
 /** A streamed answer: past maxBytes the provider's refusal, cut short a failed download (asked for again). */

@@ -35,7 +35,7 @@ export function createScrapeRunner(deps: Pick<Deps, 'db' | 'storage' | 'config' 
   }
 
   async function scrape(job: ScrapeJobRow, signal: AbortSignal): Promise<{ brandId: string; ads: number }> {
-    const profile = await source.brand(job.meta_page_id, signal);
+    const { brand: profile, ads: pages } = await source.scrape(job.meta_page_id, signal);
     const skip = (url: string) => (why: string) => log.warn({ job_id: job.id, url, why }, 'ad-library media not copied');
     const pictureKey = profile.profilePictureUrl
       ? await copyMedia(mediaDeps, profile.profilePictureUrl, `ad-library/brands/${job.meta_page_id}/profile`, skip(profile.profilePictureUrl))
@@ -49,7 +49,7 @@ export function createScrapeRunner(deps: Pick<Deps, 'db' | 'storage' | 'config' 
     // The source may give an ad twice (on two result pages, or twice in one): it is one ad, stored
     // and counted once, and never written by two upserts at the same time.
     const seen = new Set<string>();
-    for await (const page of source.ads(job.meta_page_id, signal)) {
+    for await (const page of pages) {
       const room = config.adLibrary.maxAds - count;
       const fresh = page.filter((ad) => !seen.has(ad.adArchiveId) && seen.add(ad.adArchiveId));
       const ads = fresh.slice(0, room);

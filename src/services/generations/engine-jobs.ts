@@ -17,6 +17,7 @@ import type { GenerationLifecycle } from './lifecycle.ts';
 import { storeResultStreams } from './results.ts';
 import { recordEarlyHook, takeEarlyHook } from '../../repositories/early-hooks.ts';
 import { createInputResolver } from './inputs.ts';
+import { createScriptSpeech } from './script-speech.ts';
 import { createEngineBreakers } from './engine-breakers.ts';
 import { createInProcessSubmit, type Attempt } from './in-process.ts';
 import { createKeptOutputs } from './kept-outputs.ts';
@@ -57,7 +58,23 @@ export function createUpstreamCore(
   const { db, storage, config, log, engines, lifecycle, speech, metrics, events } = deps;
   const called = (provider: string, call: 'submit' | 'poll', outcome: string) => metrics?.upstream.calls.inc({ provider, call, outcome });
   const toldOperator = new Set<string>();
-  const inputsOf = createInputResolver({ db, storage, config, speech });
+  const script = createScriptSpeech({ db, storage, speech });
+  const resolveInputs = createInputResolver({ db, storage, config, script });
+  /**
+   * The inputs of a generation, or undefined once it failed: an input it cannot have (the speech
+   * of its script unconfirmed by a paid speech engine, an avatar gone) fails it and refunds it now,
+   * rather than at its deadline after every retry of the job (which would ask again).
+   */
+  const inputsOf = async (g: GenerationRow, live?: UpstreamJobRow): Promise<UpstreamInputs | undefined> => {
+    try {
+      return await resolveInputs(g);
+    } catch (e) {
+      if (!(e instanceof UpstreamError) || (e.failure !== 'unsent_unknown' && e.failure !== 'refused')) throw e;
+      if (live) await failBoth(g, live.id, e.message);
+      else await lifecycle.fail(g.id, e.message);
+      return undefined;
+    }
+  };
   const breakers = createEngineBreakers({ db, config, log });
   const progress = createProgressWriter({ db, log });
   const submitHere = createInProcessSubmit({ db, storage, config, log, lifecycle, events, progress });
@@ -140,7 +157,7 @@ export function createUpstreamCore(
       const made = await keptOutputs.forAttempt(g, attempt.id, (output, position) => copyResults(g, [output], position));
       submission = await engine.submit(
         { generationId: g.id, operation: g.operation, params: keptOutputs.paramsFor(params, g, made.kept), inputs },
-        { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}), keep: made.keep },
+        { id: attempt.id, ...(webhookUrl ? { webhookUrl } : {}), ...(made.keep ? { keep: made.keep } : {}) },
         untilDeadline(g),
       );
     } catch (e) {
@@ -192,10 +209,20 @@ export function createUpstreamCore(
      * polled, and the job queue retries it (`run`: its attempt, and the worker's shutdown).
      */
     async start(g: GenerationRow, chain: readonly Engine[], run: { attempt: Attempt; shutdown?: AbortSignal }): Promise<undefined> {
-      const here = (engine: Engine) => submitHere(g, engine, () => inputsOf(g, { speaksScript: true }), run.attempt, run.shutdown).then(() => undefined);
+      const here = (engine: Engine) => submitHere(g, engine, () => resolveInputs(g, { speaksScript: true }), run.attempt, run.shutdown).then(() => undefined);
       // The local engine is only ever a route's last resort: a route that starts with it has no provider to record.
       if (chain[0] && !isUpstreamEngine(chain[0])) return here(chain[0]);
-      const live = await findLiveUpstreamJob(db, g.id);
+      let live = await findLiveUpstreamJob(db, g.id);
+      if (live?.provider === script.provider) {
+        // The worker stopped while the speech engine was asked for the script.
+        const failed = await script.settleInterrupted(live);
+        if (failed) {
+          log.warn({ generation_id: g.id, upstream_job_id: live.id, provider: live.provider }, 'speech of the script was interrupted; not asked again');
+          await failBoth(g, live.id, failed);
+          return undefined;
+        }
+        live = undefined;
+      }
       if (live) {
         const engine = engines.byName(live.provider);
         if (!engine || !isUpstreamEngine(engine)) {
@@ -212,10 +239,12 @@ export function createUpstreamCore(
           return undefined;
         }
         // The provider deduplicates: the same attempt is sent again to it, never to another.
-        await submitTo(g, engine, await inputsOf(g), live, true);
+        const again = await inputsOf(g, live);
+        if (again) await submitTo(g, engine, again, live, true);
         return undefined;
       }
       const inputs = await inputsOf(g);
+      if (!inputs) return undefined;
       const params = g.params as Record<string, unknown>;
       const able = chain.filter((e) => !e.refuse(g.operation, params, attachedImages(inputs).length));
       const resting = await breakers.openAmong(able.filter(isUpstreamEngine).map((e) => e.name));

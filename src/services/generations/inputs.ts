@@ -1,11 +1,9 @@
 import { isImageOperation } from '../../domain/generation-types.ts';
 import type { GenerationRow } from '../../db/types.ts';
-import { setGenerationInputBytes } from '../../repositories/storage-usage.ts';
 import { weaveImagePrompt, type PromptBrand } from '../../domain/reference-prompt.ts';
 import { UpstreamError, type UpstreamFile, type UpstreamInputs } from '../../adapters/engines/engine-contract.ts';
 import { download, openDownload } from '../../adapters/net/download.ts';
 import type { Storage } from '../../adapters/storage/storage.ts';
-import type { SpeechEngine } from '../../adapters/engines/speech/engine.ts';
 import { findBrand } from '../../repositories/brands.ts';
 import { findProductsByIds } from '../../repositories/products.ts';
 import { findCaptionTemplate, findStyleTemplate } from '../../repositories/templates.ts';
@@ -14,8 +12,8 @@ import type { Deps } from '../deps.ts';
 import { MAX_IMAGE_BYTES } from '../remote-images.ts';
 import { uploadIdOf } from '../../domain/uploads.ts';
 import { uploadKeyOf } from '../uploads.ts';
-import { requireVoice } from '../voices.ts';
 import { avatarImageKey, sourceGenerationKey, speechCopyKey, voiceoverAudioKey } from './input-keys.ts';
+import type { ScriptSpeech } from './script-speech.ts';
 
 // A provider's queue may hold a job for hours before it reads its inputs; a day covers that.
 const INPUT_LINK_TTL_SECONDS = 24 * 3600;
@@ -29,8 +27,8 @@ const INPUT_DOWNLOAD_TIMEOUT_MS = 120_000;
  * (brand identity and product details woven in for images only). An engine that speaks a script
  * itself (`speaksScript`: the local renderer) gets the catalogue voice instead of our speech copy.
  */
-export function createInputResolver(deps: Pick<Deps, 'db' | 'config'> & { storage: Storage; speech: SpeechEngine }) {
-  const { db, storage, config, speech } = deps;
+export function createInputResolver(deps: Pick<Deps, 'db' | 'config'> & { storage: Storage; script: Pick<ScriptSpeech, 'stored' | 'speak'> }) {
+  const { db, storage, config, script } = deps;
 
   const notFetched = (e: unknown) => new UpstreamError('refused', `an input file could not be fetched: ${(e as Error).message}`, { cause: e });
   const mimeOf = (contentType: string | null) => contentType?.split(';')[0]?.trim() || 'application/octet-stream';
@@ -153,21 +151,8 @@ export function createInputResolver(deps: Pick<Deps, 'db' | 'config'> & { storag
       if (!key) throw new UpstreamError('refused', 'the voiceover no longer exists');
       return fromStorage(key);
     }
-    const key = speechCopyKey(g.id);
-    if (!(await isStored(key))) {
-      const voice = await requireVoice(db, String(p.voice_id));
-      const audio = await speech.textToSpeech({ text: String(p.script ?? ''), voice }, AbortSignal.timeout(300_000));
-      await storage.put(key, audio.bytes, audio.mime);
-      await setGenerationInputBytes(db, g.id, audio.bytes.length);
-    }
-    return fromStorage(key);
-  }
-
-  /** Whether `key` holds a file, read from its first byte alone. */
-  async function isStored(key: string): Promise<boolean> {
-    const o = await storage.openStream(key, { start: 0, end: 0 });
-    o?.stream.destroy();
-    return o !== null;
+    if (!(await script.stored(g.id))) await script.speak(g);
+    return fromStorage(speechCopyKey(g.id));
   }
 
   async function sourceVideo(teamId: string, p: Record<string, unknown>): Promise<UpstreamFile> {

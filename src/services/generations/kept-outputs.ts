@@ -40,7 +40,9 @@ export function createKeptOutputs(deps: Pick<Deps, 'db' | 'storage' | 'log'>) {
      * output after them and records it, for this attempt. A refusal when nothing is left to make: the
      * generation then ends with what it kept.
      */
-    async forAttempt(g: Pick<GenerationRow, 'id' | 'params'>, attemptId: string, store: StoreOutput): Promise<{ kept: KeptOutput[]; keep: (output: UpstreamOutput) => Promise<void> }> {
+    async forAttempt(g: Pick<GenerationRow, 'id' | 'params'>, attemptId: string, store: StoreOutput): Promise<{ kept: KeptOutput[]; keep?: (output: UpstreamOutput) => Promise<void> }> {
+      // One output: nothing to keep while others are made; it comes with the submit's answer.
+      if (quantityOf(g) <= 1) return { kept: [] };
       const kept = await list(g);
       if (kept.length && stillToMake(g, kept) <= 0) throw new UpstreamError('refused', 'every output asked for was already made');
       let next = kept.length;

@@ -1,5 +1,5 @@
 import type { GenerationOperation } from '../../../domain/generation-types.ts';
-import { createProviderClient } from '../upstream-http.ts';
+import { createProviderClient, ProviderAnswerError } from '../upstream-http.ts';
 import { UpstreamError, attachedImages, type Engine, type UpstreamRequest, type UpstreamStatus } from '../engine-contract.ts';
 import { queued, running } from '../progress.ts';
 import { createFalCheck, falTargets } from './fal-check.ts';
@@ -13,7 +13,9 @@ import { FAL_MODELS, falInput, falRefusal, type FalModel } from './fal-models.ts
  * IN_QUEUE / IN_PROGRESS / COMPLETED; result: GET {queue}/{owner}/{app}/requests/{id}; cancel:
  * PUT .../requests/{id}/cancel), libs/client/src/response.ts (errors: JSON with `detail`, 422 for
  * invalid input) and libs/client/src/types/common.ts. Auth: `Authorization: Key <FAL_KEY>`.
- * fal has no idempotency key: a submit whose answer is lost cannot be sent again safely.
+ * fal has no idempotency key: a submit whose answer is lost cannot be sent again safely. fal's own
+ * clients resend a submit on any lost answer (retry.ts, fal_client client.py _maybe_retry_request):
+ * adforge does not, since the queue may hold (and bill) the first one.
  */
 
 export interface FalOptions {
@@ -28,16 +30,26 @@ export interface FalOptions {
   allowPrivate: boolean;
   /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on every call's own timeout. */
   callTimeoutCapMs?: number;
+  /** One time limit for every call (tests); otherwise fal's own client's. */
   timeoutMs?: number;
 }
 
 const MAX_JSON_BYTES = 1024 * 1024;
-// The codes fal's own client resends a submit on (fal-js libs/client/src/retry.ts
-// DEFAULT_RETRYABLE_STATUS_CODES, used by queue.ts QUEUE_RETRY_CONFIG): nothing was queued.
-const SUBMIT_RETRYABLE = new Set([429, 502, 503, 504]);
+// fal's Python client gives every call 120 s, its submit included (fal-ai/fal projects/fal_client
+// client.py: default_timeout 120.0, QUEUE_POLL_TIMEOUT for status and result reads); its JS client
+// sets none. The queue answers a submit once the job is stored, but a submit cut after sending
+// leaves the job unconfirmed (and paid): the limit is fal's own, not a shorter one of ours.
+const CALL_TIMEOUT_MS = 120_000;
+// A 429 queued nothing: both of fal's clients resend a submit on it (fal-js retry.ts
+// DEFAULT_RETRYABLE_STATUS_CODES; fal_client RETRY_CODES).
+const SUBMIT_RETRYABLE = new Set([429]);
 // A timeout or a conflict answered to a submit proves nothing: fal may hold the job (and bill it).
 // Not sent again; the generation fails and is refunded, as after a 5xx.
 const SUBMIT_UNKNOWN = new Set([408, 409]);
+// 502, 503 and 504 queued nothing only when the front server answered them, before fal's own
+// server saw the request: fal_client resends them only then (_is_ingress_error: no
+// x-fal-request-id, which fal's own server puts on its answers); fal-js resends them always.
+const INGRESS_STATUSES = new Set([502, 503, 504]);
 
 /** The newest log line fal gave ({message, level, source, timestamp} items, oldest first), if any. */
 function lastLogLine(logs: unknown): string | undefined {
@@ -56,7 +68,7 @@ export function createFalEngine(opts: FalOptions): Engine {
     allowPrivate: opts.allowPrivate,
     callTimeoutCapMs: opts.callTimeoutCapMs,
     headers: { authorization: `Key ${opts.apiKey}`, accept: 'application/json' },
-    timeoutMs: opts.timeoutMs ?? 30_000,
+    timeoutMs: opts.timeoutMs ?? CALL_TIMEOUT_MS,
     maxBytes: MAX_JSON_BYTES,
     message: falMessage,
     safeToResend: SUBMIT_RETRYABLE,
@@ -102,7 +114,13 @@ export function createFalEngine(opts: FalOptions): Engine {
       const { endpoint, input } = falInput({ ...req.params, prompt: req.inputs.prompt }, opts.endpoints ?? {}, attached);
       const url = new URL(endpoint, base);
       if (attempt.webhookUrl) url.searchParams.set('fal_webhook', attempt.webhookUrl);
-      const body = ((await call('POST', url.href, input, signal, { submit: true })) ?? {}) as { request_id?: unknown; status_url?: unknown; response_url?: unknown; cancel_url?: unknown };
+      const answer = await call('POST', url.href, input, signal, { submit: true }).catch((e: unknown) => {
+        if (e instanceof ProviderAnswerError && INGRESS_STATUSES.has(e.status) && e.headers['x-fal-request-id'] === undefined) {
+          throw new UpstreamError('transient', `fal answered ${e.status}`);
+        }
+        throw e;
+      });
+      const body = (answer ?? {}) as { request_id?: unknown; status_url?: unknown; response_url?: unknown; cancel_url?: unknown };
       if (typeof body.request_id !== 'string' || !body.request_id) throw new UpstreamError('unsent_unknown', 'fal answered the submit without a request id');
       const ours = requestUrls(endpoint, body.request_id);
       return {

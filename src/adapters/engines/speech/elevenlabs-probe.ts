@@ -19,7 +19,7 @@ import type { ElevenLabsEngineOptions } from './elevenlabs.ts';
  * only what could not be read is reported (failed, in ElevenLabs' words).
  */
 
-export type ElevenLabsProbeOptions = Pick<ElevenLabsEngineOptions, 'baseUrl' | 'apiKey' | 'voiceIds' | 'defaultModel' | 'stsModel' | 'timeoutMs' | 'allowPrivate'>;
+export type ElevenLabsProbeOptions = Pick<ElevenLabsEngineOptions, 'baseUrl' | 'apiKey' | 'voiceIds' | 'defaultModel' | 'stsModel' | 'allowPrivate'> & { timeoutMs: number };
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 

@@ -1,12 +1,13 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { request } from 'undici';
 import type { CatalogueVoice } from '../../../domain/catalogue/voices.ts';
+import { neverSent } from '../../net/never-sent.ts';
 import { readAtMost } from '../../net/read-at-most.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../../net/safe-dispatcher.ts';
 import { EngineError } from '../render-job.ts';
 import { FfmpegError, probeMedia, UnsupportedMediaError } from '../ffmpeg.ts';
 import { ELEVENLABS_MAX_TEXT_CHARS } from './elevenlabs-limits.ts';
-import type { SpeechEngine, VoiceSettings } from './engine.ts';
+import { SpeechSentError, type SpeechEngine, type VoiceSettings } from './engine.ts';
 import type { SpeechAudio } from './mp3.ts';
 
 /*
@@ -35,9 +36,17 @@ import type { SpeechAudio } from './mp3.ts';
  * check of `adforge providers check` is elevenlabs-probe.ts.
  *
  * Failures are EngineErrors whose message the API caller sees (through the service's 502): they
- * never carry the API key, even when the provider's own words echo it. Unreachable, 5xx and 429
- * are transient; the provider refusing the request (other 4xx) is not. No retries here: a
- * voiceover is synchronous and the caller may simply try again.
+ * never carry the API key, even when the provider's own words echo it. ElevenLabs bills speech
+ * when it makes it and takes no idempotency key, so only answers that made nothing are transient:
+ * a provider never reached, 408, 429 and 5xx (the official SDK, elevenlabs-js
+ * src/core/fetcher/requestWithRetries.ts, resends exactly these). Once the request was sent, an
+ * answer lost (a timeout, a reset, audio cut off) or unusable is a SpeechSentError: the speech
+ * may be made and paid, and is not asked again. The provider refusing the request (other 4xx) is
+ * not transient. No retries here: a voiceover is synchronous and its caller decides.
+ *
+ * Each call waits as long as the SDK does (240 s, its default `timeoutInSeconds` for text and
+ * speech to speech), capped by UPSTREAM_CALL_TIMEOUT_SECONDS; the caller's signal bounds the
+ * whole (SPEECH_TIMEOUT_SECONDS for a voiceover).
  */
 
 export interface ElevenLabsEngineOptions {
@@ -50,13 +59,17 @@ export interface ElevenLabsEngineOptions {
   defaultModel: string;
   /** Speech-to-speech model. */
   stsModel: string;
-  /** One call, answer and measurement included. */
-  timeoutMs: number;
+  /** One call's limit, its answer read whole; default the SDK's 240 s. */
+  timeoutMs?: number;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on each call's limit. */
+  callTimeoutCapMs?: number;
   /** Lets the API live on a private/loopback address: local setups and tests only. */
   allowPrivate: boolean;
 }
 
 export const ELEVENLABS_OUTPUT_FORMAT = 'mp3_44100_128';
+// elevenlabs-js src/api/resources/textToSpeech/client/Client.ts (and speechToSpeech): timeoutInSeconds ?? 240.
+const SDK_TIMEOUT_MS = 240_000;
 const MAX_AUDIO_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_BYTES = 64 * 1024;
 const MAX_QUOTE_CHARS = 300;
@@ -78,13 +91,17 @@ export function createElevenLabsSpeechEngine(opts: ElevenLabsEngineOptions): Spe
     return id;
   }
 
+  const timeoutMs = Math.min(opts.timeoutMs ?? SDK_TIMEOUT_MS, opts.callTimeoutCapMs ?? Infinity);
+  const notAskedAgain = 'it was not asked again, since it bills the speech it makes';
+
   async function call(path: string, body: Body, signal: AbortSignal): Promise<SpeechAudio> {
     signal.throwIfAborted();
     const url = new URL(path, base);
     url.searchParams.set('output_format', ELEVENLABS_OUTPUT_FORMAT);
-    const timer = AbortSignal.timeout(opts.timeoutMs);
+    const timer = AbortSignal.timeout(timeoutMs);
     const both = AbortSignal.any([signal, timer]);
-    const dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: Math.min(opts.timeoutMs, 10_000) });
+    const dispatcher = createSafeDispatcher({ allowPrivate: opts.allowPrivate, connectTimeoutMs: Math.min(timeoutMs, 10_000) });
+    let bytes: Buffer;
     try {
       const res = await request(url, {
         method: 'POST',
@@ -97,20 +114,27 @@ export function createElevenLabsSpeechEngine(opts: ElevenLabsEngineOptions): Spe
         const said = await readAtMost(res.body, MAX_ERROR_BYTES, () => tooMuch(MAX_ERROR_BYTES)).then(parseJson, () => undefined);
         throw statusFailure(res.statusCode, said, redact);
       }
-      return await measure(await readAtMost(res.body, MAX_AUDIO_BYTES, () => tooMuch(MAX_AUDIO_BYTES)), both);
+      bytes = await readAtMost(res.body, MAX_AUDIO_BYTES, () => tooMuch(MAX_AUDIO_BYTES));
     } catch (e) {
-      if (signal.aborted) throw signal.reason;
       if (e instanceof EngineError) throw e;
-      if (timer.aborted) throw new EngineError(`${PROVIDER} did not answer within ${opts.timeoutMs / 1000} s`, { transient: true, cause: e });
       if (isBlockedAddressError(e)) throw new EngineError(`${PROVIDER} is at a private or reserved address`, { transient: false, cause: e });
-      throw new EngineError(`${PROVIDER} could not be reached`, { transient: true, cause: e });
+      if (neverSent(e)) {
+        if (signal.aborted) throw signal.reason;
+        throw new EngineError(`${PROVIDER} could not be reached`, { transient: true, cause: e });
+      }
+      // Sent: ElevenLabs may have made, and billed, the speech whose answer is lost.
+      const lost = timer.aborted ? `did not answer within ${timeoutMs / 1000} s` : signal.aborted ? 'was not waited for any longer' : 'lost its answer';
+      throw new SpeechSentError(`${PROVIDER} ${lost}; ${notAskedAgain}`, { answered: false, cause: e });
     } finally {
       await dispatcher.destroy().catch(() => {});
     }
+    // Made and paid: whatever goes wrong from here, the speech is not asked for again.
+    return measure(bytes, signal);
   }
 
   return {
     name: 'elevenlabs',
+    bills: true,
 
     async textToSpeech(job, signal) {
       const voiceId = providerVoice(job.voice);
@@ -166,7 +190,7 @@ async function multipart(fields: Array<[name: string, value: string | Blob, file
 
 /** The answer must be MP3 audio ffprobe can read: its measured length is the voiceover's duration. */
 async function measure(bytes: Buffer, signal: AbortSignal): Promise<SpeechAudio> {
-  const notAudio = (cause?: unknown) => new EngineError(`${PROVIDER} answered with something that is not MP3 audio`, { transient: false, cause });
+  const notAudio = (cause?: unknown) => new SpeechSentError(`${PROVIDER} answered with something that is not MP3 audio`, { answered: true, cause });
   let info;
   try {
     info = await probeMedia(bytes, { signal });
@@ -174,7 +198,7 @@ async function measure(bytes: Buffer, signal: AbortSignal): Promise<SpeechAudio>
     if (e instanceof UnsupportedMediaError) throw notAudio(e);
     if (signal.aborted || !(e instanceof FfmpegError)) throw e;
     if (e.reason === 'failed') throw notAudio(e);
-    throw new EngineError(`${PROVIDER}'s audio could not be measured`, { transient: e.reason === 'timeout', cause: e });
+    throw new SpeechSentError(`${PROVIDER}'s audio could not be measured`, { answered: true, cause: e });
   }
   if (info.audioCodec !== 'mp3' || !info.durationSeconds || info.durationSeconds <= 0) throw notAudio();
   return { bytes, mime: 'audio/mpeg', durationSeconds: info.durationSeconds };

@@ -1,5 +1,6 @@
 import type { CatalogueVoice } from '../../../domain/catalogue/voices.ts';
 import { conversionTarget } from '../../../domain/voice-conversion.ts';
+import { EngineError } from '../render-job.ts';
 import type { SpeechAudio } from './mp3.ts';
 import { synthesize } from './tts.ts';
 import { convertVoice } from './voice-change.ts';
@@ -22,9 +23,25 @@ export interface SpeechToSpeechJob {
   settings?: VoiceSettings;
 }
 
+/**
+ * A paid provider got the request and may have made, and billed, the speech: asking again could
+ * pay for it twice. `answered` false: its answer was lost (a timeout, a reset, an answer cut off),
+ * so its outcome is unknown; true: it answered with something that cannot be used.
+ */
+export class SpeechSentError extends EngineError {
+  readonly answered: boolean;
+  constructor(message: string, opts: { answered: boolean; cause?: unknown }) {
+    super(message, { transient: false, cause: opts.cause });
+    this.name = 'SpeechSentError';
+    this.answered = opts.answered;
+  }
+}
+
 /** What makes voiceovers; a failure is an EngineError (its message is shown to the caller). */
 export interface SpeechEngine {
   readonly name: string;
+  /** A provider that bills each request (ElevenLabs): what it was asked is recorded before it is sent. */
+  readonly bills?: boolean;
   textToSpeech(job: TextToSpeechJob, signal: AbortSignal): Promise<SpeechAudio>;
   speechToSpeech(job: SpeechToSpeechJob, signal: AbortSignal): Promise<SpeechAudio>;
 }

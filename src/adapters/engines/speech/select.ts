@@ -2,8 +2,10 @@ import { createElevenLabsSpeechEngine } from './elevenlabs.ts';
 import { createLocalSpeechEngine, type SpeechEngine } from './engine.ts';
 
 export interface SpeechEngineOptions {
-  /** A call's engine work (download excluded) past this fails it. */
+  /** The local engine's work (download excluded) past this fails it. */
   timeoutMs: number;
+  /** UPSTREAM_CALL_TIMEOUT_SECONDS: a cap on each call to the provider (which otherwise waits as its SDK does). */
+  callTimeoutCapMs?: number | undefined;
   /** The provider's API may sit on a private address (a test fake, a gateway). */
   allowPrivate: boolean;
   /** ElevenLabs' settings when it makes the speech; absent, eSpeak/ffmpeg on this machine. */
@@ -26,7 +28,7 @@ export function createSpeechEngine(opts: SpeechEngineOptions): SpeechEngine {
     voiceIds: el.voiceIds,
     defaultModel: el.model,
     stsModel: el.stsModel,
-    timeoutMs,
+    ...(opts.callTimeoutCapMs ? { callTimeoutCapMs: opts.callTimeoutCapMs } : {}),
     allowPrivate: opts.allowPrivate,
   });
 }
