@@ -29,14 +29,13 @@ runFaultMatrix({
         ELEVENLABS_API_URL: url,
         ELEVENLABS_API_KEY: XI_KEY,
         ELEVENLABS_VOICE_IDS: `${VOICE.id}=${PROVIDER_VOICE}`,
-        // The speech client's own timeout (no provider call cap reaches it).
-        SPEECH_TIMEOUT_SECONDS: '1.5',
         HEYGEN_API_KEY: HEYGEN_KEY,
         HEYGEN_API_URL: heygen.url,
         ENGINE_ROUTES: 'heygen-avatar4=heygen,*=local',
       }),
       billed: () => ({
-        elevenlabs: eleven.requests.filter((r) => r.method === 'POST' && r.path.includes('/text-to-speech/') && r.status === 200).length,
+        // Speech made is billed, its answer received or not (the fake's `billed`: ElevenLabs takes no idempotency key).
+        elevenlabs: eleven.billed.filter((b) => b.path.includes('/text-to-speech/')).length,
         heygen: heygen.videoCreates.length,
       }),
       close: async () => {
