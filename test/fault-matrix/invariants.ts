@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/pool.ts';
-import { inputCopyKeys } from '../../src/services/generations/input-keys.ts';
+import type { Subject } from './subjects.ts';
 
 /** One generation of a cell, once the cell settled. */
 export interface GenerationFacts {
@@ -17,7 +17,9 @@ export interface GenerationFacts {
 
 /** What a cell left behind, read once it settled. */
 export interface CellFacts {
-  /** The cell's generations: the one whose call is faulted, then any made beside it (batch reads). */
+  /** What the cell makes, in words ('generation', 'scrape'). */
+  noun: string;
+  /** The cell's generations (or scrapes): the one whose call is faulted, then any made beside it (batch reads). */
   generations: GenerationFacts[];
   /** It settled: every generation ended, and nothing left queued or in flight. */
   settled: boolean;
@@ -50,10 +52,10 @@ export function judge(f: CellFacts): Verdict {
   if (!f.injected) add('not reached', 'the call was never made: the fault was not injected');
   for (const [fake, n] of Object.entries(f.billed)) {
     const most = (f.units[fake] ?? 1) * f.generations.length;
-    if (n > most) add(`${n} jobs`, `${fake} accepted ${n} billable jobs for ${f.generations.length === 1 ? 'one generation' : `${f.generations.length} generations`} (at most ${most})`);
+    if (n > most) add(`${n} jobs`, `${fake} accepted ${n} billable jobs for ${f.generations.length === 1 ? `one ${f.noun}` : `${f.generations.length} ${f.noun}s`} (at most ${most})`);
   }
   f.generations.forEach((g, i) => {
-    const which = i === 0 ? 'the generation' : `generation ${i + 1} (beside it)`;
+    const which = i === 0 ? `the ${f.noun}` : `${f.noun} ${i + 1} (beside it)`;
     if (!f.settled || g.status === 'processing') add('not ended', `${which} did not end by its deadline (status ${g.status})`);
     if (g.status === 'failed' && g.ledger !== 0) add('refund', `${which} failed, but its ledger lines sum to ${g.ledger}, not 0`);
     if (g.status === 'completed' && g.ledger !== g.credits) add('charge', `${which} completed, but its ledger lines sum to ${g.ledger}, not its price ${g.credits}`);
@@ -97,18 +99,15 @@ export async function teamMoney(db: Db, teamId: string): Promise<{ used: number;
   return { used: team.credits_used, ledger: await ledgerSum(db, sql`team_id = ${teamId}`) };
 }
 
-/** The money and files of a cell's generations once it settled. */
-export async function moneyAndFiles(db: Db, o: { generationIds: string[]; swept: ReadonlySet<string>; teamId: string; teamBefore: { used: number; ledger: number }; storageRoot: string; before: Set<string> }) {
-  const sum = (where: ReturnType<typeof sql>) => ledgerSum(db, where);
+/** The money and files of a cell's subjects once it settled. */
+export async function moneyAndFiles(db: Db, o: { subject: Subject; ids: string[]; swept: ReadonlySet<string>; teamId: string; teamBefore: { used: number; ledger: number }; storageRoot: string; before: Set<string> }) {
   const after = await storedKeys(o.storageRoot);
-  const named = new Set<string>();
-  const missingResults: string[] = [];
+  const rows = await o.subject.rows(db, o.ids);
+  const named = new Set(rows.flatMap((r) => r.named));
   const generations: GenerationFacts[] = [];
-  for (const id of o.generationIds) {
-    const g = await db.selectFrom('generations').select(['status', 'error', 'credits', 'result_keys']).where('id', '=', id).executeTakeFirstOrThrow();
-    for (const k of [...g.result_keys, ...inputCopyKeys(id)]) named.add(k);
-    if (g.status === 'completed') missingResults.push(...g.result_keys.filter((k) => !after.has(k)));
-    generations.push({ status: g.status, error: g.error, credits: g.credits, ledger: await sum(sql`subject_type = 'generation' and subject_id = ${id}`), swept: o.swept.has(id) });
+  for (const id of o.ids) {
+    const r = rows.find((x) => x.id === id)!;
+    generations.push({ status: r.status, error: r.error, credits: r.credits, ledger: await ledgerSum(db, sql`subject_type = ${o.subject.ledgerType} and subject_id = ${id}`), swept: o.swept.has(id) });
   }
   const team = await teamMoney(db, o.teamId);
   return {
@@ -116,6 +115,6 @@ export async function moneyAndFiles(db: Db, o: { generationIds: string[]; swept:
     teamUsed: team.used - o.teamBefore.used,
     teamLedger: team.ledger - o.teamBefore.ledger,
     unnamedFiles: [...after].filter((k) => !o.before.has(k) && !named.has(k)),
-    missingResults,
+    missingResults: rows.filter((r) => r.status === 'completed').flatMap((r) => r.results.filter((k) => !after.has(k))),
   };
 }

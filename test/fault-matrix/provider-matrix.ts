@@ -1,5 +1,6 @@
 import type { TestService } from '../support/app.ts';
 import type { ProviderAnswer } from './faults.ts';
+import type { Subject } from './subjects.ts';
 
 /** What a cell's generation can be made from: inputs served by a host of the test, a catalogue avatar and voice. */
 export interface MatrixInputs {
@@ -55,6 +56,8 @@ export interface ProviderFakes {
 /** One provider's rows of the matrix. */
 export interface ProviderMatrix {
   provider: string;
+  /** What its cells make (default: a generation). */
+  subject?: Subject;
   start(): Promise<ProviderFakes>;
   calls: MatrixCall[];
   /**

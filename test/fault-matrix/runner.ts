@@ -13,6 +13,7 @@ import { testVideo } from '../support/media-probe.ts';
 import { advanceClock, queueState } from './clock.ts';
 import { FAULTS, faultOf, type FaultId } from './faults.ts';
 import { judge, moneyAndFiles, storedKeys, teamMoney } from './invariants.ts';
+import { GENERATION } from './subjects.ts';
 import type { MatrixCall, MatrixInputs, ProviderFakes, ProviderMatrix } from './provider-matrix.ts';
 import { documentedTable, renderTable, writeDocumentedTable, type CellResult } from './table.ts';
 
@@ -50,6 +51,7 @@ const MATRIX_ENV: Record<string, string> = {
  */
 export function runFaultMatrix(m: ProviderMatrix): void {
   const results: CellResult[] = [];
+  const subject = m.subject ?? GENERATION;
   const cells: Array<{ call: MatrixCall; fault: FaultId }> = [];
   let svc: TestService;
   let fakes: ProviderFakes;
@@ -139,8 +141,8 @@ export function runFaultMatrix(m: ProviderMatrix): void {
         continue;
       }
       still = 0;
-      const open = await db.selectFrom('generations').select('deadline_at').where('id', 'in', generationIds).where('status', '=', 'processing').execute();
-      const deadline = Math.min(...open.map((g) => g.deadline_at.getTime()));
+      const open = (await subject.rows(db, generationIds)).filter((r) => r.status === 'processing');
+      const deadline = Math.min(...open.map((r) => r.deadline?.getTime() ?? Infinity));
       const now = Date.now();
       if (deadline <= now) {
         for (const id of await svc.app.services.maintenance.sweepOverdueGenerations()) swept.add(id);
@@ -158,8 +160,7 @@ export function runFaultMatrix(m: ProviderMatrix): void {
   const settledFor = (generationIds: readonly string[]) => async () => {
     const q = await queueState(svc.app.db);
     if (q.running || q.due || q.nextAt || proxy.inFlight || fakes.busy?.()) return false;
-    const open = await svc.app.db.selectFrom('generations').select('id').where('id', 'in', generationIds).where('status', '=', 'processing').execute();
-    return open.length === 0;
+    return (await subject.rows(svc.app.db, generationIds)).every((r) => r.status !== 'processing');
   };
 
   /** The cell's generations, made by a worker in a child process that is SIGKILLed once the provider has answered the faulted request. */
@@ -199,7 +200,8 @@ export function runFaultMatrix(m: ProviderMatrix): void {
   /** After a cell that threw: every generation of the team still processing is driven to its end. */
   async function settleLeftovers(): Promise<void> {
     if (!worker) worker = await startWorker(workerApp);
-    const open = await svc.app.db.selectFrom('generations').select('id').where('team_id', '=', inputs.teamId).where('status', '=', 'processing').execute();
+    const table = subject === GENERATION ? 'generations' : 'ad_library_scrape_jobs';
+    const open = await svc.app.db.selectFrom(table).select('id').where('team_id', '=', inputs.teamId).where('status', '=', 'processing').execute();
     const ids = open.map((g) => g.id);
     if (ids.length) await drive(ids, settledFor(ids));
   }
@@ -209,9 +211,10 @@ export function runFaultMatrix(m: ProviderMatrix): void {
     if (!fault) return { call: call.name, fault: faultId, outcome: 'n/a', broken: [] };
     const db = svc.app.db;
     if (m.freshWorkerPerCell) await freshWorker();
-    // Each cell meets the provider as the only thing happening: no breaker or budget left by the last one.
+    // Each cell meets the provider as the only thing happening: no breaker, budget or rate-limit window left by the last one.
     await db.deleteFrom('engine_breakers').execute();
     await db.deleteFrom('upstream_poll_budgets').execute();
+    await db.deleteFrom('rate_limit_hits').execute();
     const request = await call.create(inputs);
     const teamBefore = await teamMoney(db, inputs.teamId);
     const storageRoot = path.join(svc.dataDir, 'files');
@@ -226,7 +229,7 @@ export function runFaultMatrix(m: ProviderMatrix): void {
       for (let i = 0; i < (call.generations ?? 1); i++) {
         const res = await svc.api('POST', request.path, { key: inputs.key, body: request.body });
         if (res.status !== 202) throw new Error(`${request.path} answered ${res.status}: ${res.text}`);
-        ids.push(String(res.body.generation_id));
+        ids.push(subject.idOf(res.body));
       }
       return ids;
     };
@@ -239,8 +242,8 @@ export function runFaultMatrix(m: ProviderMatrix): void {
     proxy.disarm();
     const billedAfter = fakes.billed();
     const billed = Object.fromEntries(Object.entries(billedAfter).map(([k, n]) => [k, n - (billedBefore[k] ?? 0)]));
-    const money = await moneyAndFiles(db, { generationIds, swept, teamId: inputs.teamId, teamBefore, storageRoot, before });
-    const verdict = judge({ ...money, settled, injected, billed, units: call.units ?? {} });
+    const money = await moneyAndFiles(db, { subject, ids: generationIds, swept, teamId: inputs.teamId, teamBefore, storageRoot, before });
+    const verdict = judge({ ...money, noun: subject.noun, settled, injected, billed, units: call.units ?? {} });
     const detail = money.generations.map((g) => `${g.status}${g.error ? `: ${g.error}` : ''}`).join(' / ');
     if (process.env.FAULT_MATRIX_DEBUG && (verdict.broken.length || process.env.FAULT_MATRIX_DEBUG === 'all')) {
       console.log([`${call.name} / ${faultId}: ${Date.now() - cellStart} ms`, ...proxy.log.slice(proxyFrom).map((l) => `  proxy +${l.at - cellStart}ms: ${l.method} ${l.path} -> ${l.outcome}`), ...svc.logLines.slice(logFrom).map((l) => `  log: ${l.slice(0, 600)}`)].join('\n'));
