@@ -154,7 +154,7 @@ export async function startFaultProxy(target: string) {
         await forward(req, body);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"data":"');
-        const chunk = Buffer.alloc(64 * 1024, 'a');
+        const chunk = Buffer.alloc(1024 * 1024, 'a');
         let closed = false;
         res.once('close', () => (closed = true));
         for (let sent = 0; sent < OVERSIZED_LIMIT && !closed; sent += chunk.length) {
