@@ -83,7 +83,8 @@ export const productCreate = z.object({
     .number()
     .finite()
     .min(0, 'must not be negative')
-    .max(1e12, 'must be at most 1000000000000')
+    // The column holds 12 digits before the point and 2 after: anything that rounds past it is refused here.
+    .max(999_999_999_999.99, 'must be at most 999999999999.99')
     .nullish(),
   currency: chars(MAX.currency)
     .trim()
