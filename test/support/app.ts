@@ -86,7 +86,16 @@ export async function waitForGeneration(svc: TestService, key: string, id: strin
   }
 }
 
-export async function startTestService(env: Record<string, string> = {}, opts: { worker?: boolean; databaseUrl?: (url: string) => Promise<string>; allowRetired?: boolean } = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  opts: {
+    worker?: boolean;
+    databaseUrl?: (url: string) => Promise<string>;
+    allowRetired?: boolean;
+    /** The service's polling as configured (providers' own budgets, the 5-minute safety net), not TEST_POLLING's. */
+    productionPolling?: boolean;
+  } = {},
+): Promise<TestService> {
   const database = await cloneTemplateDatabase();
   // The service may reach its database another way (through a proxy a test can cut).
   const serviceDatabaseUrl = opts.databaseUrl ? await opts.databaseUrl(database.url) : database.url;
@@ -102,7 +111,7 @@ export async function startTestService(env: Record<string, string> = {}, opts: {
     // Tests send bursts no key of a real team would; test/e2e/rate-limits.test.ts sets its own.
     RATE_LIMIT_TIERS: UNLIMITED_RATE,
     METRICS_PORT: '0',
-    ...TEST_POLLING,
+    ...(opts.productionPolling ? {} : TEST_POLLING),
     ...env,
   });
   const logLines: string[] = [];
