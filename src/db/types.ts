@@ -327,6 +327,12 @@ export interface AdLibraryScrapeJobsTable {
   error: string | null;
   created_at: CreatedAt;
   completed_at: Date | null;
+  /** A page of results was asked of the source and its answer is not yet kept. */
+  source_asking: Generated<boolean>;
+  /** A page's answer kept until its ads are stored (with the brand, for the first page). */
+  source_page: ColumnType<unknown, string | null | undefined, string | null>;
+  /** The cursor of the next page of results to ask the source (null: the first, or none left once brand_id is set). */
+  source_cursor: Generated<string | null>;
 }
 
 export interface RateLimitHitsTable {

@@ -40,13 +40,22 @@ export interface SourceAd {
   euTotalReach: number;
 }
 
+/** One page of results: its ads (active and inactive), and the cursor of the page after it (null: the last). */
+export interface SourcePage {
+  ads: SourceAd[];
+  next: string | null;
+}
+
+/**
+ * Where the ads come from, one page of results per call. A paid source bills every call, so a
+ * scrape asks each page once: the brand comes with the first page, and a cursor names each page
+ * after it.
+ */
 export interface AdSource {
-  /**
-   * One scrape of a page: its brand profile, read from the first page of results, and every ad
-   * (active and inactive) one page of results at a time, starting with that same first page. Each
-   * page of results is asked of the source once: a paid source bills every call.
-   */
-  scrape(pageId: string, signal: AbortSignal): Promise<{ brand: SourceBrand; ads: AsyncIterable<SourceAd[]> }>;
+  /** The first page of results, with the brand profile read from it. */
+  first(pageId: string, signal: AbortSignal): Promise<SourcePage & { brand: SourceBrand }>;
+  /** The page of results a cursor (a page's `next`) names. */
+  page(pageId: string, cursor: string, signal: AbortSignal): Promise<SourcePage>;
 }
 
 /**

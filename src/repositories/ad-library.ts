@@ -128,6 +128,21 @@ export async function setScrapeJobBrand(db: Db, jobId: string, brandId: string):
   await db.updateTable('ad_library_scrape_jobs').set({ brand_id: brandId }).where('id', '=', jobId).execute();
 }
 
+/** A page of results is about to be asked of the source: until its answer is kept, its outcome is unknown. */
+export async function markScrapeAsking(db: Db, jobId: string): Promise<void> {
+  await db.updateTable('ad_library_scrape_jobs').set({ source_asking: true }).where('id', '=', jobId).execute();
+}
+
+/** A page's answer, kept until its ads are stored. */
+export async function keepScrapeAnswer(db: Db, jobId: string, answer: unknown): Promise<void> {
+  await db.updateTable('ad_library_scrape_jobs').set({ source_asking: false, source_page: JSON.stringify(answer) }).where('id', '=', jobId).execute();
+}
+
+/** A page's ads are stored: its answer is let go, with the cursor of the next page (null: none) and the ads so far. */
+export async function recordScrapePage(db: Db, jobId: string, p: { next: string | null; adsCount: number }): Promise<void> {
+  await db.updateTable('ad_library_scrape_jobs').set({ source_page: null, source_cursor: p.next, ads_count: p.adsCount }).where('id', '=', jobId).execute();
+}
+
 /** Ends a job still processing; undefined when an earlier attempt already ended it. */
 export function endScrapeJob(
   db: Db,
@@ -136,7 +151,7 @@ export function endScrapeJob(
 ): Promise<{ id: string } | undefined> {
   return db
     .updateTable('ad_library_scrape_jobs')
-    .set({ ...end, completed_at: new Date() })
+    .set({ ...end, completed_at: new Date(), source_page: null, source_asking: false })
     .where('id', '=', jobId)
     .where('status', '=', 'processing')
     .returning('id')

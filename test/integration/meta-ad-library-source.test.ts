@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileTypeFromBuffer } from 'file-type';
 import { createMetaAdSource, type MetaAdSourceOptions } from '../../src/adapters/ad-library-source/meta-source.ts';
 import { createMetaAdSourceProbe, type MetaAdSourceProbeOptions } from '../../src/adapters/ad-library-source/meta-probe.ts';
-import { AdSourceError, type AdSource, type SourceAd } from '../../src/domain/ad-source.ts';
+import { AdSourceError, type AdSource, type SourceAd, type SourcePage } from '../../src/domain/ad-source.ts';
 import { download } from '../../src/adapters/net/download.ts';
 import { freePort } from '../support/net.ts';
 import { cursorFor, FIXTURE_PAGE_ID, startMetaAdLibraryFake, type MetaAdLibraryFake } from '../support/meta-ad-library-fake.ts';
@@ -33,13 +33,21 @@ function source(over: Partial<MetaAdSourceOptions> = {}): AdSource {
   });
 }
 
+/** Every page's ads, as a scrape reads them: the first page, then each cursor once (a cursor handed out twice ends it). */
 async function readAll(src: AdSource, pageId = FIXTURE_PAGE_ID, signal = AbortSignal.timeout(10_000)): Promise<SourceAd[][]> {
   const pages: SourceAd[][] = [];
-  for await (const page of (await src.scrape(pageId, signal)).ads) pages.push(page);
+  const seen = new Set<string>();
+  for (let page: SourcePage | undefined = await src.first(pageId, signal); page; ) {
+    if (page.ads.length > 0) pages.push(page.ads);
+    const next = page.next;
+    if (!next || seen.has(next)) break;
+    seen.add(next);
+    page = await src.page(pageId, next, signal);
+  }
   return pages;
 }
 
-const brandOf = async (src: AdSource, pageId: string) => (await src.scrape(pageId, AbortSignal.timeout(5_000))).brand;
+const brandOf = async (src: AdSource, pageId: string) => (await src.first(pageId, AbortSignal.timeout(5_000))).brand;
 
 async function failure(p: Promise<unknown>): Promise<AdSourceError> {
   const e = await p.then(
@@ -461,11 +469,10 @@ describe('meta ad source: throttling and failures', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 
-  it('reads no further than the caller consumes', async () => {
-    for await (const page of (await source().scrape(FIXTURE_PAGE_ID, AbortSignal.timeout(5_000))).ads) {
-      expect(page).toHaveLength(2);
-      break;
-    }
+  it('asks one page per call: the first page names the cursor of the next', async () => {
+    const first = await source().first(FIXTURE_PAGE_ID, AbortSignal.timeout(5_000));
+    expect(first.ads).toHaveLength(2);
+    expect(first.next).toBe(cursorFor(1));
     expect(fake.adsRequests()).toHaveLength(1);
   });
 

@@ -59,6 +59,10 @@ export interface FakeControl {
   fail: { times: number | 'always'; status?: number; onPage?: number };
   /** Hold every ads answer this long before sending it (timeouts); the call is billed all the same. */
   delayMs: number;
+  /** With delayMs, hold only the answers to this result page (0-based). */
+  delayOnPage?: number;
+  /** Hold every media file this long before sending it (a slow CDN). */
+  mediaDelayMs: number;
   /** Cut this many billed answers off half-way (the connection reset once the work was done and paid). */
   cutAnswers: number;
   /** Hand out the current page's own cursor again instead of the next one (a looping source). */
@@ -126,6 +130,7 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
     throttle: { times: 0 },
     fail: { times: 0 },
     delayMs: 0,
+    mediaDelayMs: 0,
     cutAnswers: 0,
     repeatCursor: false,
     htmlAnswer: false,
@@ -217,7 +222,8 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
         }
         res.write(text.slice(0, Math.floor(text.length / 2)), () => setTimeout(() => res.destroy(), 20));
       };
-      if (control.delayMs > 0 && contract !== contracts.balance) setTimeout(send, control.delayMs).unref();
+      const held = control.delayMs > 0 && contract !== contracts.balance && (control.delayOnPage === undefined || control.delayOnPage === page);
+      if (held) setTimeout(send, control.delayMs).unref();
       else send();
     };
 
@@ -225,8 +231,13 @@ export async function startMetaAdLibraryFake(opts: { token?: string | null } = {
     if (mediaMatch && req.method === 'GET') {
       const bytes = mediaMatch[1] === 'png' ? png : mp4;
       record(200);
-      res.writeHead(200, { 'content-type': mediaMatch[1] === 'png' ? 'image/png' : 'video/mp4', 'content-length': bytes.length });
-      res.end(bytes);
+      const sendMedia = () => {
+        if (res.destroyed) return;
+        res.writeHead(200, { 'content-type': mediaMatch[1] === 'png' ? 'image/png' : 'video/mp4', 'content-length': bytes.length });
+        res.end(bytes);
+      };
+      if (control.mediaDelayMs > 0) setTimeout(sendMedia, control.mediaDelayMs).unref();
+      else sendMedia();
       return;
     }
     if (url.pathname === CREDIT_BALANCE_ROUTE && req.method === 'GET') {

@@ -5,7 +5,7 @@ import { readAtMost } from '../net/read-at-most.ts';
 import { retryAfterMs } from '../net/retry-after.ts';
 import { createSafeDispatcher, isBlockedAddressError } from '../net/safe-dispatcher.ts';
 import { MAX_GET_TARGET, TOKEN_HEADER, adsRequest, mapAd, mapBrand, readAdsPage, sourceMessage, type AdsRequest } from './meta-fields.ts';
-import { AdSourceError, type AdSource, type SourceAd } from '../../domain/ad-source.ts';
+import { AdSourceError, type AdSource, type SourceAd, type SourcePage } from '../../domain/ad-source.ts';
 
 export interface MetaAdSourceOptions {
   /** e.g. https://api.scrapecreators.com, or any server with the same contract (see meta-fields.ts). */
@@ -132,26 +132,19 @@ export function createMetaAdSource(opts: MetaAdSourceOptions): AdSource {
     }
   }
 
-  /** The ads of the first page of results, then of each page after it, each page read once. */
-  async function* adsFrom(pageId: string, first: Page, signal: AbortSignal): AsyncGenerator<SourceAd[]> {
-    const seen = new Set<string>();
-    for (let page = first; ; ) {
-      const ads = page.records.map(mapAd).filter((ad): ad is SourceAd => ad !== null);
-      if (ads.length > 0) yield ads;
-      // A repeated cursor would loop forever; the source has nothing further to give.
-      if (page.records.length === 0 || !page.cursor || seen.has(page.cursor)) return;
-      seen.add(page.cursor);
-      page = await fetchPage(pageId, page.cursor, signal);
-    }
-  }
+  const pageOf = (page: Page): SourcePage => ({
+    ads: page.records.map(mapAd).filter((ad): ad is SourceAd => ad !== null),
+    next: page.records.length > 0 && page.cursor ? page.cursor : null,
+  });
 
   return {
-    async scrape(pageId, signal) {
+    async first(pageId, signal) {
       const first = await fetchPage(pageId, null, signal);
       const brand = mapBrand(pageId, first.records);
       if (!brand) throw new AdSourceError('not_found', `the Ad Library shows no ads for page ${pageId}, so no profile to read`);
-      return { brand, ads: adsFrom(pageId, first, signal) };
+      return { brand, ...pageOf(first) };
     },
+    page: async (pageId, cursor, signal) => pageOf(await fetchPage(pageId, cursor, signal)),
   };
 }
 

@@ -114,7 +114,8 @@ export function createElevenLabsSpeechEngine(opts: ElevenLabsEngineOptions): Spe
         const said = await readAtMost(res.body, MAX_ERROR_BYTES, () => tooMuch(MAX_ERROR_BYTES)).then(parseJson, () => undefined);
         throw statusFailure(res.statusCode, said, redact);
       }
-      bytes = await readAtMost(res.body, MAX_AUDIO_BYTES, () => tooMuch(MAX_AUDIO_BYTES));
+      // A 200 past the cap is speech ElevenLabs made, and billed: never asked for again.
+      bytes = await readAtMost(res.body, MAX_AUDIO_BYTES, () => new SpeechSentError(`${tooMuch(MAX_AUDIO_BYTES).message}; ${notAskedAgain}`, { answered: true }));
     } catch (e) {
       if (e instanceof EngineError) throw e;
       if (isBlockedAddressError(e)) throw new EngineError(`${PROVIDER} is at a private or reserved address`, { transient: false, cause: e });
