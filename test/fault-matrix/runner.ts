@@ -47,7 +47,8 @@ const MATRIX_ENV: Record<string, string> = {
  * queued or in flight: the provider accepted at most one billable job, the generation ended by
  * its deadline (completed, or failed and refunded exactly), the team's ledger equals its balance,
  * and nothing was left in storage that no row names. A last test prints the table and holds
- * docs/providers.md to it (FAULT_MATRIX_WRITE=1 writes it instead).
+ * docs/providers.md to it (FAULT_MATRIX_WRITE=1 writes it instead). FAULT_MATRIX_DEBUG=1 prints,
+ * for each broken cell, the requests the proxy saw and the service's log (=all: for every cell).
  */
 export function runFaultMatrix(m: ProviderMatrix): void {
   const results: CellResult[] = [];
@@ -72,7 +73,6 @@ export function runFaultMatrix(m: ProviderMatrix): void {
       DATA_DIR: svc.dataDir,
       PUBLIC_BASE_URL: svc.baseUrl,
       ALLOW_PRIVATE_NETWORK_URLS: 'true',
-      WORKER_HEARTBEAT_SECONDS: '0.5',
       ...env,
     }, { entry: CUED_WORKER });
     return child.waitForStdout(/built/, 60_000).then(() => child);
