@@ -369,6 +369,8 @@ export function createUpstreamCore(
   /** A final answer of the provider: the generation fails, or its results are copied and it completes. */
   async function finish(g: GenerationRow, job: { id: string; refetches: number; handle: Record<string, unknown> }, engine: Engine, status: Exclude<UpstreamStatus, { state: 'pending' }>): Promise<void> {
     await settle(g, job, engine, status);
+    // Only an engine that leaves copies behind (ComfyUI) costs the read: every other finish stays one step.
+    if (!engine.release) return;
     // Ended, whichever way (a refetch aside): what the job left on the operator's own servers goes.
     const row = await findUpstreamJob(db, job.id);
     if (row && row.state !== 'submitted' && row.state !== 'submitting') await release(engine, job.handle);
